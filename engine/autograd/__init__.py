@@ -1,0 +1,154 @@
+"""torch.autograd: backward(), grad(), custom Functions and the graph helpers."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Sequence
+
+import numpy as np
+
+from engine import messages, observe
+from engine.autograd.function import Function, FunctionCtx, once_differentiable
+from engine.executor import Pass
+from engine.grad_mode import enable_grad, no_grad, set_grad_enabled
+from engine.node import AccumulateGrad
+from engine.rules import edge_to
+from engine.tensor import Tensor
+
+__all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
+           "enable_grad", "set_grad_enabled"]
+
+
+def _as_tuple(x: Any) -> tuple:
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _seeds(outputs: tuple, grads: Any, create_graph: bool) -> list:
+    grads = (None,) * len(outputs) if grads is None else _as_tuple_or_none(grads)
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
+    seeds = []
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if g is None:
+            if out._data.size != 1:
+                raise RuntimeError(messages.IMPLICIT_SCALAR)
+            seed: Any = np.ones(out._data.shape, out._data.dtype)
+            seeds.append(Tensor._make(seed) if create_graph else seed)
+            continue
+        if not isinstance(g, Tensor):
+            g = Tensor._make(np.asarray(g, out._data.dtype))
+        if g._data.shape != out._data.shape:
+            raise RuntimeError(messages.shape_mismatch(i, g._data.shape, out._data.shape))
+        seeds.append(g if create_graph else g._data)
+    return seeds
+
+
+def _as_tuple_or_none(x: Any) -> tuple:
+    if x is None or isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _root_edges(outputs: tuple) -> list:
+    edges = []
+    for i, out in enumerate(outputs):
+        edge = edge_to(out)
+        if edge is None:
+            raise RuntimeError(messages.NO_GRAD_FN.format(i=i))
+        edges.append(edge)
+    return edges
+
+
+def backward(
+    tensors: Any,
+    grad_tensors: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    grad_variables: Any = None,
+    inputs: Any = None,
+) -> None:
+    outputs = _as_tuple(tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = _root_edges(outputs)
+    seeds = _seeds(outputs, grad_tensors if grad_tensors is not None else grad_variables, create_graph)
+    accumulate_into = None
+    if inputs is not None:
+        targets = _as_tuple(inputs)
+        if not targets:
+            raise RuntimeError(messages.EMPTY_INPUTS)
+        accumulate_into = []
+        for t in targets:
+            if not t._requires_grad:
+                raise RuntimeError(messages.RETAIN_GRAD_NO_GRAD)
+            if t.grad_fn is not None:
+                t.retain_grad()
+                accumulate_into.append(t.grad_fn)
+            else:
+                accumulate_into.append(t._grad_accumulator())
+    if create_graph:
+        warnings.warn(messages.CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
+    run = Pass(roots, seeds, retain_graph, create_graph, accumulate_into=accumulate_into)
+    _run_observed(run, "backward", outputs)
+
+
+def grad(
+    outputs: Any,
+    inputs: Any,
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+) -> tuple:
+    outputs_t = _as_tuple(outputs)
+    inputs_t = _as_tuple(inputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    roots = _root_edges(outputs_t)
+    seeds = _seeds(outputs_t, grad_outputs, create_graph)
+    capture = []
+    for i, t in enumerate(inputs_t):
+        edge = edge_to(t)
+        if edge is None:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        capture.append(edge)
+    run = Pass(roots, seeds, retain_graph, create_graph, capture=capture)
+    captured = _run_observed(run, "grad", outputs_t, inputs_t)
+    results = []
+    for i, (t, g) in enumerate(zip(inputs_t, captured)):
+        if g is None:
+            if materialize_grads:
+                results.append(Tensor._make(np.zeros_like(t._data)))
+                continue
+            if not allow_unused:
+                raise RuntimeError(messages.UNUSED_INPUT.format(i=i))
+            results.append(None)
+            continue
+        if not isinstance(g, Tensor):
+            g = Tensor._make(np.array(g, dtype=t._data.dtype, copy=True))
+        results.append(g)
+    return tuple(results)
+
+
+def _run_observed(run: Pass, api: str, outputs: tuple, inputs: tuple = ()) -> list:
+    obs = observe.current
+    if obs is None:
+        return run.run()
+    obs.backward_begin(api, run, outputs, inputs)
+    try:
+        captured = run.run()
+    except BaseException as exc:
+        obs.backward_failed(exc)
+        raise
+    obs.backward_end(run, inputs, captured)
+    return captured
+
+
+__all__ += ["AccumulateGrad"]

@@ -1,0 +1,212 @@
+"""Custom autograd.Function: user-written forward and backward that become one graph node."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+import numpy as np
+
+from engine import grad_mode, observe
+from engine.node import Node, SavedTensor, unpack_saved
+from engine.rules import edge_to
+
+
+class FunctionCtx:
+    """The `ctx` a custom Function's forward fills and its backward reads."""
+
+    def __init__(self) -> None:
+        self._to_save: tuple = ()
+        self._saved: list[SavedTensor | None] | None = None
+        self._non_differentiable: set[int] = set()
+        self._dirty: set[int] = set()
+        self.materialize_grads = True
+        self.needs_input_grad: tuple[bool, ...] = ()
+        self._node: "CustomNode | None" = None
+
+    def save_for_backward(self, *tensors: Any) -> None:
+        from engine.tensor import Tensor
+
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(
+                    f"save_for_backward can only save variables, but argument {i} is of type "
+                    f"{type(t).__name__}"
+                )
+        self._to_save = tensors
+
+    def mark_non_differentiable(self, *tensors: Any) -> None:
+        self._non_differentiable.update(id(t) for t in tensors)
+
+    def mark_dirty(self, *tensors: Any) -> None:
+        self._dirty.update(id(t) for t in tensors)
+
+    def set_materialize_grads(self, value: bool) -> None:
+        self.materialize_grads = bool(value)
+
+    @property
+    def saved_tensors(self) -> tuple:
+        if self._saved is None:
+            from engine import messages
+
+            raise RuntimeError(messages.BACKWARD_TWICE)
+        return tuple(
+            None if s is None else unpack_saved(self._node, s, as_tensor=True) for s in self._saved
+        )
+
+
+class CustomNode(Node):
+    """The node of a custom Function; subclassed per Function as `<Name>Backward`."""
+
+    __slots__ = ("ctx", "function")
+
+    def saved_slots(self) -> tuple[str, ...]:
+        return ()
+
+    @property
+    def saved_tensors(self) -> tuple:
+        return self.ctx.saved_tensors
+
+    def release(self) -> None:
+        self.ctx._saved = None
+        self._saved = None
+
+    def apply_backward(self, grads: tuple, create_graph: bool) -> tuple:
+        from engine.tensor import Tensor
+
+        ctx = self.ctx
+        user_grads = tuple(
+            None if g is None else (g if isinstance(g, Tensor) else Tensor._make(np.asarray(g)))
+            for g in grads
+        )
+        with grad_mode.set_grad_enabled(create_graph):
+            out = self.function.backward(ctx, *user_grads)
+        out = out if isinstance(out, tuple) else (out,)
+        name = type(self).__name__
+        expected = len(self.next_functions)
+        if len(out) != expected:
+            if len(out) > expected and all(g is None for g in out[expected:]):
+                out = out[:expected]
+            else:
+                raise RuntimeError(
+                    f"function {name} returned an incorrect number of gradients (expected {expected}, "
+                    f"got {len(out)})"
+                )
+        results = []
+        for i, (g, edge) in enumerate(zip(out, self.next_functions)):
+            if g is None:
+                results.append(None)
+                continue
+            if edge is None and not self._input_was_tensor(i):
+                raise RuntimeError(
+                    f"function {name} returned a gradient different than None at position {i + 1}, but "
+                    "the corresponding forward input was not a Variable"
+                )
+            if edge is None:
+                results.append(None)
+                continue
+            shape = self._in_meta[i]
+            if g._data.shape != shape:
+                try:
+                    np.broadcast_to(np.empty(shape), g._data.shape)
+                    ok = g._data.size >= int(np.prod(shape))
+                except ValueError:
+                    ok = False
+                if not ok:
+                    raise RuntimeError(
+                        f"Function {name} returned an invalid gradient at index {i} - got "
+                        f"{list(g._data.shape)} but expected shape compatible with {list(shape)}"
+                    )
+            results.append(g if create_graph else g._data)
+        return tuple(results)
+
+    def _input_was_tensor(self, i: int) -> bool:
+        return self._attrs is not None and i in self._attrs.get("tensor_inputs", ())
+
+
+class FunctionMeta(type):
+    """Gives each Function subclass its node class, named `<ClassName>Backward` like PyTorch."""
+
+    def __init__(cls, name: str, bases: tuple, namespace: dict) -> None:
+        super().__init__(name, bases, namespace)
+        cls._backward_cls = type(
+            f"{name}Backward", (CustomNode,), {"__slots__": (), "function": cls, "__module__": "torch.autograd.function"}
+        )
+
+
+class Function(metaclass=FunctionMeta):
+    """Base class of user-defined differentiable operations (static forward and backward)."""
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom autograd.Function "
+            "to use it with backward mode AD."
+        )
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        from engine.tensor import Tensor
+
+        ctx = FunctionCtx()
+        tensor_inputs = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        requires_grad = grad_mode.state.enabled and any(ctx.needs_input_grad)
+        uses_setup_context = "setup_context" in vars(cls) or any(
+            "setup_context" in vars(b) for b in cls.__mro__[1:-1] if b is not Function
+        )
+        with grad_mode.no_grad():
+            if uses_setup_context:
+                output = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, output)
+            else:
+                output = cls.forward(ctx, *args, **kwargs)
+        outputs = output if isinstance(output, tuple) else (output,)
+        node = None
+        if requires_grad:
+            node = cls._backward_cls()
+            node.ctx = ctx
+            ctx._node = node
+            node.next_functions = tuple(edge_to(a) for a in args)
+            node._in_meta = tuple(np.shape(a._data) if isinstance(a, Tensor) else () for a in args)
+            node._attrs = {"tensor_inputs": tuple(tensor_inputs)}
+            node._out_meta = tuple(
+                (o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.float32)
+                for o in outputs
+            )
+            for i, o in enumerate(outputs):
+                if not isinstance(o, Tensor) or id(o) in ctx._non_differentiable:
+                    continue
+                o.grad_fn = node
+                o._requires_grad = True
+                o._output_nr = i
+        output_ids = {id(o) for o in outputs}
+        ctx._saved = [
+            None if t is None else SavedTensor(t, id(t) in output_ids) for t in ctx._to_save
+        ]
+        if node is not None:
+            node._was_saved = bool(ctx._saved)
+        if observe.current is not None:
+            observe.current.function_applied(cls, node, args, outputs, ctx)
+        return output
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
+        raise NotImplementedError("setup_context is not overridden")
+
+
+def once_differentiable(fn: Callable) -> Callable:
+    """Marks a backward as not differentiable again: it runs with grad mode off."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx: Any, *args: Any) -> Any:
+        with grad_mode.no_grad():
+            return fn(ctx, *args)
+
+    return wrapper

@@ -1,0 +1,64 @@
+"""Tensor dtypes with PyTorch's names, each tied to its NumPy dtype."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class dtype:  # noqa: N801 - PyTorch's spelling
+    __slots__ = ("name", "np", "is_floating_point", "legacy", "itemsize")
+
+    def __init__(self, name: str, np_dtype: type, legacy: str) -> None:
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.is_floating_point = self.np.kind == "f"
+        self.legacy = legacy
+        self.itemsize = self.np.itemsize
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+float16 = dtype("float16", np.float16, "Half")
+float32 = dtype("float32", np.float32, "Float")
+float64 = dtype("float64", np.float64, "Double")
+int8 = dtype("int8", np.int8, "Char")
+uint8 = dtype("uint8", np.uint8, "Byte")
+int16 = dtype("int16", np.int16, "Short")
+int32 = dtype("int32", np.int32, "Int")
+int64 = dtype("int64", np.int64, "Long")
+bool_ = dtype("bool", np.bool_, "Bool")
+
+ALL = (float16, float32, float64, int8, uint8, int16, int32, int64, bool_)
+_BY_NP = {d.np: d for d in ALL}
+ALIASES = {
+    "half": float16, "float": float32, "double": float64, "short": int16,
+    "int": int32, "long": int64, "bool": bool_,
+}
+default_float = float32
+
+
+def from_numpy(np_dtype: np.dtype) -> dtype:
+    """The engine dtype of a NumPy dtype."""
+    try:
+        return _BY_NP[np_dtype]
+    except KeyError:
+        raise TypeError(f"unsupported dtype {np_dtype}") from None
+
+
+def to_numpy(d: dtype | type | None) -> np.dtype | None:
+    """Accept an engine dtype, a Python type (float, int, bool) or None."""
+    if d is None or isinstance(d, np.dtype):
+        return d
+    if isinstance(d, dtype):
+        return d.np
+    if d is float:
+        return default_float.np
+    if d is int:
+        return int64.np
+    if d is bool:
+        return bool_.np
+    raise TypeError(f"dtype must be a torch.dtype, got {d!r}")

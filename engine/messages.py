@@ -1,0 +1,92 @@
+"""PyTorch's exact error and warning texts, in one place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they "
+    "have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
+IMPLICIT_SCALAR = "grad can be implicitly created only for scalar outputs"
+NO_GRAD_FN = "element {i} of tensors does not require grad and does not have a grad_fn"
+LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+LEAF_VIEW_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+    "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
+    "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf "
+    "Tensor by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more information. (Triggered internally at "
+    "/__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)"
+)
+UNUSED_INPUT = (
+    "The differentiated Tensor at index {i} appears to not have been used in the graph. "
+    "Set allow_unused=True if this is the desired behavior."
+)
+REQUIRES_GRAD_NON_LEAF = (
+    "you can only change requires_grad flags of leaf variables. If you want to use a computed variable "
+    "in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+)
+REQUIRES_GRAD_DTYPE = "Only Tensors of floating point and complex dtype can require gradients"
+NUMPY_REQUIRES_GRAD = "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+EMPTY_INPUTS = "`inputs` argument to `backward()` cannot be empty."
+RETAIN_GRAD_NO_GRAD = "can't retain_grad on Tensor that has requires_grad=False"
+HOOK_NO_GRAD = "cannot register a hook on a tensor that doesn't require gradient"
+CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter and "
+    "its gradient which can cause a memory leak. We recommend using autograd.grad when creating the "
+    "graph to avoid this. If you have to use this function, make sure to reset the .grad fields of "
+    "your parameters to None after use to break the cycle and avoid the leak. (Triggered internally "
+    "at /__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)"
+)
+VERSION_HINT = (
+    "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
+    "torch.autograd.set_detect_anomaly(True, check_nan=False)."
+)
+VERSION_HINT_ANOMALY = (
+    "Hint: the backtrace further above shows the operation that failed to compute its gradient. "
+    "The variable in question was changed in there or anywhere later. Good luck!"
+)
+
+
+def type_string(tensor: Any) -> str:
+    """PyTorch's legacy type and shape, e.g. `[torch.FloatTensor [3]]`."""
+    dims = ", ".join(str(d) for d in tensor._data.shape)
+    return f"[torch.{tensor.dtype.legacy}Tensor [{dims}]]"
+
+
+def version_mismatch(tensor: Any, where: str, actual: int, expected: int, anomaly: bool = False) -> str:
+    hint = VERSION_HINT_ANOMALY if anomaly else VERSION_HINT
+    return (
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: {type_string(tensor)}{where} is at version {actual}; expected version {expected} "
+        f"instead. {hint}"
+    )
+
+
+def shape_mismatch(i: int, grad_shape: tuple, out_shape: tuple) -> str:
+    return (
+        f"Mismatch in shape: grad_output[{i}] has a shape of {size_repr(grad_shape)} and output[{i}] "
+        f"has a shape of {size_repr(out_shape)}."
+    )
+
+
+def size_repr(shape: tuple) -> str:
+    return f"torch.Size([{', '.join(str(d) for d in shape)}])"
+
+
+def broadcast_mismatch(a: tuple, b: tuple) -> str | None:
+    """PyTorch's message for shapes that do not broadcast, or None when they do."""
+    for i in range(1, max(len(a), len(b)) + 1):
+        da = a[-i] if i <= len(a) else 1
+        db = b[-i] if i <= len(b) else 1
+        if da != db and da != 1 and db != 1:
+            dim = max(len(a), len(b)) - i
+            return (
+                f"The size of tensor a ({da}) must match the size of tensor b ({db}) "
+                f"at non-singleton dimension {dim}"
+            )
+    return None

@@ -1,0 +1,218 @@
+"""Backward graph nodes (grad_fn objects): edges, saved tensors with version checks, hooks."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Any, Callable
+
+from engine import messages
+
+UINT64_MAX = 18446744073709551615
+_sequence = itertools.count()
+_handle_ids = itertools.count()
+
+
+class RemovableHandle:
+    """Returned by register_*hook; remove() unregisters the hook."""
+
+    __slots__ = ("_registry", "id")
+
+    def __init__(self, registry: dict) -> None:
+        self._registry = registry
+        self.id = next(_handle_ids)
+
+    def remove(self) -> None:
+        self._registry.pop(self.id, None)
+
+    def __enter__(self) -> "RemovableHandle":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.remove()
+
+
+def add_hook(registry: dict, fn: Callable) -> RemovableHandle:
+    handle = RemovableHandle(registry)
+    registry[handle.id] = fn
+    return handle
+
+
+FREED = object()  # marks a saved slot released after backward
+
+
+class SavedTensor:
+    """A tensor a node saved for backward, with the version it had when saved."""
+
+    __slots__ = ("tensor", "version", "is_output")
+
+    def __init__(self, tensor: Any, is_output: bool) -> None:
+        self.tensor = tensor
+        self.version = tensor._vc[0]
+        self.is_output = is_output
+
+
+def short_name(node: "Node") -> str:
+    """PyTorch names the producing op without its Backward suffix in version errors."""
+    name = node.name()
+    if name == "CopySlices":
+        return "torch::autograd::CopySlices"
+    return re.sub(r"Backward\d*$", "", name)
+
+
+class Node:
+    """A grad_fn: one per differentiable op application; its class name is PyTorch's node name."""
+
+    __slots__ = (
+        "next_functions",
+        "_saved",
+        "_in_meta",
+        "_out_meta",
+        "_seq",
+        "_pre_hooks",
+        "_post_hooks",
+        "_tensor_pre_hooks",
+        "_retained",
+        "_metadata",
+        "_attrs",
+        "_was_saved",
+        "_anomaly",
+        "__weakref__",
+    )
+    rule: Any = None
+
+    def __init__(self) -> None:
+        self._seq = next(_sequence)
+        self._saved = None
+        self._was_saved = False
+        self._pre_hooks = None
+        self._post_hooks = None
+        self._tensor_pre_hooks = None
+        self._retained = None
+        self._metadata = None
+        self._attrs = None
+        self._anomaly = None
+
+    # --- PyTorch's public Node API -------------------------------------------------------
+    def name(self) -> str:
+        return type(self).__name__
+
+    def _sequence_nr(self) -> int:
+        return self._seq
+
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def register_hook(self, fn: Callable) -> RemovableHandle:
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        return add_hook(self._post_hooks, fn)
+
+    def register_prehook(self, fn: Callable) -> RemovableHandle:
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        return add_hook(self._pre_hooks, fn)
+
+    def add_tensor_pre_hook(self, output_nr: int, fn: Callable) -> RemovableHandle:
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = {}
+        return add_hook(self._tensor_pre_hooks.setdefault(output_nr, {}), fn)
+
+    def retain_output(self, output_nr: int, tensor: Any) -> None:
+        if self._retained is None:
+            self._retained = {}
+        self._retained[output_nr] = tensor
+
+    def apply_backward(self, grads: tuple, create_graph: bool) -> tuple:
+        """The gradient for each input (None where none flows), from this node's output grads."""
+        from engine.rules import backward_node
+
+        return backward_node(self, grads, create_graph)
+
+    def __call__(self, *grads: Any) -> Any:
+        from engine.executor import call_node
+
+        return call_node(self, grads)
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    # --- saved tensors -------------------------------------------------------------------
+    def saved_slots(self) -> tuple[str, ...]:
+        return self.rule.saves if self.rule is not None else ()
+
+    def release(self) -> None:
+        """Free the tensors saved for backward (after a pass without retain_graph); attributes stay."""
+        saved = self._saved
+        if saved and self._was_saved:
+            inputs = self.rule.inputs
+            for slot, value in saved.items():
+                if type(value) is SavedTensor or slot in inputs:
+                    saved[slot] = FREED
+
+    def unpack(self, slot: str, as_tensor: bool) -> Any:
+        """The saved value of `slot`, checking its version; raises if it was freed."""
+        if self._saved is None:
+            return None
+        value = self._saved.get(slot)
+        if type(value) is SavedTensor:
+            return unpack_saved(self, value, as_tensor)
+        if value is FREED:
+            raise RuntimeError(messages.BACKWARD_TWICE)
+        return value
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("_saved_"):
+            slot = attr[len("_saved_"):]
+            if slot in self.saved_slots():
+                value = self.unpack(slot, as_tensor=True)
+                if slot in self.rule.inputs and isinstance(value, (int, float, bool)):
+                    from engine.tensor import scalar_tensor
+
+                    value = scalar_tensor(value)  # PyTorch wraps a Python number in a tensor
+                return value
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+
+
+def unpack_saved(node: Node, saved: SavedTensor, as_tensor: bool) -> Any:
+    tensor = saved.tensor
+    if tensor._vc[0] != saved.version:
+        raise RuntimeError(version_error(node, saved))
+    if saved.is_output:
+        from engine.tensor import Tensor
+
+        # The saved output is a new tensor object whose grad_fn is the node that saved it.
+        out = Tensor._make(tensor._data, node if tensor.requires_grad else None, tensor._vc)
+        return out if as_tensor else out._data
+    return tensor if as_tensor else tensor._data
+
+
+def version_error(node: Node, saved: SavedTensor) -> str:
+    tensor = saved.tensor
+    owner = node if saved.is_output else tensor.grad_fn
+    where = f", which is output {tensor._output_nr} of {short_name(owner)}," if owner is not None else ""
+    return messages.version_mismatch(tensor, where, tensor._vc[0], saved.version)
+
+
+class AccumulateGrad(Node):
+    """The sink node of a leaf that requires grad: adds incoming gradients into `.grad`."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: Any) -> None:
+        super().__init__()
+        self._seq = UINT64_MAX
+        self.variable = variable
+        self.next_functions = ()
+
+    def __getattr__(self, attr: str) -> Any:
+        raise AttributeError(f"'AccumulateGrad' object has no attribute '{attr}'")
+
+
+class GraphRoot(Node):
+    """Feeds the seed gradients of several roots into the graph (not user-visible)."""
+
+    __slots__ = ("grads",)

@@ -1,0 +1,373 @@
+"""The Tensor: an ndarray plus requires_grad, grad, grad_fn, version counter and hooks."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from engine import dtypes, grad_mode, messages
+from engine.node import AccumulateGrad, RemovableHandle, add_hook
+
+
+class Size(tuple):
+    """torch.Size: a tuple that prints as `torch.Size([2, 3])`."""
+
+    def __repr__(self) -> str:
+        return messages.size_repr(self)
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        return int(np.prod(self)) if self else 1
+
+
+class Tensor:
+    __slots__ = (
+        "_data",
+        "_requires_grad",
+        "grad_fn",
+        "_grad",
+        "_output_nr",
+        "_vc",
+        "_base",
+        "_view_of_multi",
+        "_accumulator",
+        "_retains_grad",
+        "_post_acc_hooks",
+        "_inference",
+        "_no_grad_view",
+        "__weakref__",
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("create tensors with torch.tensor(...), torch.zeros(...) and friends")
+
+    @classmethod
+    def _make(cls, data: np.ndarray, grad_fn: Any = None, vc: list | None = None) -> "Tensor":
+        t = object.__new__(cls)
+        t._data = data
+        t.grad_fn = grad_fn
+        t._requires_grad = grad_fn is not None
+        t._grad = None
+        t._output_nr = 0
+        t._vc = [0] if vc is None else vc
+        t._base = None
+        t._view_of_multi = None
+        t._accumulator = None
+        t._retains_grad = False
+        t._post_acc_hooks = None
+        t._inference = grad_mode.state.inference
+        t._no_grad_view = False
+        return t
+
+    # --- basic properties ----------------------------------------------------------------
+    @property
+    def dtype(self) -> dtypes.dtype:
+        return dtypes.from_numpy(self._data.dtype)
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None) -> Any:
+        return Size(self._data.shape) if dim is None else self._data.shape[dim]
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    ndim = property(dim)
+
+    def ndimension(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return int(self._data.size)
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return int(self._data.itemsize)
+
+    @property
+    def device(self) -> str:
+        return "cpu"
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    def is_contiguous(self) -> bool:
+        return bool(self._data.flags.c_contiguous)
+
+    def is_inference(self) -> bool:
+        return self._inference
+
+    def stride(self, dim: int | None = None) -> Any:
+        itemsize = self._data.itemsize or 1
+        strides = tuple(s // itemsize for s in self._data.strides)
+        return strides if dim is None else strides[dim]
+
+    def data_ptr(self) -> int:
+        return int(self._data.__array_interface__["data"][0])
+
+    # --- autograd state ------------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if self.grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(messages.REQUIRES_GRAD_NON_LEAF)
+        if requires_grad and self._data.dtype.kind != "f":
+            raise RuntimeError(messages.REQUIRES_GRAD_DTYPE)
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def grad(self) -> "Tensor | None":
+        if self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(messages.NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: "Tensor | None") -> None:
+        if value is not None:
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value._data.shape)}' to a tensor of "
+                    f"size '{list(self._data.shape)}'. Please ensure that the gradient and the tensor are "
+                    "the same size"
+                )
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_c_type(value)}' to a tensor with "
+                    f"grad_dtype '{self.dtype.legacy}'. The gradient must match the tensor's grad_dtype "
+                    "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with "
+                    "a specific dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging "
+                    "the dtypes of a tensor and its gradient may break downstream systems that assume "
+                    "they match."
+                )
+        self._grad = value
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    @property
+    def _version(self) -> int:
+        return self._vc[0]
+
+    def _bump_version(self) -> None:
+        self._vc[0] += 1
+
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    def _grad_accumulator(self) -> AccumulateGrad:
+        acc = self._accumulator
+        if acc is None:
+            acc = self._accumulator = AccumulateGrad(self)
+        return acc
+
+    def retain_grad(self) -> None:
+        if not self._requires_grad:
+            raise RuntimeError(messages.RETAIN_GRAD_NO_GRAD)
+        if self.grad_fn is None or self._retains_grad:
+            return
+        self._retains_grad = True
+        self.grad_fn.retain_output(self._output_nr, self)
+
+    def register_hook(self, hook: Callable) -> RemovableHandle:
+        if not self._requires_grad:
+            raise RuntimeError(messages.HOOK_NO_GRAD)
+        node = self.grad_fn if self.grad_fn is not None else self._grad_accumulator()
+        return node.add_tensor_pre_hook(self._output_nr, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Callable) -> RemovableHandle:
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = {}
+        return add_hook(self._post_acc_hooks, hook)
+
+    def backward(
+        self,
+        gradient: "Tensor | None" = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs: Any = None,
+    ) -> None:
+        from engine.autograd import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self) -> "Tensor":
+        t = Tensor._make(self._data, None, self._vc)
+        t._base = self._base if self._base is not None else self
+        _observe_new(t, self)
+        return t
+
+    def detach_(self) -> "Tensor":
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self) -> "Tensor":
+        # Shares storage but not the version counter: changes through .data go unnoticed.
+        t = Tensor._make(self._data)
+        _observe_new(t, self)
+        return t
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        self._data = value._data
+
+    # --- conversions ---------------------------------------------------------------------
+    def item(self) -> Any:
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.reshape(()).item()
+
+    def tolist(self) -> Any:
+        return self._data.tolist()
+
+    def numpy(self, force: bool = False) -> np.ndarray:
+        if self._requires_grad and not force:
+            raise RuntimeError(messages.NUMPY_REQUIRES_GRAD)
+        return self._data
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub":
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous"
+            )
+        return bool(self._data.reshape(()).item())
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self) -> Iterator["Tensor"]:
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        from engine.printing import tensor_repr
+
+        return tensor_repr(self)
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0 and spec:
+            return format(self.item(), spec)
+        return repr(self) if not spec else format(repr(self), spec)
+
+    # --- in-place bookkeeping --------------------------------------------------------------
+    def _check_inplace(self) -> None:
+        """PyTorch's refusals for in-place changes that would corrupt a graph."""
+        if self._inference and not grad_mode.state.inference:
+            raise RuntimeError(
+                "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+                "clone to get a normal tensor before doing inplace update.See "
+                "https://github.com/pytorch/rfcs/pull/17 for more details."
+            )
+        if not grad_mode.state.enabled:
+            return
+        if self._requires_grad and self.grad_fn is None:
+            raise RuntimeError(messages.LEAF_INPLACE)
+        base = self._base
+        if base is not None and base._requires_grad and self._requires_grad:
+            if base.grad_fn is None:
+                raise RuntimeError(messages.LEAF_VIEW_INPLACE)
+            if self._view_of_multi is not None:
+                name, index = self._view_of_multi
+                raise RuntimeError(
+                    f"Output {index} of {name} is a view and is being modified inplace. This view is the "
+                    "output of a function that returns multiple views. Such functions do not allow the "
+                    "output views to be modified inplace. You should replace the inplace operation by an "
+                    "out-of-place one."
+                )
+            if self._no_grad_view:
+                raise RuntimeError(
+                    "A view was created in no_grad mode and is being modified inplace with grad mode "
+                    "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You "
+                    "can clarify your code by moving both the view and the inplace either both inside the "
+                    "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
+                    "want the inplace to be tracked)."
+                )
+
+
+class Parameter(Tensor):
+    """A leaf tensor that requires grad by default; modules register these as parameters."""
+
+    __slots__ = ()
+
+    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> "Parameter":
+        array = np.zeros((0,), np.float32) if data is None else data._data
+        p = cls._make(array)
+        p._requires_grad = bool(requires_grad)
+        _observe_new(p, data)
+        return p
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()
+
+
+def _c_type(t: Tensor) -> str:
+    return {"float32": "float", "float64": "double", "int64": "long", "int32": "int", "bool": "bool"}.get(
+        t.dtype.name, t.dtype.name
+    )
+
+
+def _observe_new(t: Tensor, source: Any = None) -> None:
+    from engine import observe
+
+    if observe.current is not None:
+        observe.current.tensor_created(t, source)
+
+
+def scalar_tensor(value: Any) -> Tensor:
+    """A Python number as the 0-d tensor PyTorch wraps it in (e.g. `_saved_other` of `x * 3`)."""
+    if isinstance(value, bool):
+        array = np.asarray(value)
+    elif isinstance(value, int):
+        array = np.asarray(value, np.int64)
+    else:
+        array = np.asarray(value, np.float64 if isinstance(value, float) else None)
+    return Tensor._make(array)

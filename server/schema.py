@@ -1,0 +1,248 @@
+"""The trace contract: pydantic models of everything one snippet run produces."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+TRACE_VERSION = "1.0"
+
+# JSON has no NaN or infinity: those floats travel as these strings.
+Number = Union[float, int, bool, Literal["NaN", "Infinity", "-Infinity"]]
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ArrayValue(Model):
+    """A tensor's values, flattened row-major. Over the size cap only the first elements are kept."""
+
+    shape: list[int]
+    dtype: str
+    data: list[Number]
+    truncated: bool = False
+    min: Number | None = None
+    max: Number | None = None
+    mean: Number | None = None
+
+
+class Span(Model):
+    """A source range; lines and columns count from 1, end_col is one past the last character."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+
+
+class TensorInfo(Model):
+    id: str
+    names: list[str] = []
+    shape: list[int]
+    dtype: str
+    requires_grad: bool
+    is_leaf: bool
+    grad_fn: str | None = None
+    value: ArrayValue
+    span: Span | None = None
+    is_param: bool = False
+
+
+class SavedInfo(Model):
+    slot: str
+    tensor: str | None = None
+    value: ArrayValue | Number | list[Number] | str | None = None
+    version: int | None = None
+
+
+class NodeInfo(Model):
+    id: str
+    name: str
+    kind: Literal["op", "accumulate", "custom"]
+    op: str | None = None
+    inputs: list[str | None] = []
+    outputs: list[str | None] = []
+    variable: str | None = None
+    saved: list[SavedInfo] = []
+    formulas: list[str | None] = []
+    span: Span | None = None
+    created_in_pass: int | None = None
+
+
+class LocalGradient(Model):
+    kind: Literal["elementwise", "jacobian"]
+    value: ArrayValue
+
+
+class EdgeInfo(Model):
+    """Backward direction: gradient flows from `source` (the consumer) to `target` (next function)."""
+
+    id: str
+    source: str
+    target: str
+    input_nr: int
+    output_nr: int = 0
+    formula: str | None = None
+    local: LocalGradient | None = None
+
+
+class ErrorInfo(Model):
+    type: str
+    message: str
+    line: int | None = None
+    col: int | None = None
+    end_line: int | None = None
+    end_col: int | None = None
+    node: str | None = None
+    saved_slot: str | None = None
+    expected_version: int | None = None
+    actual_version: int | None = None
+
+
+class TensorCreated(Model):
+    kind: Literal["tensor"] = "tensor"
+    tensor: str
+    line: int | None = None
+
+
+class OpApplied(Model):
+    kind: Literal["op"] = "op"
+    node: str | None
+    tensors: list[str]
+    line: int | None = None
+
+
+class InplaceChanged(Model):
+    kind: Literal["inplace"] = "inplace"
+    tensor: str
+    node: str | None
+    version: int
+    value: ArrayValue
+    line: int | None = None
+
+
+class Printed(Model):
+    kind: Literal["print"] = "print"
+    text: str
+    line: int | None = None
+
+
+class GradModeChanged(Model):
+    kind: Literal["grad_mode"] = "grad_mode"
+    enabled: bool
+    line: int | None = None
+
+
+class Seed(Model):
+    tensor: str
+    node: str | None
+    grad: ArrayValue
+
+
+class BackwardBegan(Model):
+    kind: Literal["backward_begin"] = "backward_begin"
+    pass_: int = Field(alias="pass")
+    api: Literal["backward", "grad"]
+    roots: list[Seed]
+    retain_graph: bool
+    create_graph: bool
+    line: int | None = None
+
+
+class Contribution(Model):
+    edge: str | None
+    grad: ArrayValue
+
+
+class Sent(Model):
+    edge: str
+    grad: ArrayValue | None
+    total: ArrayValue | None = None
+
+
+class NodeRan(Model):
+    kind: Literal["node_run"] = "node_run"
+    pass_: int = Field(alias="pass")
+    node: str
+    received: list[Contribution]
+    grad_outputs: list[ArrayValue | None]
+    sent: list[Sent]
+
+
+class GradAccumulated(Model):
+    kind: Literal["accumulate"] = "accumulate"
+    pass_: int = Field(alias="pass")
+    node: str
+    tensor: str
+    before: ArrayValue | None
+    contribution: ArrayValue
+    after: ArrayValue
+
+
+class GradRetained(Model):
+    kind: Literal["retain_grad"] = "retain_grad"
+    pass_: int = Field(alias="pass")
+    tensor: str
+    grad: ArrayValue
+
+
+class GradCaptured(Model):
+    kind: Literal["capture"] = "capture"
+    pass_: int = Field(alias="pass")
+    tensor: str
+    grad: ArrayValue | None
+
+
+class HookFired(Model):
+    kind: Literal["hook"] = "hook"
+    pass_: int = Field(alias="pass")
+    hook: Literal["tensor", "prehook", "posthook", "post_accumulate"]
+    target: str
+    name: str
+    result: ArrayValue | None = None
+
+
+class BackwardEnded(Model):
+    kind: Literal["backward_end"] = "backward_end"
+    pass_: int = Field(alias="pass")
+    freed: list[str]
+
+
+class ErrorRaised(Model):
+    kind: Literal["error"] = "error"
+    error: ErrorInfo
+
+
+Event = Annotated[
+    Union[
+        TensorCreated,
+        OpApplied,
+        InplaceChanged,
+        Printed,
+        GradModeChanged,
+        BackwardBegan,
+        NodeRan,
+        GradAccumulated,
+        GradRetained,
+        GradCaptured,
+        HookFired,
+        BackwardEnded,
+        ErrorRaised,
+    ],
+    Field(discriminator="kind"),
+]
+
+
+class Trace(Model):
+    version: str = TRACE_VERSION
+    status: Literal["ok", "error", "limit", "timeout"]
+    code: str
+    stdout: str = ""
+    error: ErrorInfo | None = None
+    tensors: list[TensorInfo] = []
+    nodes: list[NodeInfo] = []
+    edges: list[EdgeInfo] = []
+    events: list[Event] = []
+    notes: list[str] = []
