@@ -163,6 +163,7 @@ class Tensor:
                     "they match."
                 )
         self._grad = value
+        _observe_grad(self)
 
     @property
     def retains_grad(self) -> bool:
@@ -360,6 +361,13 @@ def _observe_new(t: Tensor, source: Any = None) -> None:
 
     if observe.current is not None:
         observe.current.tensor_created(t, source)
+
+
+def _observe_grad(t: Tensor) -> None:
+    from engine import observe
+
+    if observe.current is not None:
+        observe.current.grad_changed(t)
 
 
 def scalar_tensor(value: Any) -> Tensor:

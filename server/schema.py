@@ -13,7 +13,7 @@ Number = Union[float, int, bool, Literal["NaN", "Infinity", "-Infinity"]]
 
 
 class Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
 class ArrayValue(Model):
@@ -181,6 +181,15 @@ class GradAccumulated(Model):
     after: ArrayValue
 
 
+class GradSet(Model):
+    """The snippet (or an optimizer) set, zeroed or cleared a tensor's `.grad` outside backward."""
+
+    kind: Literal["grad_set"] = "grad_set"
+    tensor: str
+    grad: ArrayValue | None
+    line: int | None = None
+
+
 class GradRetained(Model):
     kind: Literal["retain_grad"] = "retain_grad"
     pass_: int = Field(alias="pass")
@@ -225,6 +234,7 @@ Event = Annotated[
         BackwardBegan,
         NodeRan,
         GradAccumulated,
+        GradSet,
         GradRetained,
         GradCaptured,
         HookFired,

@@ -33,7 +33,7 @@ class Optimizer:
                 if p._grad is None:
                     continue
                 if set_to_none:
-                    p._grad = None
+                    p.grad = None
                 else:
                     p._grad.zero_()
 

@@ -1,0 +1,1 @@
+"""gradstep's server side: tracing, sandbox, HTTP API and command line."""

@@ -1,0 +1,1 @@
+"""HTTP API routers, one per concern, mounted under /api/v1."""

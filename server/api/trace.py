@@ -1,0 +1,33 @@
+"""POST /api/v1/trace: run a snippet and return its trace."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, HTTPException, Request, Response
+from pydantic import BaseModel, Field
+
+from server.schema import Trace
+
+router = APIRouter()
+
+
+class TraceRequest(BaseModel):
+    code: str = Field(description="A PyTorch snippet; `import torch` runs it on gradstep's engine.")
+
+
+@router.post(
+    "/trace",
+    response_model=Trace,
+    responses={413: {"description": "The source is over the size limit"},
+               429: {"description": "Too many runs queued; retry after the Retry-After seconds"}},
+    summary="Run a snippet and return its trace",
+)
+async def trace(body: TraceRequest, request: Request) -> Response:
+    settings = request.app.state.settings
+    size = len(body.code.encode("utf-8"))
+    if size > settings.max_source_bytes:
+        raise HTTPException(
+            status_code=413,
+            detail=f"source size limit ({settings.max_source_bytes // 1024} KiB) exceeded: {size} bytes",
+        )
+    payload = await request.app.state.runner.run(body.code)
+    return Response(content=payload, media_type="application/json")

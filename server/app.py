@@ -1,0 +1,76 @@
+"""The FastAPI application: the API under /api/v1 and the built frontend at /."""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import AsyncIterator, Awaitable, Callable
+
+from fastapi import FastAPI, Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+
+from server.api import meta, trace
+from server.config import Settings
+from server.runner import Runner, make_runner
+
+API = "/api/v1"
+
+
+def create_app(settings: Settings | None = None, runner: Runner | None = None) -> FastAPI:
+    settings = settings or Settings.from_env()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        app.state.runner = runner or make_runner(settings)
+        try:
+            yield
+        finally:
+            app.state.runner.close()
+
+    app = FastAPI(title="gradstep", version="0.1.0", lifespan=lifespan,
+                  description="Run a PyTorch snippet on gradstep's engine and get its autograd trace.")
+    app.state.settings = settings
+    app.include_router(trace.router, prefix=API, tags=["trace"])
+    app.include_router(meta.router, prefix=API, tags=["meta"])
+
+    @app.middleware("http")
+    async def limit_body_and_set_headers(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        length = request.headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > settings.max_body_bytes:
+            return JSONResponse(
+                status_code=413,
+                content={"detail": f"request body limit ({settings.max_body_bytes // 1024} KiB) exceeded"},
+            )
+        response = await call_next(request)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        return response
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
+                  for e in exc.errors()]
+        return JSONResponse(status_code=422, content={"detail": errors})
+
+    _mount_frontend(app, Path(settings.static_dir))
+    return app
+
+
+def _mount_frontend(app: FastAPI, static: Path) -> None:
+    index = static / "index.html"
+    if not index.exists():
+        return
+    if (static / "assets").is_dir():
+        app.mount("/assets", StaticFiles(directory=static / "assets"), name="assets")
+
+    @app.get("/", include_in_schema=False)
+    async def home() -> FileResponse:
+        return FileResponse(index)
+
+    @app.get("/embed", include_in_schema=False)
+    async def embed() -> FileResponse:
+        return FileResponse(index)

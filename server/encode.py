@@ -1,0 +1,56 @@
+"""Arrays to JSON-safe trace values: NaN and infinities as strings, big arrays summarised."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+HEAD = 64  # elements kept from an array over the cap
+
+
+def number(v: Any) -> Any:
+    """One element: 7 significant digits for floats (float32 precision), exact ints and bools."""
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    v = float(v)
+    if math.isnan(v):
+        return "NaN"
+    if math.isinf(v):
+        return "Infinity" if v > 0 else "-Infinity"
+    return float(f"{v:.7g}")
+
+
+def array(a: Any, cap: int) -> dict:
+    """An ArrayValue dict for an ndarray (or Python number)."""
+    a = np.asarray(a)
+    flat = a.reshape(-1)
+    value: dict[str, Any] = {"shape": list(a.shape), "dtype": str(a.dtype)}
+    if flat.size <= cap:
+        value["data"] = [number(v) for v in flat.tolist()]
+        return value
+    value["data"] = [number(v) for v in flat[:HEAD].tolist()]
+    value["truncated"] = True
+    if a.dtype.kind in "fiub":
+        finite = flat[np.isfinite(flat)] if a.dtype.kind == "f" else flat
+        if finite.size:
+            value["min"] = number(finite.min())
+            value["max"] = number(finite.max())
+            value["mean"] = number(finite.astype(np.float64).mean())
+    return value
+
+
+def scalar_or_array(v: Any, cap: int) -> Any:
+    """Saved non-tensor attributes: numbers stay numbers, tuples become lists, arrays ArrayValues."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return number(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+    if isinstance(v, (tuple, list)):
+        if all(isinstance(x, (int, float, bool)) for x in v):
+            return [number(x) for x in v]
+        return str(v)
+    if isinstance(v, np.ndarray):
+        return array(v, cap)
+    return str(v)

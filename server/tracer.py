@@ -1,0 +1,559 @@
+"""Runs a snippet on the engine with a recorder attached and returns its trace as a dict."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import importlib
+import sys
+import types
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+
+import engine
+from engine import grad_mode, observe
+from engine.node import AccumulateGrad, SavedTensor
+from engine.rules import ArrayMath
+from engine.tensor import Tensor
+from server import encode
+from server.limits import LimitReached, Limits
+from server.naming import NAME_HOOK, add_name_hooks
+from server.schema import TRACE_VERSION
+
+SNIPPET = "<snippet>"
+
+
+class Recorder:
+    """The engine observer that turns engine events into trace tensors, nodes, edges and events."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.tensors: list[dict] = []
+        self.nodes: list[dict] = []
+        self.edges: list[dict] = []
+        self.events: list[dict] = []
+        self.notes: list[str] = []
+        self.stdout: list[str] = []
+        self._stdout_size = 0
+        self._tensor_ids: dict[int, str] = {}
+        self._node_ids: dict[int, str] = {}
+        self._edge_ids: dict[tuple[int, int], str] = {}
+        self._output_tensor: dict[tuple[int, int], str] = {}
+        self._grad_owner: dict[int, str] = {}
+        self._keep: list[Any] = []  # holds traced objects so their id() is never reused
+        self._positions: dict[types.CodeType, list] = {}
+        self._pass = 0
+        self._in_pass = False
+        self._summarising = False
+        self._received: dict[int, list] = {}
+        self._runs: dict[int, dict] = {}
+        self._executed: list[Any] = []
+        self._current_node: Any = None
+        self.failed_node: Any = None
+
+    # --- ids and records -------------------------------------------------------------------
+    def _array(self, value: Any) -> dict:
+        if isinstance(value, Tensor):
+            value = value._data
+        return encode.array(value, self.limits.max_array_elements)
+
+    def tensor_id(self, t: Tensor, span: dict | None = None) -> str:
+        key = id(t)
+        tid = self._tensor_ids.get(key)
+        if tid is not None:
+            return tid
+        if len(self.tensors) >= self.limits.max_tensors:
+            raise LimitReached(f"tensor limit ({self.limits.max_tensors} tensors) reached")
+        if t._data.size > self.limits.max_elements:
+            raise LimitReached(
+                f"tensor size limit ({self.limits.max_elements:,} elements) reached: a tensor of shape "
+                f"{list(t._data.shape)} was created"
+            )
+        tid = f"t{len(self.tensors)}"
+        self._tensor_ids[key] = tid
+        self._keep.append(t)
+        record = {
+            "id": tid,
+            "names": [],
+            "shape": list(t._data.shape),
+            "dtype": str(t._data.dtype),
+            "requires_grad": t._requires_grad,
+            "is_leaf": t.grad_fn is None,
+            "grad_fn": self._node_ids.get(id(t.grad_fn)) if t.grad_fn is not None else None,
+            "value": self._array(t._data),
+            "span": span if span is not None else self._span(),
+        }
+        if isinstance(t, engine.Parameter):
+            record["is_param"] = True
+        self.tensors.append(record)
+        return tid
+
+    def node_id(self, node: Any) -> str:
+        nid = self._node_ids.get(id(node))
+        if nid is None:
+            nid = self._add_node(node)
+        return nid
+
+    def _add_node(self, node: Any) -> str:
+        if len(self.nodes) >= self.limits.max_nodes:
+            raise LimitReached(f"graph node limit ({self.limits.max_nodes} nodes) reached")
+        nid = f"n{len(self.nodes)}"
+        self._node_ids[id(node)] = nid
+        self._keep.append(node)
+        record: dict[str, Any] = {"id": nid, "name": node.name()}
+        if isinstance(node, AccumulateGrad):
+            record["kind"] = "accumulate"
+            record["variable"] = self.tensor_id(node.variable)
+        else:
+            record["kind"] = "custom" if node.rule is None else "op"
+            if node.rule is not None:
+                record["op"] = node.rule.name
+            record["span"] = self._span()
+            if self._in_pass:
+                record["created_in_pass"] = self._pass
+        self.nodes.append(record)
+        if not isinstance(node, AccumulateGrad):
+            self._add_edges(node, nid)
+        return nid
+
+    def _add_edges(self, node: Any, nid: str) -> None:
+        rule = node.rule
+        for i, edge in enumerate(node.next_functions):
+            if edge is None:
+                continue
+            target, output_nr = edge
+            record = {
+                "id": f"e{len(self.edges)}",
+                "source": nid,
+                "target": self.node_id(target),
+                "input_nr": i,
+                "output_nr": output_nr,
+            }
+            if rule is not None:
+                record["formula"] = rule.formulas[i]
+                local = self._local_gradient(node, i)
+                if local is not None:
+                    record["local"] = local
+            self._edge_ids[(id(node), i)] = record["id"]
+            self.edges.append(record)
+
+    def _local_gradient(self, node: Any, i: int) -> dict | None:
+        """d output / d input i as numbers: elementwise where the op is, else a small Jacobian."""
+        rule = node.rule
+        grad_fn = rule.grads[i]
+        if grad_fn is None or rule.outputs != 1:
+            return None
+        out_shape, out_dtype = node._out_meta[0]
+        in_shape = node._in_meta[i]
+        try:
+            args = [node.unpack(s, False) for s in rule.needs[i]]
+            if rule.elementwise:
+                local = grad_fn(ArrayMath, np.ones(out_shape, out_dtype), *args)
+                return {"kind": "elementwise", "value": self._array(np.broadcast_to(local, out_shape))}
+            m, n = int(np.prod(out_shape)), int(np.prod(in_shape))
+            if m * n > self.limits.jacobian_entries or m > 256:
+                return None
+            rows = []
+            for k in range(m):
+                unit = np.zeros(m, out_dtype)
+                unit[k] = 1
+                row = grad_fn(ArrayMath, unit.reshape(out_shape), *args)
+                rows.append(ArrayMath.sum_to(np.asarray(row), tuple(in_shape)).reshape(-1))
+            return {"kind": "jacobian", "value": self._array(np.stack(rows).reshape(m, n))}
+        except Exception:  # a local derivative that cannot be evaluated is simply not shown
+            return None
+
+    def _saved(self, node: Any) -> list[dict]:
+        saved = []
+        stored = node._saved or {}
+        for slot in node.saved_slots():
+            value = stored.get(slot)
+            entry: dict[str, Any] = {"slot": slot}
+            if type(value) is SavedTensor:
+                known = self._tensor_ids.get(id(value.tensor))
+                if known is not None:
+                    entry["tensor"] = known
+                else:
+                    entry["value"] = self._array(value.tensor._data)
+                entry["version"] = value.version
+            else:
+                entry["value"] = encode.scalar_or_array(value, self.limits.max_array_elements)
+            saved.append(entry)
+        return saved
+
+    def _event(self, event: dict) -> dict:
+        if len(self.events) >= self.limits.max_events:
+            raise LimitReached(f"trace event limit ({self.limits.max_events} events) reached")
+        self.events.append(event)
+        return event
+
+    # --- source positions ------------------------------------------------------------------
+    def _frame(self) -> Any:
+        f = sys._getframe(2)
+        while f is not None and f.f_code.co_filename != SNIPPET:
+            f = f.f_back
+        return f
+
+    def _span(self) -> dict | None:
+        f = self._frame()
+        if f is None:
+            return None
+        return self._code_span(f.f_code, f.f_lasti)
+
+    def _code_span(self, code: types.CodeType, lasti: int) -> dict | None:
+        positions = self._positions.get(code)
+        if positions is None:
+            positions = self._positions[code] = list(code.co_positions())
+        index = lasti // 2
+        if not 0 <= index < len(positions):
+            return None
+        line, end_line, col, end_col = positions[index]
+        if line is None or col is None:
+            return None
+        return {"line": line, "col": col + 1, "end_line": end_line or line, "end_col": (end_col or col) + 1}
+
+    def _line(self) -> int | None:
+        f = self._frame()
+        return f.f_lineno if f is not None else None
+
+    # --- observer callbacks (called by the engine) -----------------------------------------
+    def tensor_created(self, t: Tensor, source: Any = None) -> None:
+        if self._summarising:
+            return
+        tid = self.tensor_id(t)
+        self._event({"kind": "tensor", "tensor": tid, "line": self._line()})
+
+    def op_applied(self, rule: Any, node: Any, inputs: tuple, results: tuple, attrs: Any) -> None:
+        if self._summarising:
+            return
+        span = self._span()
+        for x in inputs:
+            if isinstance(x, Tensor):
+                self.tensor_id(x)
+        nid = None
+        if node is not None:
+            nid = self.node_id(node)
+            record = self.nodes[int(nid[1:])]
+            record["inputs"] = [self._tensor_ids.get(id(x)) if isinstance(x, Tensor) else None for x in inputs]
+            record["saved"] = self._saved(node)
+            record["formulas"] = list(rule.formulas)
+        ids = [self.tensor_id(r, span) for r in results]
+        if node is not None:
+            record["outputs"] = ids
+            for i, r in enumerate(results):
+                self._output_tensor[(id(node), i)] = ids[i]
+        self._event({"kind": "op", "node": nid, "tensors": ids, "line": span["line"] if span else None})
+
+    def function_applied(self, cls: Any, node: Any, args: tuple, outputs: tuple, ctx: Any) -> None:
+        if self._summarising:
+            return
+        ids = [self.tensor_id(o) for o in outputs if isinstance(o, Tensor)]
+        nid = None
+        if node is not None:
+            nid = self.node_id(node)
+            record = self.nodes[int(nid[1:])]
+            record["inputs"] = [self.tensor_id(a) if isinstance(a, Tensor) else None for a in args]
+            record["outputs"] = ids
+            record["formulas"] = [f"{cls.__name__}.backward" if e is not None else None
+                                  for e in node.next_functions]
+            record["saved"] = [
+                {"slot": f"saved_tensors[{i}]", "tensor": self.tensor_id(s.tensor), "version": s.version}
+                for i, s in enumerate(ctx._saved or ()) if s is not None
+            ]
+            for i, o in enumerate(outputs):
+                if isinstance(o, Tensor) and o.grad_fn is node:
+                    tid = self.tensor_id(o)
+                    self._output_tensor[(id(node), i)] = tid
+                    info = self.tensors[int(tid[1:])]
+                    info.update(grad_fn=nid, requires_grad=True, is_leaf=False)
+        self._event({"kind": "op", "node": nid, "tensors": ids, "line": self._line()})
+
+    def inplace_applied(self, tensor: Tensor, node: Any) -> None:
+        owner = self._grad_owner.get(id(tensor))
+        if owner is not None:
+            self._event({"kind": "grad_set", "tensor": owner, "grad": self._array(tensor._data),
+                         "line": self._line()})
+            return
+        if self._summarising and id(tensor) not in self._tensor_ids:
+            return
+        tid = self.tensor_id(tensor)
+        nid = None
+        if node is not None and not self._summarising:
+            nid = self.node_id(node)
+            record = self.nodes[int(nid[1:])]
+            record["inputs"] = [tid] + [None] * (len(node.next_functions) - 1)
+            record["outputs"] = [tid]
+            record["saved"] = self._saved(node)
+            record["formulas"] = list(node.rule.formulas) if node.rule is not None else []
+            self._output_tensor[(id(node), 0)] = tid
+        self._event({"kind": "inplace", "tensor": tid, "node": nid, "version": tensor._vc[0],
+                     "value": self._array(tensor._data), "line": self._line()})
+
+    def grad_mode_changed(self, enabled: bool) -> None:
+        if not self._in_pass and not self._summarising:
+            self._event({"kind": "grad_mode", "enabled": enabled, "line": self._line()})
+
+    def grad_changed(self, t: Tensor) -> None:
+        tid = self._tensor_ids.get(id(t))
+        if tid is None:
+            return
+        grad = t._grad
+        if grad is not None:
+            self._grad_owner[id(grad)] = tid
+            self._keep.append(grad)
+        self._event({"kind": "grad_set", "tensor": tid,
+                     "grad": None if grad is None else self._array(grad._data), "line": self._line()})
+
+    # --- backward --------------------------------------------------------------------------
+    def backward_begin(self, api: str, run: Any, outputs: tuple, inputs: tuple) -> None:
+        self._pass += 1
+        self._in_pass = True
+        self._executed = []
+        self._received = {}
+        self._runs = {}
+        if self._pass > self.limits.full_passes and not self._summarising:
+            self._summarising = True
+            self.notes.append(
+                f"Backward passes after the first {self.limits.full_passes} are summarised: the graph and "
+                "steps of later iterations are not recorded, only their gradients and printed output."
+            )
+        roots = []
+        if not self._summarising:
+            for out, (node, _), seed in zip(outputs, run.roots, run.seeds):
+                roots.append({"tensor": self.tensor_id(out), "node": self.node_id(node),
+                              "grad": self._array(seed)})
+        self._event({"kind": "backward_begin", "pass": self._pass, "api": api, "roots": roots,
+                     "retain_graph": bool(run.retain_graph), "create_graph": bool(run.create_graph),
+                     "line": self._line()})
+
+    def grad_sent(self, src: Any, input_nr: Any, target: Any, target_nr: int, grad: Any, total: Any) -> None:
+        if self._summarising:
+            return
+        if src is None:
+            self._received.setdefault(id(target), []).append({"edge": None, "grad": self._array(grad)})
+            return
+        edge = self._edge_ids.get((id(src), input_nr))
+        if edge is None:
+            return
+        run = self._runs.get(id(src))
+        if run is not None:
+            run["sent"].append({"edge": edge, "grad": self._array(grad), "total": self._array(total)})
+        self._received.setdefault(id(target), []).append({"edge": edge, "grad": self._array(grad)})
+
+    def node_started(self, node: Any, grads: Any) -> None:
+        self._current_node = node
+        self._executed.append(node)
+        if self._summarising:
+            return
+        nid = self.node_id(node)
+        event = self._event({
+            "kind": "node_run", "pass": self._pass, "node": nid,
+            "received": self._received.pop(id(node), []),
+            "grad_outputs": [None if g is None else self._array(g) for g in grads],
+            "sent": [],
+        })
+        self._runs[id(node)] = event
+
+    def node_finished(self, node: Any, grads: Any, sent: Any) -> None:
+        self._current_node = None
+
+    def grad_accumulated(self, node: Any, leaf: Tensor, before: Any, grad: Any, after: Tensor) -> None:
+        tid = self.tensor_id(leaf)
+        self._grad_owner[id(after)] = tid
+        self._keep.append(after)
+        self._received.pop(id(node), None)
+        self._event({"kind": "accumulate", "pass": self._pass,
+                     "node": self.node_id(node) if not self._summarising else None,
+                     "tensor": tid, "before": None if before is None else self._array(before),
+                     "contribution": self._array(grad), "after": self._array(after)})
+
+    def grad_retained(self, tensor: Tensor, grad: Any) -> None:
+        if not self._summarising:
+            self._event({"kind": "retain_grad", "pass": self._pass, "tensor": self.tensor_id(tensor),
+                         "grad": self._array(grad)})
+
+    def hook_fired(self, kind: str, node: Any, nr: int, fn: Callable, result: Any) -> None:
+        if self._summarising:
+            return
+        if kind == "tensor" and isinstance(node, AccumulateGrad):
+            target = self.tensor_id(node.variable)
+        elif kind == "tensor":
+            target = self._output_tensor.get((id(node), nr)) or self.node_id(node)
+        else:
+            target = self.node_id(node)
+        value = None
+        if isinstance(result, (Tensor, np.ndarray)):
+            value = self._array(result)
+        self._event({"kind": "hook", "pass": self._pass, "hook": kind, "target": target,
+                     "name": getattr(fn, "__name__", "hook"), "result": value})
+
+    def backward_end(self, run: Any, inputs: tuple, captured: list) -> None:
+        if not self._summarising:
+            for t, g in zip(inputs, captured):
+                self._event({"kind": "capture", "pass": self._pass, "tensor": self.tensor_id(t),
+                             "grad": None if g is None else self._array(g)})
+        freed = []
+        if not run.retain_graph and not self._summarising:
+            freed = [self.node_id(n) for n in self._executed if n._was_saved]
+        self._event({"kind": "backward_end", "pass": self._pass, "freed": freed})
+        self._in_pass = False
+
+    def backward_failed(self, exc: BaseException) -> None:
+        self.failed_node = self._current_node
+        self._in_pass = False
+
+    # --- snippet-facing hooks ---------------------------------------------------------------
+    def write(self, text: str) -> None:
+        self._stdout_size += len(text)
+        if self._stdout_size > self.limits.max_stdout:
+            raise LimitReached(f"printed output limit ({self.limits.max_stdout // 1024} KiB) reached")
+        self.stdout.append(text)
+        self._event({"kind": "print", "text": text, "line": self._line()})
+
+    def name_hook(self, value: Any, names: tuple) -> Any:
+        """Called by the rewritten snippet on every assignment: labels tensors with their names."""
+        for name in names:
+            self._tag(value, name)
+        return value
+
+    def _tag(self, value: Any, name: Any) -> None:
+        if isinstance(name, tuple):
+            if isinstance(value, (tuple, list)) and len(value) == len(name):
+                for v, n in zip(value, name):
+                    self._tag(v, n)
+            return
+        if isinstance(value, Tensor):
+            if self._summarising and id(value) not in self._tensor_ids:
+                return
+            names = self.tensors[int(self.tensor_id(value)[1:])]["names"]
+            if name not in names:
+                names.append(name)
+        elif hasattr(value, "named_parameters") and isinstance(value, _module_type()):
+            for pname, p in value.named_parameters():
+                self._tag(p, f"{name}.{pname}")
+
+
+def _module_type() -> type:
+    nn = getattr(engine, "nn", None)
+    return getattr(nn, "Module", type(None))
+
+
+def _error_info(exc: BaseException, recorder: Recorder) -> dict:
+    info: dict[str, Any] = {"type": type(exc).__name__, "message": str(exc)}
+    if isinstance(exc, SyntaxError):
+        info["line"] = exc.lineno
+        info["col"] = exc.offset
+        if exc.end_lineno:
+            info["end_line"] = exc.end_lineno
+            info["end_col"] = exc.end_offset
+        info["message"] = exc.msg
+        return info
+    line = getattr(exc, "line", None)
+    if isinstance(line, int):  # policy errors carry their own position
+        for key in ("line", "col", "end_line", "end_col"):
+            if getattr(exc, key, None) is not None:
+                info[key] = getattr(exc, key)
+        return info
+    tb = exc.__traceback__
+    span = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == SNIPPET:
+            span = recorder._code_span(tb.tb_frame.f_code, tb.tb_lasti) or {"line": tb.tb_lineno}
+        tb = tb.tb_next
+    if span:
+        info.update(span)
+    node = recorder.failed_node
+    if node is not None:
+        info["node"] = recorder.node_id(node)
+        for slot, saved in (node._saved or {}).items():
+            if type(saved) is SavedTensor and saved.tensor._vc[0] != saved.version:
+                info.update(saved_slot=slot, expected_version=saved.version,
+                            actual_version=saved.tensor._vc[0])
+                break
+    return info
+
+
+def _trusted_import(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0) -> Any:
+    """Maps `torch` to the engine for snippets run without the sandbox (CLI, library use)."""
+    if name == "torch" or name.startswith("torch."):
+        real = "engine" + name[len("torch"):]
+        module = importlib.import_module(real)
+        return module if fromlist else engine
+    return builtins.__import__(name, globals, locals, fromlist, level)
+
+
+def _globals(recorder: Recorder, restricted: bool) -> tuple[Any, dict]:
+    """Compile-and-globals strategy: the sandbox's policy when restricted, plain Python otherwise."""
+    extra = {NAME_HOOK: recorder.name_hook}
+    if restricted:
+        from server import policy
+
+        return policy, policy.snippet_globals(engine, recorder.write, extra)
+
+    def _print(*args: Any, sep: str = " ", end: str = "\n", **_: Any) -> None:
+        recorder.write(sep.join(str(a) for a in args) + end)
+
+    safe = dict(vars(builtins), print=_print, __import__=_trusted_import)
+    return None, {"__builtins__": safe, "__name__": "__main__", **extra}
+
+
+def _compile(code: str, policy: Any) -> types.CodeType:
+    if policy is not None:
+        return policy.compile_snippet(code, SNIPPET, add_name_hooks)
+    return compile(add_name_hooks(ast.parse(code, SNIPPET)), SNIPPET, "exec")
+
+
+def trace_code(code: str, *, limits: Limits | None = None, restricted: bool = True) -> dict:
+    """Run `code` (a PyTorch snippet) on the engine and return its trace (see server/schema.py)."""
+    limits = limits or Limits()
+    recorder = Recorder(limits)
+    status, error = "ok", None
+    if len(code.encode("utf-8")) > limits.max_source_bytes:
+        status = "limit"
+        error = {"type": "LimitReached",
+                 "message": f"source size limit ({limits.max_source_bytes // 1024} KiB) exceeded"}
+        return _finish(recorder, code, status, error)
+    previous_mode = (grad_mode.state.enabled, grad_mode.state.inference)
+    previous_observer = observe.attach(recorder)
+    try:
+        policy, namespace = _globals(recorder, restricted)
+        compiled = _compile(code, policy)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            exec(compiled, namespace)
+    except LimitReached as exc:
+        status, error = exc.status, {"type": type(exc).__name__, "message": exc.message}
+    except RecursionError as exc:
+        status = "limit"
+        error = _error_info(exc, recorder)
+        error["message"] = f"recursion depth limit ({sys.getrecursionlimit()}) exceeded"
+    except MemoryError as exc:
+        status = "limit"
+        error = _error_info(exc, recorder)
+        error["message"] = "memory limit exceeded"
+    except Exception as exc:  # the snippet's own error: reported in the trace, not raised
+        status, error = "error", _error_info(exc, recorder)
+    finally:
+        observe.detach(previous_observer)
+        grad_mode.state.enabled, grad_mode.state.inference = previous_mode
+    return _finish(recorder, code, status, error)
+
+
+def _finish(recorder: Recorder, code: str, status: str, error: dict | None) -> dict:
+    if error is not None:
+        recorder.events.append({"kind": "error", "error": error})
+    return {
+        "version": TRACE_VERSION,
+        "status": status,
+        "code": code,
+        "stdout": "".join(recorder.stdout),
+        "error": error,
+        "tensors": recorder.tensors,
+        "nodes": recorder.nodes,
+        "edges": recorder.edges,
+        "events": recorder.events,
+        "notes": recorder.notes,
+    }
+
