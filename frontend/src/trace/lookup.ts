@@ -1,0 +1,66 @@
+/** Id lookups and human names for tensors, nodes and edges of one trace. */
+
+import type { EdgeInfo, NodeInfo, Span, TensorInfo, Trace } from "./types";
+
+export class TraceLookup {
+  readonly tensors = new Map<string, TensorInfo>();
+  readonly nodes = new Map<string, NodeInfo>();
+  readonly edges = new Map<string, EdgeInfo>();
+  /** AccumulateGrad node id for each leaf tensor id. */
+  readonly accumulatorOf = new Map<string, string>();
+  private readonly lines: string[];
+
+  constructor(readonly trace: Trace) {
+    for (const t of trace.tensors) this.tensors.set(t.id, t);
+    for (const n of trace.nodes) {
+      this.nodes.set(n.id, n);
+      if (n.kind === "accumulate" && n.variable) this.accumulatorOf.set(n.variable, n.id);
+    }
+    for (const e of trace.edges) this.edges.set(e.id, e);
+    this.lines = trace.code.split("\n");
+  }
+
+  /** The variable name of a tensor, or a description when the snippet never named it. */
+  tensorName(id: string | null | undefined): string {
+    if (!id) return "None";
+    const t = this.tensors.get(id);
+    if (!t) return id;
+    if (t.names.length > 0) return t.names.join(" = ");
+    if (t.grad_fn) {
+      const n = this.nodes.get(t.grad_fn);
+      if (n) return `the output of ${n.name}`;
+    }
+    return `tensor ${id}`;
+  }
+
+  nodeName(id: string | null | undefined): string {
+    if (!id) return "None";
+    return this.nodes.get(id)?.name ?? id;
+  }
+
+  /** Where gradient sent to this node ends up, in words: a leaf's name for AccumulateGrad. */
+  destination(nodeId: string): string {
+    const n = this.nodes.get(nodeId);
+    if (!n) return nodeId;
+    if (n.kind === "accumulate" && n.variable) return this.tensorName(n.variable);
+    const out = n.outputs.find((o): o is string => !!o);
+    const t = out ? this.tensors.get(out) : undefined;
+    if (t && t.names.length > 0) return `${n.name} (${t.names.join(" = ")})`;
+    return n.name;
+  }
+
+  /** The source text a span covers, on one line (multi-line spans are joined). */
+  sourceText(span: Span | null | undefined): string | null {
+    if (!span) return null;
+    const out: string[] = [];
+    for (let l = span.line; l <= span.end_line; l++) {
+      const text = this.lines[l - 1];
+      if (text === undefined) return null;
+      const from = l === span.line ? span.col - 1 : 0;
+      const to = l === span.end_line ? span.end_col - 1 : text.length;
+      out.push(text.slice(from, to).trim());
+    }
+    const joined = out.join(" ").trim();
+    return joined.length > 0 ? joined : null;
+  }
+}

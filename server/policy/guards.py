@@ -1,0 +1,693 @@
+"""Run-time policy: the globals a compiled snippet runs in.
+
+Everything the snippet reaches goes through these guards:
+- `_getattr_`: a per-type allowlist. Builtin types have explicit method lists; engine tensors expose
+  their public API except `numpy`; graph nodes expose a tiny explicit set plus `_saved_*`; other
+  engine objects, user classes (subclasses of torch.autograd.Function / torch.nn.Module) and
+  facades expose public names only. Every value handed back is checked: modules, NumPy objects
+  (arrays, dtypes, ufuncs, scalar types), frames, code and tracebacks are refused.
+- `import torch` returns a read-only `Facade` holding only allowed public names; `from torch import
+  x` reads the facade directly, so the facade itself holds nothing unsafe.
+- builtins are a small safe set; `type(x)` returns a `TypeName` that only exposes `__name__`.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import math
+import operator
+import sys
+import types
+import weakref
+from typing import Any, Callable
+
+from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
+
+from .compiler import format_field_is_unsafe
+from .errors import OutputLimitExceeded, PolicyError
+
+DEFAULT_MAX_OUTPUT_CHARS = 1_000_000
+
+# Torch submodules a snippet may import or reach as attributes (torch-relative paths).
+ALLOWED_SUBMODULES = frozenset({
+    "nn", "nn.functional", "nn.init", "nn.utils", "autograd", "autograd.function", "autograd.graph",
+    "autograd.functional", "optim", "optim.lr_scheduler", "utils", "utils.data", "linalg", "special",
+    "random", "fft",
+})
+# Names never exposed by a facade or through an attribute, whatever object holds them.
+DENIED_NAMES = frozenset({"numpy", "np", "from_numpy", "observe", "ctypes", "tofile", "dump", "dumps",
+                          "data_ptr_array", "storage", "untyped_storage"})
+# Public API of graph nodes (grad_fn objects); `_saved_<slot>` and `_sequence_nr` are added by rule.
+NODE_ATTRS = frozenset({"name", "next_functions", "metadata", "register_hook", "register_prehook",
+                        "variable"})
+TENSOR_PRIVATE_ATTRS = frozenset({"_version"})
+NODE_PRIVATE_ATTRS = frozenset({"_sequence_nr"})
+
+_STR_METHODS = frozenset("""capitalize casefold center count encode endswith expandtabs find index
+isalnum isalpha isascii isdecimal isdigit isidentifier islower isnumeric isprintable isspace istitle
+isupper join ljust lower lstrip partition removeprefix removesuffix replace rfind rindex rjust
+rpartition rsplit rstrip split splitlines startswith strip swapcase title translate upper zfill
+maketrans format""".split())
+_BYTES_METHODS = frozenset("decode hex count find index startswith endswith".split())
+_NUM_ATTRS = frozenset("real imag conjugate bit_length bit_count as_integer_ratio is_integer "
+                       "numerator denominator hex fromhex".split())
+_LIST_METHODS = frozenset("append clear copy count extend index insert pop remove reverse sort".split())
+_DICT_METHODS = frozenset("clear copy fromkeys get items keys pop popitem setdefault update values".split())
+_SET_METHODS = frozenset("""add clear copy difference difference_update discard intersection
+intersection_update isdisjoint issubset issuperset pop remove symmetric_difference
+symmetric_difference_update union update""".split())
+
+BUILTIN_TYPE_ATTRS: dict[type, frozenset[str]] = {
+    str: _STR_METHODS,
+    bytes: _BYTES_METHODS,
+    int: _NUM_ATTRS,
+    bool: _NUM_ATTRS,
+    float: _NUM_ATTRS,
+    complex: frozenset({"real", "imag", "conjugate"}),
+    list: _LIST_METHODS,
+    dict: _DICT_METHODS,
+    set: _SET_METHODS,
+    frozenset: _SET_METHODS & frozenset("copy difference intersection isdisjoint issubset issuperset "
+                                        "symmetric_difference union".split()),
+    tuple: frozenset({"count", "index"}),
+    range: frozenset({"start", "stop", "step", "count", "index"}),
+    slice: frozenset({"start", "stop", "step", "indices"}),
+    type(None): frozenset(),
+}
+
+SAFE_EXCEPTIONS = (
+    ArithmeticError, AssertionError, AttributeError, Exception, FloatingPointError, ImportError,
+    IndexError, KeyError, LookupError, ModuleNotFoundError, NameError, NotImplementedError,
+    OverflowError, RecursionError, RuntimeError, StopIteration, TypeError, UnboundLocalError,
+    ValueError, ZeroDivisionError, Warning, UserWarning, DeprecationWarning, RuntimeWarning,
+)
+
+_REFUSED_VALUE_TYPES = (types.ModuleType, types.FrameType, types.CodeType, types.TracebackType,
+                        types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType,
+                        types.CellType, types.MappingProxyType, types.GetSetDescriptorType,
+                        types.MemberDescriptorType, types.WrapperDescriptorType, types.MethodWrapperType,
+                        types.MethodDescriptorType, types.ClassMethodDescriptorType)
+
+
+def _refuse(message: str) -> PolicyError:
+    return PolicyError(message)
+
+
+def _is_numpy_type(tp: type) -> bool:
+    mod = getattr(tp, "__module__", None) or ""
+    return mod == "numpy" or mod.startswith("numpy.")
+
+
+class Facade:
+    """A read-only, module-like namespace holding only allowed names (what `import torch` returns)."""
+
+    __slots__ = ("_Facade__name", "_Facade__attrs")
+
+    def __init__(self, name: str, attrs: dict[str, Any]) -> None:
+        object.__setattr__(self, "_Facade__name", name)
+        object.__setattr__(self, "_Facade__attrs", dict(attrs))
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__attrs[name]
+        except KeyError:
+            raise AttributeError(f"module '{self.__name}' has no attribute '{name}'") from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise PolicyError(f"modules are read-only: cannot set '{self.__name}.{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        raise PolicyError(f"modules are read-only: cannot delete '{self.__name}.{name}'")
+
+    def __repr__(self) -> str:
+        return f"<module '{self.__name}'>"
+
+    def __dir__(self) -> list[str]:
+        return sorted(self.__attrs)
+
+
+def facade_get(f: Facade, name: str) -> Any:
+    return f._Facade__attrs[name]  # type: ignore[attr-defined]
+
+
+def facade_has(f: Facade, name: str) -> bool:
+    return name in f._Facade__attrs  # type: ignore[attr-defined]
+
+
+def facade_name(f: Facade) -> str:
+    return f._Facade__name  # type: ignore[attr-defined]
+
+
+class TypeName:
+    """What the snippet's `type(x)` returns: a name tag, not the class (no constructors, no mro)."""
+
+    __slots__ = ("_cls", "_shown")
+
+    def __init__(self, cls: type, shown: str) -> None:
+        object.__setattr__(self, "_cls", cls)
+        object.__setattr__(self, "_shown", shown)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise PolicyError("type(...) results are read-only")
+
+    def __eq__(self, other: Any) -> bool:
+        if isinstance(other, TypeName):
+            return self._cls is other._cls
+        return self._cls is other
+
+    def __ne__(self, other: Any) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return hash(self._cls)
+
+    def __repr__(self) -> str:
+        return f"<class '{self._shown}'>"
+
+    __str__ = __repr__
+
+
+class _WriteProxy:
+    """What `_write_(obj)` returns for objects whose attribute writes are checked."""
+
+    __slots__ = ("_obj", "_policy")
+
+    def __init__(self, obj: Any, policy: "Policy") -> None:
+        object.__setattr__(self, "_obj", obj)
+        object.__setattr__(self, "_policy", policy)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self._policy.check_setattr(self._obj, name)
+        setattr(self._obj, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        self._policy.check_setattr(self._obj, name)
+        delattr(self._obj, name)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._policy.check_setitem(self._obj)
+        self._obj[key] = value
+
+    def __delitem__(self, key: Any) -> None:
+        self._policy.check_setitem(self._obj)
+        del self._obj[key]
+
+
+class _PrintCollector:
+    """Target of RestrictedPython's print rewrite: `print(...)` calls `write(text)` once per call with
+    exactly what Python's print would output; over the output cap it raises OutputLimitExceeded."""
+
+    def __init__(self, write: Callable[[str], None], max_chars: int) -> None:
+        self._write = write
+        self._max = max_chars
+        self._count = 0
+
+    def __call__(self, _getattr_: Any = None) -> "_PrintCollector":
+        return self
+
+    def _call_print(self, *objects: Any, sep: str | None = " ", end: str | None = "\n",
+                    file: Any = None, flush: bool = False) -> None:
+        if file is not None:
+            raise PolicyError("print(file=...) is not allowed")
+        if sep is None:
+            sep = " "
+        if end is None:
+            end = "\n"
+        if type(sep) is not str:
+            raise TypeError(f"sep must be None or a string, not {type(sep).__name__}")
+        if type(end) is not str:
+            raise TypeError(f"end must be None or a string, not {type(end).__name__}")
+        text = sep.join([str(o) for o in objects]) + end
+        self._count += len(text)
+        if self._count > self._max:
+            raise OutputLimitExceeded(
+                f"the run was stopped: output limit ({self._max:,} characters) exceeded", "output")
+        self._write(text)
+
+
+def _safe_format(template: str, *args: Any, **kwargs: Any) -> str:
+    from .compiler import _format_fields
+
+    for field in _format_fields(template):
+        if format_field_is_unsafe(field):
+            raise PolicyError(f"attribute or index access inside format strings is not allowed: {{{field}}}")
+    return template.format(*args, **kwargs)
+
+
+def _unbound_safe_format(self: str, *args: Any, **kwargs: Any) -> str:
+    if type(self) is not str:
+        raise TypeError("descriptor 'format' requires a 'str' object")
+    return _safe_format(self, *args, **kwargs)
+
+
+_INPLACE = {
+    "+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
+    "%=": operator.imod, "**=": operator.ipow, "<<=": operator.ilshift, ">>=": operator.irshift,
+    "|=": operator.ior, "^=": operator.ixor, "&=": operator.iand, "//=": operator.ifloordiv,
+    "@=": operator.imatmul,
+}
+
+
+def _inplacevar_(op: str, x: Any, y: Any) -> Any:
+    try:
+        fn = _INPLACE[op]
+    except KeyError:
+        raise PolicyError(f"operator {op!r} is not allowed") from None
+    return fn(x, y)
+
+
+def _apply_(f: Callable, *args: Any, **kwargs: Any) -> Any:
+    return f(*args, **kwargs)
+
+
+class Policy:
+    """The run-time guards for one engine module (cached per module; stateless across runs apart
+    from the registry of snippet-defined classes, which dies with the run's process)."""
+
+    def __init__(self, torch_module: types.ModuleType) -> None:
+        self.torch_module = torch_module
+        self.engine_prefix = torch_module.__name__.split(".")[0]
+        self.torch = self._build_facade("torch", torch_module, "")
+        self.math = Facade("math", {n: getattr(math, n) for n in dir(math) if not n.startswith("_")})
+        self.facades = self._index_facades()
+        self._tensor_cls = getattr(torch_module, "Tensor", None)
+        node_mod = sys.modules.get(f"{self.engine_prefix}.node")
+        self._node_cls = getattr(node_mod, "Node", None) if node_mod else None
+        autograd = getattr(torch_module, "autograd", None)
+        nn = getattr(torch_module, "nn", None)
+        self.function_base = getattr(autograd, "Function", None)
+        self.module_base = getattr(nn, "Module", None)
+        self.class_bases = tuple(c for c in (self.function_base, self.module_base) if isinstance(c, type))
+        self.user_classes: "weakref.WeakSet[type]" = weakref.WeakSet()
+        self._kind_cache: dict[type, Any] = {}
+        self._value_cache: dict[type, str] = {}
+        self._exposed_names = self._index_exposed()
+        self.safe_builtin_ids = set()  # filled by builtins_dict()
+        self.builtins = self.builtins_dict()
+
+    # -- facades --------------------------------------------------------------------------------
+    def _build_facade(self, shown: str, module: types.ModuleType, rel: str) -> Facade:
+        names = getattr(module, "__all__", None)
+        if names is None:
+            names = [n for n in dir(module) if not n.startswith("_")]
+        attrs: dict[str, Any] = {}
+        for name in names:
+            if not isinstance(name, str) or name.startswith("_") or name in DENIED_NAMES:
+                continue
+            try:
+                value = getattr(module, name)
+            except Exception:
+                continue
+            if isinstance(value, types.ModuleType):
+                sub_rel = f"{rel}.{name}" if rel else name
+                if sub_rel in ALLOWED_SUBMODULES and value.__name__.startswith(self.engine_prefix):
+                    attrs[name] = self._build_facade(f"{shown}.{name}", value, sub_rel)
+                continue
+            if self._value_kind_static(value) != "ok":
+                continue
+            attrs[name] = value
+        return Facade(shown, attrs)
+
+    def _value_kind_static(self, value: Any) -> str:
+        tp = type(value)
+        if _is_numpy_type(tp) or isinstance(value, _REFUSED_VALUE_TYPES):
+            return "refuse"
+        if isinstance(value, type) and _is_numpy_type(value):
+            return "refuse"
+        if isinstance(value, (types.BuiltinFunctionType,)):
+            owner = getattr(value, "__self__", None)
+            if isinstance(owner, types.ModuleType) or owner is None:
+                mod = getattr(value, "__module__", None) or ""
+                if mod != "math":
+                    return "refuse"
+        return "ok"
+
+    def _index_facades(self) -> dict[str, Facade]:
+        out = {"torch": self.torch}
+        stack = [("torch", self.torch)]
+        while stack:
+            path, f = stack.pop()
+            for name in dir(f):
+                v = facade_get(f, name)
+                if isinstance(v, Facade):
+                    out[f"{path}.{name}"] = v
+                    stack.append((f"{path}.{name}", v))
+        return out
+
+    def _index_exposed(self) -> dict[type, str]:
+        shown: dict[type, str] = {}
+        for path, f in sorted(self.facades.items(), key=lambda kv: -len(kv[0])):
+            for name in dir(f):
+                v = facade_get(f, name)
+                if isinstance(v, type):
+                    shown[v] = f"{path}.{name}"
+        return shown
+
+    def guarded_import(self, name: str, globals: Any = None, locals: Any = None,
+                       fromlist: Any = (), level: int = 0) -> Any:
+        if level:
+            raise ImportError("relative imports are not allowed")
+        if name == "math":
+            return self.math
+        if name not in self.facades:
+            root = name.split(".")[0]
+            if root in ("torch", "math"):
+                raise ModuleNotFoundError(f"No module named '{name}' (not available in gradstep)")
+            raise ImportError(f"import of '{name}' is not allowed: only torch and math can be imported")
+        if fromlist:
+            return self.facades[name]
+        return self.torch
+
+    # -- classification --------------------------------------------------------------------------
+    def is_engine_class(self, cls: type) -> bool:
+        mod = getattr(cls, "__module__", "") or ""
+        return (mod == self.engine_prefix or mod.startswith(self.engine_prefix + ".")) \
+            and cls not in self.user_classes
+
+    def _is_user_class(self, cls: type) -> bool:
+        try:
+            return cls in self.user_classes
+        except TypeError:
+            return False
+
+    def _instance_kind(self, tp: type) -> Any:
+        """How attribute reads on instances of `tp` are decided (cached per type)."""
+        kind = self._kind_cache.get(tp)
+        if kind is not None:
+            return kind
+        if tp in BUILTIN_TYPE_ATTRS:
+            kind = ("set", BUILTIN_TYPE_ATTRS[tp])
+        elif tp is Facade:
+            kind = ("facade",)
+        elif tp is TypeName:
+            kind = ("typename",)
+        elif tp is super:
+            kind = ("super",)
+        elif self._tensor_cls is not None and issubclass(tp, self._tensor_cls):
+            names = frozenset(n for n in dir(tp) if not n.startswith("_")) - DENIED_NAMES
+            kind = ("tensor", names)
+        elif self._is_node_type(tp):
+            if hasattr(tp, "save_for_backward"):
+                kind = ("public",)  # a custom Function's ctx (PyTorch's ctx is its backward node)
+            else:
+                kind = ("node", NODE_ATTRS)
+        elif issubclass(tp, BaseException):
+            kind = ("public",) if self.is_engine_class(tp) else ("set", frozenset({"args"}))
+        elif self._is_user_class(tp) or any(self._is_user_class(b) for b in tp.__mro__):
+            kind = ("public",)
+        elif self.is_engine_class(tp):
+            kind = ("public",)
+        elif tp.__module__ == "math" or tp is types.BuiltinFunctionType:
+            kind = ("set", frozenset())
+        else:
+            kind = ("set", frozenset())
+        if not self._is_user_class(tp):
+            self._kind_cache[tp] = kind
+        return kind
+
+    def _is_node_type(self, tp: type) -> bool:
+        if self._node_cls is not None:
+            return issubclass(tp, self._node_cls)
+        return self.is_engine_class(tp) and hasattr(tp, "next_functions")
+
+    def check_value(self, value: Any, owner: Any, name: str) -> Any:
+        tp = type(value)
+        verdict = self._value_cache.get(tp)
+        if verdict is None:
+            if _is_numpy_type(tp):
+                import numpy as np
+
+                verdict = "scalar" if issubclass(tp, np.generic) else "refuse"
+            elif issubclass(tp, _REFUSED_VALUE_TYPES):
+                verdict = "refuse"
+            elif tp is types.BuiltinFunctionType:
+                verdict = "builtin"
+            elif tp is type or isinstance(value, type):
+                verdict = "class"
+            else:
+                verdict = "ok"
+            if verdict != "class":
+                self._value_cache[tp] = verdict
+        if verdict == "ok":
+            return value
+        if verdict == "scalar":
+            return value.item()
+        if verdict == "builtin":
+            owner_obj = getattr(value, "__self__", None)
+            if owner_obj is None or isinstance(owner_obj, types.ModuleType):
+                if id(value) in self.safe_builtin_ids or getattr(value, "__module__", None) == "math":
+                    return value
+            elif not _is_numpy_type(type(owner_obj)) and not isinstance(owner_obj, _REFUSED_VALUE_TYPES):
+                return value
+        elif verdict == "class":
+            if not _is_numpy_type(value):
+                return value
+        raise PolicyError(f"'.{name}' is not allowed here: it would hand out an internal object "
+                          f"({tp.__name__})")
+
+    # -- the guards --------------------------------------------------------------------------------
+    def getattr_(self, obj: Any, name: Any, *default: Any) -> Any:
+        if type(name) is not str:
+            raise PolicyError("attribute names must be strings")
+        if isinstance(obj, type):
+            return self._class_getattr(obj, name)
+        kind = self._instance_kind(type(obj))
+        k = kind[0]
+        if name.startswith("_"):
+            if k == "typename" and name == "__name__":
+                return obj._cls.__name__
+            if k == "super" and name == "__init__":
+                return getattr(obj, name)
+            if k == "tensor" and name in TENSOR_PRIVATE_ATTRS:
+                return self.check_value(getattr(obj, name), obj, name)
+            if k == "node" and (name.startswith("_saved_") or name in NODE_PRIVATE_ATTRS):
+                return self.check_value(getattr(obj, name), obj, name)
+            if k == "public" and self._is_node_type(type(obj)) and name.startswith("_saved_"):
+                return self.check_value(getattr(obj, name), obj, name)
+            raise PolicyError(f"names starting with '_' are not allowed: {name!r}")
+        if name in DENIED_NAMES:
+            if name == "numpy":
+                raise PolicyError("'.numpy()' is not allowed: a tensor never hands out its NumPy array "
+                                  "(use .tolist() or .item())")
+            raise PolicyError(f"'.{name}' is not allowed")
+        if k == "set" or k == "tensor" or k == "node":
+            if name not in kind[1]:
+                raise PolicyError(f"'{type(obj).__name__}.{name}' is not allowed")
+            if k == "set":
+                if name == "format" and type(obj) is str:
+                    return functools.partial(_safe_format, obj)
+                return getattr(obj, name)
+            return self.check_value(getattr(obj, name), obj, name)
+        if k == "facade":
+            try:
+                return facade_get(obj, name)
+            except KeyError:
+                raise AttributeError(f"module '{facade_name(obj)}' has no attribute '{name}'") from None
+        if k == "public" or k == "super":
+            return self.check_value(getattr(obj, name), obj, name)
+        raise PolicyError(f"'{type(obj).__name__}.{name}' is not allowed")
+
+    def _class_getattr(self, cls: type, name: str) -> Any:
+        if name.startswith("_"):
+            raise PolicyError(f"names starting with '_' are not allowed: {name!r}")
+        if name in DENIED_NAMES:
+            raise PolicyError(f"'.{name}' is not allowed")
+        if cls in BUILTIN_TYPE_ATTRS and cls is not type(None):
+            if name not in BUILTIN_TYPE_ATTRS[cls]:
+                raise PolicyError(f"'{cls.__name__}.{name}' is not allowed")
+            if cls is str and name == "format":
+                return _unbound_safe_format
+            return getattr(cls, name)
+        if self._is_user_class(cls) or self.is_engine_class(cls):
+            if self._is_node_type(cls):
+                raise PolicyError(f"'{cls.__name__}.{name}' is not allowed")
+            return self.check_value(getattr(cls, name), cls, name)
+        if cls in SAFE_EXCEPTIONS:
+            raise PolicyError(f"'{cls.__name__}.{name}' is not allowed")
+        raise PolicyError(f"'{getattr(cls, '__name__', '?')}.{name}' is not allowed")
+
+    def getitem_(self, obj: Any, key: Any) -> Any:
+        value = obj[key]
+        tp = type(value)
+        if self._value_cache.get(tp) == "ok":
+            return value
+        return self.check_value(value, obj, "[]")
+
+    def getiter_(self, obj: Any) -> Any:
+        return iter(obj)
+
+    def write_(self, obj: Any) -> Any:
+        tp = type(obj)
+        if tp is list or tp is dict:
+            return obj
+        return _WriteProxy(obj, self)
+
+    def check_setattr(self, obj: Any, name: Any) -> None:
+        if type(name) is not str or name.startswith("_"):
+            raise PolicyError(f"names starting with '_' are not allowed: {name!r}")
+        if name in DENIED_NAMES:
+            raise PolicyError(f"'.{name}' is not allowed")
+        if isinstance(obj, type):
+            if self._is_user_class(obj):
+                return
+            raise PolicyError(f"cannot set attributes of '{getattr(obj, '__name__', '?')}'")
+        tp = type(obj)
+        if self._tensor_cls is not None and isinstance(obj, self._tensor_cls):
+            return
+        if self._is_user_class(tp) or any(self._is_user_class(b) for b in tp.__mro__):
+            return
+        if self.is_engine_class(tp) and (hasattr(tp, "save_for_backward") or self._is_module_type(tp)):
+            return
+        raise PolicyError(f"cannot set attributes of '{tp.__name__}' objects")
+
+    def _is_module_type(self, tp: type) -> bool:
+        return isinstance(self.module_base, type) and issubclass(tp, self.module_base)
+
+    def check_setitem(self, obj: Any) -> None:
+        tp = type(obj)
+        if tp in (list, dict):
+            return
+        if self._tensor_cls is not None and isinstance(obj, self._tensor_cls):
+            return
+        if self.is_engine_class(tp) or self._is_user_class(tp):
+            return
+        raise PolicyError(f"item assignment on '{tp.__name__}' objects is not allowed")
+
+    def augattr_(self, obj: Any, name: str, op: str, value: Any) -> None:
+        current = self.getattr_(obj, name)
+        setattr(self.write_(obj), name, _inplacevar_(op, current, value))
+
+    def augitem_(self, obj: Any, key: Any, op: str, value: Any) -> None:
+        current = self.getitem_(obj, key)
+        self.write_(obj)[key] = _inplacevar_(op, current, value)
+
+    def build_class(self, name: str, bases: tuple, namespace: dict) -> type:
+        """RestrictedPython's `__metaclass__`: classes only as subclasses of Function / nn.Module."""
+        if not bases:
+            raise PolicyError(f"class {name}: a class must derive from torch.autograd.Function or torch.nn.Module")
+        for base in bases:
+            ok = isinstance(base, type) and (
+                self._is_user_class(base)
+                or (self.is_engine_class(base) and any(issubclass(base, b) for b in self.class_bases)))
+            if not ok:
+                shown = base._shown if isinstance(base, TypeName) else getattr(base, "__name__", type(base).__name__)
+                raise PolicyError(f"class {name}: deriving from {shown} is not allowed (only "
+                                  "torch.autograd.Function and torch.nn.Module)")
+        for key in namespace:
+            if key.startswith("_") and key not in ("__module__", "__qualname__", "__classcell__",
+                                                   "__init__", "__doc__"):
+                raise PolicyError(f"class {name}: names starting with '_' are not allowed: {key!r}")
+        meta = type(bases[0])
+        for b in bases[1:]:
+            if issubclass(type(b), meta):
+                meta = type(b)
+        cls = meta(name, bases, namespace)
+        self.user_classes.add(cls)
+        return cls
+
+    def type_(self, obj: Any, *rest: Any) -> TypeName:
+        if rest:
+            raise PolicyError("type() with three arguments (creating classes) is not allowed")
+        cls = type(obj)
+        shown = self._exposed_names.get(cls)
+        if shown is None:
+            mod = getattr(cls, "__module__", "") or ""
+            if self.is_engine_class(cls) or mod in ("builtins", "__main__") or self._is_user_class(cls):
+                shown = cls.__qualname__ if mod == "builtins" else (
+                    f"__main__.{cls.__qualname__}" if mod == "__main__" else cls.__name__)
+            else:
+                shown = cls.__name__
+        return TypeName(cls, shown)
+
+    def hasattr_(self, obj: Any, name: str) -> bool:
+        try:
+            self.getattr_(obj, name)
+            return True
+        except (AttributeError, PolicyError):
+            return False
+
+    def isinstance_(self, obj: Any, classinfo: Any) -> bool:
+        return builtins.isinstance(obj, _unwrap_classinfo(classinfo))
+
+    def issubclass_(self, cls: Any, classinfo: Any) -> bool:
+        if isinstance(cls, TypeName):
+            cls = cls._cls
+        return builtins.issubclass(cls, _unwrap_classinfo(classinfo))
+
+    # -- globals ----------------------------------------------------------------------------------
+    def builtins_dict(self) -> dict[str, Any]:
+        b: dict[str, Any] = {}
+        for name in ("abs", "all", "any", "ascii", "bin", "bool", "callable", "chr", "complex", "dict",
+                     "divmod", "enumerate", "filter", "float", "frozenset", "hash", "hex", "id", "int",
+                     "iter", "len", "list", "map", "max", "min", "next", "oct", "ord", "pow", "range",
+                     "repr", "reversed", "round", "set", "slice", "sorted", "str", "sum", "tuple", "zip",
+                     "staticmethod", "super", "bytes"):
+            b[name] = getattr(builtins, name)
+        for exc in SAFE_EXCEPTIONS:
+            b[exc.__name__] = exc
+        b["None"] = None
+        b["True"] = True
+        b["False"] = False
+        b["NotImplemented"] = NotImplemented
+        b["Ellipsis"] = Ellipsis
+        b["type"] = self.type_
+        b["hasattr"] = self.hasattr_
+        b["isinstance"] = self.isinstance_
+        b["issubclass"] = self.issubclass_
+        b["__import__"] = self.guarded_import
+        b["__build_class__"] = builtins.__build_class__  # class statements always pass metaclass=__metaclass__
+        self.safe_builtin_ids = {id(v) for v in b.values()}
+        return b
+
+
+def _unwrap_classinfo(classinfo: Any) -> Any:
+    if isinstance(classinfo, TypeName):
+        return classinfo._cls
+    if isinstance(classinfo, tuple):
+        return tuple(_unwrap_classinfo(c) for c in classinfo)
+    return classinfo
+
+
+_POLICIES: dict[int, Policy] = {}
+
+
+def policy_for(torch_module: types.ModuleType) -> Policy:
+    p = _POLICIES.get(id(torch_module))
+    if p is None or p.torch_module is not torch_module:
+        p = Policy(torch_module)
+        _POLICIES[id(torch_module)] = p
+    return p
+
+
+def snippet_globals(
+    torch_module: types.ModuleType,
+    write: Callable[[str], None],
+    extra: dict | None = None,
+    *,
+    max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
+) -> dict:
+    """The globals dict to `exec` a `compile_snippet` code object in (a fresh dict per run)."""
+    p = policy_for(torch_module)
+    g: dict[str, Any] = {
+        "__builtins__": dict(p.builtins),
+        "__name__": "__main__",
+        "__metaclass__": p.build_class,
+        "_getattr_": p.getattr_,
+        "_getitem_": p.getitem_,
+        "_getiter_": p.getiter_,
+        "_write_": p.write_,
+        "_inplacevar_": _inplacevar_,
+        "_augattr_": p.augattr_,
+        "_augitem_": p.augitem_,
+        "_apply_": _apply_,
+        "_print_": _PrintCollector(write, max_output_chars),
+        "_unpack_sequence_": guarded_unpack_sequence,
+        "_iter_unpack_sequence_": guarded_iter_unpack_sequence,
+    }
+    if extra:
+        g.update(extra)
+    return g
+
+
+__all__ = ["Facade", "Policy", "TypeName", "policy_for", "snippet_globals"]

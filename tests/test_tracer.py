@@ -1,0 +1,123 @@
+"""The tracer: what a trace says about a snippet's graph, values and backward steps."""
+
+from __future__ import annotations
+
+import math
+
+from server.schema import Trace
+from server.tracer import trace_code
+
+
+def _by_id(items: list[dict]) -> dict[str, dict]:
+    return {item["id"]: item for item in items}
+
+
+def test_seed_snippet_graph_names_and_final_grad(seed_code: str) -> None:
+    trace = trace_code(seed_code)
+    Trace.model_validate(trace)
+    assert trace["status"] == "ok"
+    names = sorted(n["name"] for n in trace["nodes"])
+    assert names == ["AccumulateGrad", "AddBackward0", "MulBackward0", "SinBackward0"]
+    tensors = {name: t for t in trace["tensors"] for name in t["names"]}
+    assert tensors["x"]["is_leaf"] and tensors["x"]["value"]["data"] == [2.0]
+    assert not tensors["y"]["is_leaf"]
+    accumulations = [e for e in trace["events"] if e["kind"] == "accumulate"]
+    assert len(accumulations) == 1
+    assert accumulations[0]["tensor"] == tensors["x"]["id"]
+    assert math.isclose(accumulations[0]["after"]["data"][0], 4 + math.cos(2), rel_tol=1e-6)
+
+
+def test_backward_steps_follow_pytorch_order_and_sum_contributions(seed_code: str) -> None:
+    trace = trace_code(seed_code)
+    nodes = _by_id(trace["nodes"])
+    runs = [e for e in trace["events"] if e["kind"] == "node_run"]
+    # PyTorch runs ready nodes newest first: Add, then Sin (created after Mul), then Mul.
+    assert [nodes[r["node"]]["name"] for r in runs] == ["AddBackward0", "SinBackward0", "MulBackward0"]
+    assert runs[0]["received"][0]["edge"] is None  # the seed
+    mul = runs[2]
+    assert [s["grad"]["data"][0] for s in mul["sent"]] == [2.0, 2.0]
+    # the second contribution to x's AccumulateGrad shows the running total cos(2) + 2 + 2
+    assert math.isclose(mul["sent"][1]["total"]["data"][0], math.cos(2) + 4, rel_tol=1e-6)
+
+
+def test_edges_carry_formulas_and_local_derivatives(seed_code: str) -> None:
+    trace = trace_code(seed_code)
+    nodes = _by_id(trace["nodes"])
+    sin_edge = next(e for e in trace["edges"] if nodes[e["source"]]["name"] == "SinBackward0")
+    assert sin_edge["formula"] == "grad * cos(self)"
+    assert math.isclose(sin_edge["local"]["value"]["data"][0], math.cos(2), rel_tol=1e-6)
+
+
+def test_source_spans_point_at_sub_expressions(seed_code: str) -> None:
+    trace = trace_code(seed_code)
+    spans = {n["name"]: n["span"] for n in trace["nodes"] if n.get("span")}
+    assert spans["MulBackward0"] == {"line": 3, "col": 5, "end_line": 3, "end_col": 10}  # x * x
+    assert spans["SinBackward0"] == {"line": 3, "col": 13, "end_line": 3, "end_col": 25}  # torch.sin(x)
+
+
+def test_user_error_is_part_of_the_trace_with_position() -> None:
+    code = "import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\ny = x * 2\ny.backward()\n"
+    trace = trace_code(code)
+    assert trace["status"] == "error"
+    assert trace["error"]["type"] == "RuntimeError"
+    assert trace["error"]["message"] == "grad can be implicitly created only for scalar outputs"
+    assert (trace["error"]["line"], trace["error"]["col"]) == (4, 1)
+    assert any(e["kind"] == "op" for e in trace["events"])  # what ran before the error is kept
+    assert trace["events"][-1]["kind"] == "error"
+
+
+def test_version_error_names_node_and_saved_slot() -> None:
+    code = (
+        "import torch\na = torch.tensor([0.5, 1.0], requires_grad=True)\nb = a.sigmoid()\n"
+        "c = b * 2\nb.mul_(2)\nc.sum().backward()\n"
+    )
+    trace = trace_code(code)
+    error = trace["error"]
+    nodes = _by_id(trace["nodes"])
+    assert nodes[error["node"]]["name"] == "SigmoidBackward0"  # c = b * 2 saved only the scalar 2
+    assert (error["saved_slot"], error["expected_version"], error["actual_version"]) == ("result", 0, 1)
+    assert "output 0 of Sigmoid, is at version 1; expected version 0" in error["message"]
+
+
+def test_print_output_and_names_of_attribute_targets() -> None:
+    code = "import torch\nw = torch.ones(2, requires_grad=True)\nloss = (w * 3).sum()\nprint(loss)\n"
+    trace = trace_code(code)
+    assert trace["stdout"] == "tensor(6., grad_fn=<SumBackward0>)\n"
+    prints = [e for e in trace["events"] if e["kind"] == "print"]
+    assert prints == [{"kind": "print", "text": "tensor(6., grad_fn=<SumBackward0>)\n", "line": 4}]
+
+
+def test_nan_and_infinity_are_encoded_explicitly() -> None:
+    code = "import torch\nz = torch.tensor([0.0, 1.0], requires_grad=True)\nq = z.log()\n"
+    trace = trace_code(code)
+    q = next(t for t in trace["tensors"] if t["names"] == ["q"])
+    assert q["value"]["data"] == ["-Infinity", 0.0]
+
+
+def test_same_snippet_gives_identical_trace(seed_code: str) -> None:
+    assert trace_code(seed_code) == trace_code(seed_code)
+
+
+def test_node_limit_ends_trace_with_status_limit() -> None:
+    from server.limits import Limits
+
+    code = "import torch\nv = torch.tensor(1.0, requires_grad=True)\nfor i in range(100):\n    v = v * 1.0\n"
+    trace = trace_code(code, limits=Limits(max_nodes=20))
+    assert trace["status"] == "limit"
+    assert "graph node limit (20 nodes)" in trace["error"]["message"]
+    assert len(trace["nodes"]) == 20
+
+
+def test_training_loop_passes_are_summarised_after_the_cap() -> None:
+    from server.limits import Limits
+
+    code = (
+        "import torch\nw = torch.tensor(1.0, requires_grad=True)\nfor i in range(8):\n"
+        "    loss = w * w\n    loss.backward()\n"
+    )
+    trace = trace_code(code, limits=Limits(full_passes=3))
+    begins = [e for e in trace["events"] if e["kind"] == "backward_begin"]
+    assert len(begins) == 8
+    assert trace["notes"] and "summarised" in trace["notes"][0]
+    final = [e for e in trace["events"] if e["kind"] == "accumulate"][-1]
+    assert final["after"]["data"] == [16.0]
