@@ -6,6 +6,8 @@ import itertools
 import re
 from typing import Any, Callable
 
+import numpy as np
+
 from engine import messages
 
 UINT64_MAX = 18446744073709551615
@@ -41,20 +43,28 @@ def add_hook(registry: dict, fn: Callable) -> RemovableHandle:
 FREED = object()  # marks a saved slot released after backward
 
 
+# Active torch.autograd.graph.saved_tensors_hooks (pack, unpack) pairs, innermost last.
+SAVED_HOOKS: list = []
+
+
 class SavedTensor:
     """A tensor a node saved for backward, with the version it had when saved."""
 
-    __slots__ = ("tensor", "version", "is_output")
+    __slots__ = ("tensor", "version", "is_output", "packed")
 
     def __init__(self, tensor: Any, is_output: bool) -> None:
         self.tensor = tensor
         self.version = tensor._vc[0]
         self.is_output = is_output
+        self.packed = None
+        if SAVED_HOOKS:
+            pack, unpack = SAVED_HOOKS[-1]
+            self.packed = (pack(tensor), unpack)
 
 
 def short_name(node: "Node") -> str:
     """PyTorch names the producing op without its Backward suffix in version errors."""
-    name = node.name()
+    name = type(node).__name__
     if name == "CopySlices":
         return "torch::autograd::CopySlices"
     return re.sub(r"Backward\d*$", "", name)
@@ -173,12 +183,24 @@ class Node:
                     from engine.tensor import scalar_tensor
 
                     value = scalar_tensor(value)  # PyTorch wraps a Python number in a tensor
+                elif type(value) is np.ndarray:
+                    from engine.tensor import Tensor
+
+                    value = Tensor._make(value)  # masks, indices, targets kept as arrays
+                elif type(value) is tuple and any(type(v) is np.ndarray for v in value):
+                    from engine.tensor import Tensor
+
+                    value = tuple(Tensor._make(v) if type(v) is np.ndarray else v for v in value)
                 return value
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
 
 
 def unpack_saved(node: Node, saved: SavedTensor, as_tensor: bool) -> Any:
     tensor = saved.tensor
+    if saved.packed is not None:
+        packed, unpack = saved.packed
+        value = unpack(packed)
+        return value if as_tensor else value._data
     if tensor._vc[0] != saved.version:
         raise RuntimeError(version_error(node, saved))
     if saved.is_output:
@@ -194,7 +216,9 @@ def version_error(node: Node, saved: SavedTensor) -> str:
     tensor = saved.tensor
     owner = node if saved.is_output else tensor.grad_fn
     where = f", which is output {tensor._output_nr} of {short_name(owner)}," if owner is not None else ""
-    return messages.version_mismatch(tensor, where, tensor._vc[0], saved.version)
+    from engine.grad_mode import state
+
+    return messages.version_mismatch(tensor, where, tensor._vc[0], saved.version, state.anomaly)
 
 
 class AccumulateGrad(Node):
@@ -207,6 +231,9 @@ class AccumulateGrad(Node):
         self._seq = UINT64_MAX
         self.variable = variable
         self.next_functions = ()
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"  # PyTorch's C++ name; the class name is AccumulateGrad
 
     def __getattr__(self, attr: str) -> Any:
         raise AttributeError(f"'AccumulateGrad' object has no attribute '{attr}'")

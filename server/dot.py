@@ -53,13 +53,13 @@ def make_dot(var: Any, params: dict | None = None, show_attrs: bool = False,
 
     def label_of(fn: Any) -> str:
         if not show_attrs or isinstance(fn, AccumulateGrad) or fn.rule is None:
-            return fn.name()
+            return type(fn).__name__
         rows = []
         for slot in fn.saved_slots():
             value = (fn._saved or {}).get(slot)
             text = "[saved tensor]" if type(value) is SavedTensor else str(value)
             rows.append(f"{slot}: {text[:max_attr_chars]}")
-        return fn.name() + ("\n" + "-" * 20 + "\n" + "\n".join(rows) if rows else "")
+        return type(fn).__name__ + ("\n" + "-" * 20 + "\n" + "\n".join(rows) if rows else "")
 
     stack = []
     outputs = var if isinstance(var, tuple) else (var,)

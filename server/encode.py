@@ -24,11 +24,24 @@ def number(v: Any) -> Any:
     return float(f"{v:.7g}")
 
 
+_DTYPE_NAMES: dict[np.dtype, str] = {}
+
+
+def dtype_name(dtype: np.dtype) -> str:
+    """str(dtype), cached: NumPy computes it anew on every call, which dominates encoding time."""
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = _DTYPE_NAMES[dtype] = str(dtype)
+    return name
+
+
 def array(a: Any, cap: int) -> dict:
     """An ArrayValue dict for an ndarray (or Python number)."""
     a = np.asarray(a)
+    if a.ndim == 0:
+        return {"shape": [], "dtype": dtype_name(a.dtype), "data": [number(a.item())]}
     flat = a.reshape(-1)
-    value: dict[str, Any] = {"shape": list(a.shape), "dtype": str(a.dtype)}
+    value: dict[str, Any] = {"shape": list(a.shape), "dtype": dtype_name(a.dtype)}
     if flat.size <= cap:
         value["data"] = [number(v) for v in flat.tolist()]
         return value

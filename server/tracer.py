@@ -78,7 +78,7 @@ class Recorder:
             "id": tid,
             "names": [],
             "shape": list(t._data.shape),
-            "dtype": str(t._data.dtype),
+            "dtype": encode.dtype_name(t._data.dtype),
             "requires_grad": t._requires_grad,
             "is_leaf": t.grad_fn is None,
             "grad_fn": self._node_ids.get(id(t.grad_fn)) if t.grad_fn is not None else None,
@@ -102,7 +102,7 @@ class Recorder:
         nid = f"n{len(self.nodes)}"
         self._node_ids[id(node)] = nid
         self._keep.append(node)
-        record: dict[str, Any] = {"id": nid, "name": node.name()}
+        record: dict[str, Any] = {"id": nid, "name": type(node).__name__}
         if isinstance(node, AccumulateGrad):
             record["kind"] = "accumulate"
             record["variable"] = self.tensor_id(node.variable)
