@@ -3,21 +3,31 @@
 from __future__ import annotations
 
 from engine import methods as _methods  # noqa: F401 - attaches Tensor methods
-from engine import autograd, optim
+from engine import autograd, nn, optim, utils
 from engine.creation import (
-    arange, as_tensor, empty, eye, full, full_like, linspace, ones, ones_like, tensor, zeros,
-    zeros_like,
+    arange, as_tensor, bernoulli, empty, empty_like, eye, from_numpy, full, full_like, linspace, normal,
+    ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like, randperm, scalar_tensor,
+    tensor, zeros, zeros_like,
 )
+from engine.random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from engine.dtypes import (
     bool_ as bool,  # noqa: A001
     dtype,
     float16, float32, float64, int8, int16, int32, int64, uint8,
 )
-from engine.functions import (
-    abs, add, clone, cos, div, dot, eq, exp, expand, flatten, ge, gt, le, log, lt, matmul, mean, mm,
-    mul, ne, neg, permute, pow, reciprocal, relu, reshape, sigmoid, sign, sin, sqrt, square, squeeze,
-    sub, sum, t, tanh, transpose, unsqueeze, where,
+from engine.functions import (  # noqa: A004 - PyTorch's names shadow builtins on purpose
+    abs, acos, add, addmm, all, allclose, amax, amin, any, arccos, arcsin, arctan, argmax, argmin,
+    argsort, asin, atan, bmm, cat, ceil, chunk, clamp, clamp_max, clamp_min, clip, clone, concat,
+    concatenate, contiguous, cos, cosh, count_nonzero, cumsum, detach, diag, div, dot, einsum, eq, equal,
+    erf, exp, exp2, expand, expm1, fix, flatten, flip, floor, floor_divide, fmod, frac, gather, ge,
+    ger, gt, hstack, index_select, isclose, isfinite, isinf, isnan, le, log, log10, log1p, log2,
+    log_softmax, logical_and, logical_not, logical_or, logsumexp, lt, masked_fill, matmul, max,
+    maximum, mean, min, minimum, mm, mul, mv, narrow, ne, neg, nonzero, norm, outer, permute, pow,
+    prod, reciprocal, relu, remainder, repeat, reshape, round, rsqrt, select, sigmoid, sign, silu,
+    sin, sinh, softmax, sort, split, sqrt, square, squeeze, stack, std, sub, sum, t, take_along_dim,
+    tan, tanh, transpose, tril, triu, trunc, unbind, unsqueeze, var, vstack, where,
 )
+from engine.functions import div as divide, mul as multiply, sub as subtract, neg as negative
 from engine.grad_mode import (
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
 )
@@ -27,6 +37,23 @@ half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
 
 __version__ = "2.13.0"
+
+# PyTorch computes nan/inf silently; NumPy would warn on 0/0, log(0), overflow.
+import numpy as _np  # noqa: E402
+
+_np.seterr(divide="ignore", invalid="ignore", over="ignore", under="ignore")
+
+
+def get_default_dtype() -> dtype:
+    from engine import dtypes as _dtypes
+
+    return _dtypes.default_float
+
+
+def set_default_dtype(d: dtype) -> None:
+    from engine import dtypes as _dtypes
+
+    _dtypes.default_float = d
 
 
 def is_tensor(obj: object) -> bool:

@@ -44,6 +44,8 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         )
     np_dtype = dtypes.to_numpy(dtype)
     array = np.array(_unwrap(data), dtype=np_dtype)
+    if np_dtype is None and isinstance(data, (np.ndarray, np.generic)) and array.dtype.kind in "fiub":
+        return _finish(array, requires_grad)  # NumPy data keeps its dtype, as in PyTorch
     if np_dtype is None:
         if array.dtype.kind == "f":
             array = array.astype(dtypes.default_float.np)
@@ -123,3 +125,131 @@ def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = F
         device: Any = None) -> Tensor:
     np_dtype = dtypes.to_numpy(dtype) or dtypes.default_float.np
     return _finish(np.eye(n, m, dtype=np_dtype), requires_grad)
+
+
+# --- random tensors (torch's CPU generator, see engine/random.py) ---------------------------------
+def _gen(generator: Any) -> Any:
+    from engine import random
+
+    return generator if generator is not None else random.default_generator
+
+
+def _float_dtype(dtype: Any) -> np.dtype:
+    return dtypes.to_numpy(dtype) or dtypes.default_float.np
+
+
+def rand(*size: Any, generator: Any = None, dtype: Any = None, device: Any = None,
+         requires_grad: bool = False) -> Tensor:
+    shape = _size(size)
+    np_dtype = _float_dtype(dtype)
+    values = _gen(generator).uniform01(_numel(shape), np_dtype).reshape(shape)
+    return _finish(values.astype(np_dtype, copy=False), requires_grad)
+
+
+def randn(*size: Any, generator: Any = None, dtype: Any = None, device: Any = None,
+          requires_grad: bool = False) -> Tensor:
+    shape = _size(size)
+    np_dtype = _float_dtype(dtype)
+    values = _gen(generator).normal(_numel(shape), 0.0, 1.0, np_dtype).reshape(shape)
+    return _finish(values, requires_grad)
+
+
+def randint(low: Any, high: Any = None, size: Any = None, *, generator: Any = None, dtype: Any = None,
+            device: Any = None, requires_grad: bool = False) -> Tensor:
+    if size is None:
+        low, high, size = 0, low, high
+    if high is None:
+        low, high = 0, low
+    shape = tuple(int(s) for s in size)
+    values = _gen(generator).random_from_to(_numel(shape), int(low), int(high)).reshape(shape)
+    np_dtype = dtypes.to_numpy(dtype) or np.dtype(np.int64)
+    return _finish(values.astype(np_dtype), requires_grad)
+
+
+def randperm(n: int, *, generator: Any = None, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False) -> Tensor:
+    np_dtype = dtypes.to_numpy(dtype) or np.dtype(np.int64)
+    return _finish(_gen(generator).randperm(int(n)).astype(np_dtype), requires_grad)
+
+
+def rand_like(input: Tensor, dtype: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
+    return rand(input._data.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randn_like(input: Tensor, dtype: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
+    return randn(input._data.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randint_like(input: Tensor, low: Any, high: Any = None, dtype: Any = None, **_: Any) -> Tensor:
+    return randint(low, high, input._data.shape, dtype=dtype or input.dtype)
+
+
+def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None,
+           dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    if size is not None:
+        shape = tuple(size)
+        values = _gen(generator).normal(_numel(shape), float(mean), float(std), _float_dtype(dtype))
+        return _finish(values.reshape(shape), requires_grad)
+    m = mean._data if isinstance(mean, Tensor) else np.asarray(mean, np.float32)
+    s = std._data if isinstance(std, Tensor) else np.asarray(std, np.float32)
+    shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+    z = _gen(generator).normal(_numel(shape), 0.0, 1.0, np.result_type(m, s)).reshape(shape)
+    return _finish((z * s + m).astype(np.result_type(m, s)), requires_grad)
+
+
+def _numel(shape: tuple) -> int:
+    return int(np.prod(shape)) if shape else 1
+
+
+def fill_random_(t: Tensor, values: np.ndarray) -> Tensor:
+    """Write freshly drawn values into `t` in place (uniform_, normal_...)."""
+    from engine import grad_mode
+
+    t._check_inplace()
+    if grad_mode.state.enabled and t._requires_grad:
+        from engine.functions import _inplace
+        from engine import ops
+
+        return _inplace(t, ops.COPY, (Tensor._make(values.reshape(t._data.shape)),))
+    t._data[...] = values.reshape(t._data.shape)
+    t._vc[0] += 1
+    if observe.current is not None:
+        observe.current.inplace_applied(t, None)
+    return t
+
+
+def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
+    return fill_random_(self, _gen(generator).uniform(self._data.size, a, b, self._data.dtype))
+
+
+def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+    return fill_random_(self, _gen(generator).normal(self._data.size, mean, std, self._data.dtype))
+
+
+def random_(self: Tensor, low: Any = 0, high: Any = None, *, generator: Any = None) -> Tensor:
+    if high is None:
+        low, high = 0, low if low else (1 << 24) + 1
+    return fill_random_(self, _gen(generator).random_from_to(self._data.size, int(low), int(high)))
+
+
+def bernoulli_draw(shape: tuple, p: Any, dtype: Any, generator: Any = None) -> np.ndarray:
+    """Bernoulli samples (uniform < p). PyTorch's CPU bernoulli uses MKL streams: values differ."""
+    u = _gen(generator).uniform01(_numel(shape), np.dtype(np.float64)).reshape(shape)
+    return (u < p).astype(dtype)
+
+
+def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
+    prob = input._data if p is None else p
+    return _finish(bernoulli_draw(input._data.shape, prob, input._data.dtype, generator), False)
+
+
+def empty_like(input: Tensor, dtype: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
+    return _like(0, input, dtype, requires_grad)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    return _finish(np.asarray(array), False)
+
+
+def scalar_tensor(value: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return tensor(value, dtype=dtype or dtypes.default_float, requires_grad=requires_grad)

@@ -61,8 +61,19 @@ class Pass:
                             self.captured[i] = grads[nr]
                 if node not in runs:
                     continue
-                sent = self._execute(node, grads, obs)
-                for i, edge in enumerate(node.next_functions):
+                try:
+                    sent = self._execute(node, grads, obs)
+                except Exception:
+                    if grad_mode.state.anomaly and node._anomaly is not None:
+                        from engine.autograd.anomaly_mode import report_failure
+
+                        report_failure(node)
+                    raise
+                if grad_mode.state.anomaly and grad_mode.state.check_nan:
+                    from engine.autograd.anomaly_mode import check_nan
+
+                    check_nan(node, sent)
+                for i, edge in enumerate(node._edges):
                     if edge is None or sent[i] is None:
                         continue
                     target, nr = edge
@@ -91,7 +102,7 @@ class Pass:
                 seen[node] = None
                 stack.append(node)
         while stack:
-            for edge in stack.pop().next_functions:
+            for edge in stack.pop()._edges:
                 if edge is not None and edge[0] not in seen:
                     seen[edge[0]] = None
                     stack.append(edge[0])
@@ -103,7 +114,7 @@ class Pass:
         for node, _ in self.roots:
             dependencies[node] = dependencies.get(node, 0) + 1
         for node in runs:
-            for edge in node.next_functions:
+            for edge in node._edges:
                 if edge is not None and edge[0] in dependencies:
                     dependencies[edge[0]] += 1
         return dependencies
@@ -126,14 +137,14 @@ class Pass:
         while stack:
             node, expanded = stack.pop()
             if expanded:
-                if any(e is not None and (e[0] in leads or e[0] in targets) for e in node.next_functions):
+                if any(e is not None and (e[0] in leads or e[0] in targets) for e in node._edges):
                     leads.add(node)
                 continue
             if node in done:
                 continue
             done.add(node)
             stack.append((node, True))
-            stack.extend((e[0], False) for e in node.next_functions if e is not None and e[0] not in done)
+            stack.extend((e[0], False) for e in node._edges if e is not None and e[0] not in done)
         return leads | targets, leads | accumulated
 
     def _run_tensor_hooks(self, node: Node, grads: list, obs: Any) -> list:
@@ -170,7 +181,9 @@ class Pass:
         else:
             if obs is not None:
                 obs.node_started(node, grads)
-            grads = _materialize(node, grads, self.create_graph)
+            ctx = getattr(node, "ctx", None)
+            if ctx is None or ctx.materialize_grads:
+                grads = _materialize(node, grads, self.create_graph)
             sent = node.apply_backward(tuple(grads), self.create_graph)
             if obs is not None:
                 obs.node_finished(node, grads, sent)

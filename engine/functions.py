@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import builtins
 from typing import Any, Sequence
 
 import numpy as np
 
 from engine import grad_mode, messages, observe, ops
 from engine.rules import apply
+from engine.node import Node
+from engine.rules import Rule, _node_classes
 from engine.tensor import Tensor
 
 Number = (int, float, bool)
@@ -29,7 +32,9 @@ def _check_broadcast(a: Any, b: Any) -> None:
 
 
 def _binary(rule: Any, a: Any, b: Any, attrs: dict | None = None) -> Tensor:
-    if not isinstance(b, (Tensor, *Number)):
+    if type(b) is np.ndarray:
+        b = Tensor._make(b)  # constants inside gradient formulas under create_graph
+    elif not isinstance(b, (Tensor, *Number)):
         return NotImplemented
     _check_broadcast(a, b)
     return apply(rule, (a, b), attrs)
@@ -73,7 +78,7 @@ def neg(input: Tensor) -> Tensor:
 
 def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001 - PyTorch's name
     if not isinstance(input, Tensor):
-        return apply(ops.RPOW, (input, exponent))
+        return apply(ops.RPOW, (exponent,), {"self": input})
     if isinstance(exponent, Tensor):
         _check_broadcast(input, exponent)
         return apply(ops.POW_TENSOR, (input, exponent))
@@ -107,10 +112,6 @@ sqrt = _unary(ops.SQRT)
 abs = _unary(ops.ABS)  # noqa: A001
 
 
-def sign(input: Tensor) -> Tensor:
-    return _constant(np.sign(input._data))
-
-
 def _constant(array: np.ndarray) -> Tensor:
     """A result that carries no gradient (comparisons, sign, argmax...)."""
     t = Tensor._make(np.asarray(array))
@@ -119,18 +120,15 @@ def _constant(array: np.ndarray) -> Tensor:
     return t
 
 
-def where(condition: Any, input: Any, other: Any) -> Tensor:
+def where(condition: Any, input: Any = None, other: Any = None) -> Any:
     cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
-    a = input._data if isinstance(input, Tensor) else input
-    b = other._data if isinstance(other, Tensor) else other
-    if not (isinstance(input, Tensor) and input._requires_grad) and not (
-        isinstance(other, Tensor) and other._requires_grad
-    ):
-        return _constant(np.where(cond, a, b).astype(np.result_type(a, b), copy=False))
-    zero_a = input if isinstance(input, Tensor) else input
-    return zero_a * Tensor._make(cond.astype(_dtype_of(input, other))) + other * Tensor._make(
-        (~cond).astype(_dtype_of(input, other))
-    )
+    if input is None and other is None:
+        return tuple(_constant(i.astype(np.int64)) for i in np.nonzero(cond))
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        return _constant(np.where(cond, input, other).astype(np.float32))
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        _check_broadcast(input, other)
+    return apply(ops.WHERE, (input, other), {"condition": cond.astype(bool, copy=False)})
 
 
 def _dtype_of(*xs: Any) -> Any:
@@ -159,13 +157,22 @@ def _dims(dim: Any) -> Any:
     return dim
 
 
+def _dim_tuple(dim: Any) -> tuple:
+    """PyTorch saves dim lists as tuples: sum(1) has _saved_dim == (1,)."""
+    return tuple(dim) if isinstance(dim, (list, tuple)) else (int(dim),)
+
+
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None,  # noqa: A001
         keepdims: Any = None, dtype: Any = None) -> Tensor:
     dim = axis if dim is None else dim
     keepdim = keepdims if keepdims is not None else keepdim
+    if dtype is not None:
+        input = input.to(dtype)
+    elif input._data.dtype.kind in "biu" and input._data.dtype != np.int64:
+        input = input.to(np.int64)
     if dim is None:
         return apply(ops.SUM, (input,))
-    return apply(ops.SUM_DIM, (input,), {"dim": _dims(dim), "keepdim": keepdim})
+    return apply(ops.SUM_DIM, (input,), {"dim": _dim_tuple(dim), "keepdim": keepdim})
 
 
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
@@ -179,7 +186,7 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = N
         )
     if dim is None:
         return apply(ops.MEAN, (input,))
-    return apply(ops.MEAN_DIM, (input,), {"dim": _dims(dim), "keepdim": keepdim})
+    return apply(ops.MEAN_DIM, (input,), {"dim": _dim_tuple(dim), "keepdim": keepdim})
 
 
 def sum_to_size(input: Tensor, *size: Any) -> Tensor:
@@ -196,16 +203,92 @@ def sum_to_size(input: Tensor, *size: Any) -> Tensor:
 
 # --- matrix products --------------------------------------------------------------------------
 def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """PyTorch's matmul dispatch, producing the same chain of nodes (fold to mm/mv, or expand+bmm)."""
+    if not isinstance(other, Tensor):
+        return NotImplemented
     a, b = input._data.ndim, other._data.ndim
+    if a == 0 or b == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {a}D and {b}D"
+        )
     if a == 2 and b == 2:
         return mm(input, other)
     if a == 1 and b == 1:
         return dot(input, other)
     if a == 2 and b == 1:
-        return apply(ops.MV, (input, other))
+        return mv(input, other)
     if a == 1 and b == 2:
-        return mm(input.unsqueeze(0), other).squeeze(0)
-    raise NotImplementedError("batched matmul is not supported yet")
+        out = mm(unsqueeze(input, 0), other)
+        return apply(ops.SQUEEZE_INPLACE, (out,), {"dim": 0})
+    if a >= 3 and b <= 2:
+        return _folded(input, other)
+    if b >= 3 and a <= 2:
+        if a == 1:
+            # vector @ batch: fold the batch's transposed matrices into one matrix-vector product.
+            folded = reshape(transpose(other, -1, -2), -1, other._data.shape[-2])
+            out = mv(folded, input)
+            return apply(ops.UNSAFE_VIEW, (out,), {"size": other._data.shape[:-2] + (other._data.shape[-1],)})
+        out = _folded(transpose(other, -1, -2), t(input))
+        return contiguous(transpose(out, -1, -2))
+    return _batched(input, other)
+
+
+def _folded(input: Tensor, other: Tensor) -> Tensor:
+    """(..., n, m) @ (m, p) or (m,): one mm/mv on the batch folded into rows, then _unsafe_view."""
+    shape = input._data.shape
+    rows = reshape(input, -1, shape[-1])
+    if other._data.ndim == 1:
+        out = mv(rows, other)
+        return apply(ops.UNSAFE_VIEW, (out,), {"size": shape[:-1]})
+    out = mm(rows, other)
+    return apply(ops.UNSAFE_VIEW, (out,), {"size": shape[:-1] + (other._data.shape[-1],)})
+
+
+def _batched(input: Tensor, other: Tensor) -> Tensor:
+    sa, sb = input._data.shape, other._data.shape
+    if sa[-1] != sb[-2]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{_prod(sa[:-2])}, {sa[-1]}] "
+            f"but got: [{_prod(sb[:-2])}, {sb[-2]}]."
+        )
+    batch = tuple(np.broadcast_shapes(sa[:-2], sb[:-2]))
+    left = reshape(expand(input, batch + sa[-2:]), -1, *sa[-2:])
+    right = reshape(expand(other, batch + sb[-2:]), -1, *sb[-2:])
+    out = bmm(left, right)
+    return apply(ops.UNSAFE_VIEW, (out,), {"size": batch + (sa[-2], sb[-1])})
+
+
+def _prod(shape: tuple) -> int:
+    return int(np.prod(shape)) if shape else 1
+
+
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    if input._data.shape[1] != vec._data.shape[0]:
+        s1 = input._data.shape
+        raise RuntimeError(
+            f"size mismatch, got input ({s1[0]}), mat ({s1[0]}x{s1[1]}), vec ({vec._data.shape[0]})"
+        )
+    return apply(ops.MV, (input, vec))
+
+
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    return apply(ops.BMM, (input, mat2))
+
+
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    return mul(reshape(input, -1, 1), vec2)
+
+
+ger = outer
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    attrs = {}
+    if alpha != 1:
+        attrs["alpha"] = alpha
+    if beta != 1:
+        attrs["beta"] = beta
+    return apply(ops.ADDMM, (input, mat1, mat2), attrs or None)
 
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
@@ -228,12 +311,66 @@ def _size_args(size: Sequence) -> tuple:
     return tuple(size)
 
 
+def _infer_shape(input: Tensor, size: Sequence) -> tuple:
+    shape = tuple(int(d) for d in _size_args(size))
+    n = input._data.size
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = _prod(tuple(d for d in shape if d != -1))
+    if -1 in shape:
+        if known == 0 or n % known:
+            raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {n}")
+        shape = tuple(n // known if d == -1 else d for d in shape)
+    elif known != n:
+        raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {n}")
+    return shape
+
+
+def _viewable(array: np.ndarray, shape: tuple) -> bool:
+    probe = array.view()
+    try:
+        probe.shape = shape
+    except AttributeError:
+        return False
+    return True
+
+
 def view(input: Tensor, *size: Any) -> Tensor:
-    return apply(ops.VIEW, (input,), {"size": _size_args(size)})
+    if len(size) == 1 and not isinstance(size[0], (tuple, list, int)) and size[0] is not None:
+        return input.to(size[0])  # view(dtype)
+    shape = _infer_shape(input, size)
+    if not _viewable(input._data, shape):
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one dimension "
+            "spans across two contiguous subspaces). Use .reshape(...) instead."
+        )
+    return apply(ops.VIEW, (input,), {"size": shape})
 
 
 def reshape(input: Tensor, *size: Any) -> Tensor:
-    return apply(ops.VIEW, (input,), {"size": _size_args(size)})
+    shape = _infer_shape(input, size)
+    if _viewable(input._data, shape):
+        return apply(ops.VIEW, (input,), {"size": shape})
+    copy = apply(ops.CLONE, (input,), {"memory_format": "contiguous"})
+    return apply(ops.UNSAFE_VIEW, (copy,), {"size": shape})
+
+
+def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
+    if input._data.flags.c_contiguous:
+        return input
+    return apply(ops.CLONE, (input,), {"memory_format": "contiguous"})
+
+
+def view_as(input: Tensor, other: Tensor) -> Tensor:
+    return view(input, other._data.shape)
+
+
+def reshape_as(input: Tensor, other: Tensor) -> Tensor:
+    return reshape(input, other._data.shape)
+
+
+def expand_as(input: Tensor, other: Tensor) -> Tensor:
+    return expand(input, other._data.shape)
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -273,10 +410,13 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
 def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     if dim is None:
         return apply(ops.SQUEEZE, (input,))
-    return apply(ops.SQUEEZE_DIM, (input,), {"dim": dim % max(input._data.ndim, 1)})
+    if isinstance(dim, (tuple, list)):
+        n = builtins.max(input._data.ndim, 1)
+        return apply(ops.SQUEEZE_DIMS, (input,), {"dim": tuple(d % n for d in dim)})
+    return apply(ops.SQUEEZE_DIM, (input,), {"dim": dim % builtins.max(input._data.ndim, 1)})
 
 
-def clone(input: Tensor) -> Tensor:
+def clone(input: Tensor, memory_format: Any = None) -> Tensor:
     return apply(ops.CLONE, (input,))
 
 
@@ -297,10 +437,14 @@ lt, le, gt, ge, eq, ne = (_compare(f) for f in (np.less, np.less_equal, np.great
 
 # --- in-place ---------------------------------------------------------------------------------
 def _inplace(self: Tensor, rule: Any, others: tuple, attrs: dict | None = None) -> Tensor:
-    """Apply `rule` and write the result into `self`, rebasing its grad_fn like PyTorch."""
+    """Apply `rule` and write the result into `self`, rebasing its grad_fn like PyTorch.
+
+    On a view, the base gets a CopySlices node (the op's node applied to the viewed region) and
+    the view's grad_fn becomes an AsStridedBackward0 of the base, as PyTorch does.
+    """
     self._check_inplace()
     tracked = grad_mode.state.enabled and (
-        self._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
+        self._requires_grad or builtins.any(isinstance(o, Tensor) and o._requires_grad for o in others)
     )
     if not tracked:
         arrays = [o._data if isinstance(o, Tensor) else o for o in others]
@@ -314,21 +458,54 @@ def _inplace(self: Tensor, rule: Any, others: tuple, attrs: dict | None = None) 
     before = Tensor._make(self._data.copy(), self.grad_fn, [0])
     before._requires_grad = self._requires_grad
     before._output_nr = self._output_nr
+    before._accumulator = self._accumulator
     with _quiet():
         out = apply(rule, (before, *others), attrs)
     np.copyto(self._data, out._data, casting="unsafe")
     self._vc[0] += 1
     node = out.grad_fn
-    self.grad_fn = node
-    self._requires_grad = True
-    self._output_nr = 0
-    if node is not None and node._saved and "result" in node._saved:
+    if node is not None and node._saved:
         from engine.node import SavedTensor
 
-        node._saved["result"] = SavedTensor(self, True)
+        for slot, value in node._saved.items():
+            if type(value) is SavedTensor and value.is_output:
+                node._saved[slot] = SavedTensor(self, True)
+    base = self._base
+    if base is not None:
+        _rebase_view(self, base, node)
+    else:
+        self.grad_fn = node
+        self._requires_grad = True
+        self._output_nr = 0
     if observe.current is not None:
-        observe.current.inplace_applied(self, node)
+        observe.current.inplace_applied(self, self.grad_fn)
     return self
+
+
+def _rebase_view(view: Tensor, base: Tensor, fn: Any) -> None:
+    """In-place on a view: CopySlices on the base, AsStridedBackward0 on the view."""
+    from engine.rules import edge_to
+
+    copy = CopySlices()
+    copy.fn = fn
+    copy.geometry = (base._data, view._data)
+    copy._edges = (edge_to(base), *fn._edges[1:])
+    copy._in_meta = (base._data.shape, *fn._in_meta[1:])
+    copy._out_meta = ((base._data.shape, base._data.dtype),)
+    base.grad_fn = copy
+    base._requires_grad = True
+    base._output_nr = 0
+    if observe.current is not None:
+        observe.current.inplace_applied(base, copy)  # the base changed too (its grad_fn is CopySlices)
+    _regenerate_view(view, base)
+
+
+def _regenerate_view(view: Tensor, base: Tensor) -> None:
+    with _quiet():
+        fresh = apply(ops.AS_STRIDED, (base,), {"self_geometry": (base._data, view._data), "geometry": None})
+    view.grad_fn = fresh.grad_fn
+    view._requires_grad = True
+    view._output_nr = 0
 
 
 class _quiet:
@@ -343,37 +520,95 @@ class _quiet:
 
 
 def zero_(self: Tensor) -> Tensor:
-    self._check_inplace()
-    if grad_mode.state.enabled and self._requires_grad:
-        return _inplace(self, ops.MUL, (0,))
-    self._data[...] = 0
-    self._vc[0] += 1
-    if observe.current is not None:
-        observe.current.inplace_applied(self, None)
-    return self
+    return _inplace(self, ops.ZERO, ())
 
 
 def fill_(self: Tensor, value: Any) -> Tensor:
-    self._check_inplace()
-    self._data[...] = value
-    self._vc[0] += 1
-    if observe.current is not None:
-        observe.current.inplace_applied(self, None)
-    return self
+    if isinstance(value, Tensor):
+        value = value.item()
+    return _inplace(self, ops.FILL, (), {"value": value})
+
+
+def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
+    return _inplace(self, ops.COPY, (src,))
 
 
 def setitem(self: Tensor, key: Any, value: Any) -> None:
-    key = _index_key(key)
-    self._check_inplace()
-    v = value._data if isinstance(value, Tensor) else value
-    if grad_mode.state.enabled and (
+    """`x[key] = value`: copy_ into a view for basic keys, index_put_ for advanced ones."""
+    tracked = grad_mode.state.enabled and (
         self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)
-    ):
-        raise NotImplementedError("index assignment on tensors that require grad is not supported yet")
-    self._data[key] = v
-    self._vc[0] += 1
+    )
+    if not tracked:
+        self._check_inplace()
+        v = value._data if isinstance(value, Tensor) else value
+        self._data[_index_key(key)] = v
+        self._vc[0] += 1
+        if observe.current is not None:
+            observe.current.inplace_applied(self, None)
+        return
+    keys = key if isinstance(key, tuple) else (key,)
+    if builtins.any(_is_advanced(k) for k in keys):
+        indices = _advanced_indices(self, key)
+        _inplace(self, ops.INDEX_PUT, (value,), {"indices": indices, "accumulate": False})
+        return
+    with _quiet():
+        region = getitem(self, key)
+    if region is self:
+        _inplace(self, ops.COPY, (value,))
+        return
+    _inplace(region, ops.COPY, (value,))
+    if self._base is not None and self.grad_fn is not None:
+        _regenerate_view(self, self._base)
     if observe.current is not None:
-        observe.current.inplace_applied(self, None)
+        observe.current.inplace_applied(self, self.grad_fn)
+
+
+def _advanced_indices(self: Tensor, key: Any) -> tuple:
+    """The index_put_ indices (one entry per leading dim, None for full slices) of an advanced key."""
+    keys = key if isinstance(key, tuple) else (key,)
+    out: list = []
+    for k in keys:
+        if k is Ellipsis:
+            used = builtins.sum(1 for q in keys if q is not Ellipsis and q is not None)
+            out += [None] * (self._data.ndim - used)
+        elif isinstance(k, slice):
+            if k != slice(None):
+                raise NotImplementedError("index assignment mixing slices and tensor indices")
+            out.append(None)
+        elif isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+            out.append(np.asarray(k, np.int64))
+        else:
+            array = k._data if isinstance(k, Tensor) else np.asarray(k)
+            if array.dtype == np.bool_:
+                out += [p.astype(np.int64) for p in np.nonzero(array)]
+            else:
+                out.append(array.astype(np.int64))
+    return tuple(out)
+
+
+class CopySlices(Node):
+    """Base of a view modified in place: the op's node applied to the view's region of the grad."""
+
+    __slots__ = ("fn", "geometry")
+
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"  # PyTorch's C++ name; the class name is CopySlices
+
+    def apply_backward(self, grads: tuple, create_graph: bool) -> tuple:
+        from engine.rules import ArrayMath
+
+        F: Any = TensorMath if create_graph else ArrayMath
+        g = grads[0]
+        dtype = (g._data if isinstance(g, Tensor) else np.asarray(g)).dtype
+        region = F.op("strided_gather", g, geometry=self.geometry)
+        sent = self.fn.apply_backward((region,), create_graph)
+        outside = g * ops.outside_mask(self.geometry, dtype)
+        if sent[0] is not None:
+            outside = outside + F.op("strided_scatter", sent[0], geometry=self.geometry)
+        return (outside, *sent[1:])
+
+    def release(self) -> None:
+        self.fn.release()
 
 
 def _index_key(key: Any) -> Any:
@@ -382,6 +617,610 @@ def _index_key(key: Any) -> Any:
     if isinstance(key, tuple):
         return tuple(k._data if isinstance(k, Tensor) else k for k in key)
     return key
+
+
+# --- more elementwise math ------------------------------------------------------------------------
+log1p = _unary(ops.LOG1P)
+log2 = _unary(ops.LOG2)
+log10 = _unary(ops.LOG10)
+expm1 = _unary(ops.EXPM1)
+exp2 = _unary(ops.EXP2)
+rsqrt = _unary(ops.RSQRT)
+tan = _unary(ops.TAN)
+sinh = _unary(ops.SINH)
+cosh = _unary(ops.COSH)
+asin = _unary(ops.ASIN)
+acos = _unary(ops.ACOS)
+atan = _unary(ops.ATAN)
+arcsin, arccos, arctan = asin, acos, atan
+erf = _unary(ops.ERF)
+sign = _unary(ops.SIGN)
+floor = _unary(ops.FLOOR)
+ceil = _unary(ops.CEIL)
+trunc = _unary(ops.TRUNC)
+fix = trunc
+frac = _unary(ops.FRAC)
+silu = _unary(ops.SILU)
+
+
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
+    if decimals:
+        return apply(ops.ROUND_DECIMALS, (input,), {"decimals": decimals})
+    return apply(ops.ROUND, (input,))
+
+
+def remainder(input: Any, other: Any) -> Tensor:
+    if isinstance(other, Tensor):
+        return _constant(np.remainder(_raw(input), other._data))
+    return apply(ops.REMAINDER, (input,), {"other": other})
+
+
+def fmod(input: Tensor, other: Any) -> Tensor:
+    if isinstance(other, Tensor):
+        return _constant(np.fmod(input._data, other._data))
+    return apply(ops.FMOD, (input,), {"other": other})
+
+
+def floor_divide(input: Any, other: Any) -> Tensor:
+    return _constant(np.floor_divide(_raw(input), _raw(other)))
+
+
+def _raw(x: Any) -> Any:
+    return x._data if isinstance(x, Tensor) else x
+
+
+def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        lo = min if isinstance(min, Tensor) or min is None else as_tensor(min)
+        hi = max if isinstance(max, Tensor) or max is None else as_tensor(max)
+        return apply(ops.CLAMP_TENSOR, (input, lo, hi))
+    return apply(ops.CLAMP, (input,), {"min": min, "max": max})
+
+
+clip = clamp
+
+
+def clamp_min(input: Tensor, min: Any) -> Tensor:  # noqa: A002
+    return apply(ops.CLAMP_MIN, (input,), {"min": min})
+
+
+def clamp_max(input: Tensor, max: Any) -> Tensor:  # noqa: A002
+    return apply(ops.CLAMP_MAX, (input,), {"max": max})
+
+
+def maximum(input: Tensor, other: Tensor) -> Tensor:
+    _check_broadcast(input, other)
+    return apply(ops.MAXIMUM, (input, other))
+
+
+def minimum(input: Tensor, other: Tensor) -> Tensor:
+    _check_broadcast(input, other)
+    return apply(ops.MINIMUM, (input, other))
+
+
+def masked_fill(input: Tensor, mask: Any, value: Any) -> Tensor:
+    m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+    if m.dtype != np.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {_dtype_name(m)}")
+    v = value.item() if isinstance(value, Tensor) else value
+    return apply(ops.MASKED_FILL, (input,), {"mask": m, "value": v})
+
+
+def _dtype_name(a: np.ndarray) -> str:
+    from engine import dtypes
+
+    return repr(dtypes.from_numpy(a.dtype)).replace("torch.", "")
+
+
+# --- more reductions ------------------------------------------------------------------------------
+class ReturnType(tuple):
+    """torch.return_types.max and friends: (values, indices) with names."""
+
+    _kind = "max"
+
+    def __new__(cls, values: Tensor, indices: Tensor, kind: str = "max") -> "ReturnType":
+        obj = super().__new__(cls, (values, indices))
+        obj._kind = kind
+        return obj
+
+    @property
+    def values(self) -> Tensor:
+        return self[0]
+
+    @property
+    def indices(self) -> Tensor:
+        return self[1]
+
+    def __repr__(self) -> str:
+        return f"torch.return_types.{self._kind}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+def _value_and_index(rule: Any, kind: str, input: Tensor, dim: int, keepdim: bool) -> ReturnType:
+    values, indices = apply(rule, (input,), {"dim": dim, "keepdim": keepdim})
+    return ReturnType(values, indices, kind)
+
+
+def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+    if isinstance(dim, Tensor):
+        return maximum(input, dim)
+    if dim is None:
+        _check_nonempty(input, "max")
+        return apply(ops.MAX, (input,))
+    return _value_and_index(ops.MAX_DIM, "max", input, dim, keepdim)
+
+
+def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+    if isinstance(dim, Tensor):
+        return minimum(input, dim)
+    if dim is None:
+        _check_nonempty(input, "min")
+        return apply(ops.MIN, (input,))
+    return _value_and_index(ops.MIN_DIM, "min", input, dim, keepdim)
+
+
+def _check_nonempty(input: Tensor, name: str) -> None:
+    if input._data.size == 0:
+        raise RuntimeError(
+            f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+            "reduction dim with the 'dim' argument."
+        )
+
+
+def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    dims = _dim_tuple(dim) if dim != () else tuple(range(input._data.ndim))
+    return apply(ops.AMAX, (input,), {"dim": dims, "keepdim": keepdim})
+
+
+def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    dims = _dim_tuple(dim) if dim != () else tuple(range(input._data.ndim))
+    return apply(ops.AMIN, (input,), {"dim": dims, "keepdim": keepdim})
+
+
+def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    if dim is None:
+        return _constant(np.asarray(np.argmax(input._data), np.int64))
+    return _constant(np.argmax(input._data, axis=dim, keepdims=keepdim).astype(np.int64))
+
+
+def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    if dim is None:
+        return _constant(np.asarray(np.argmin(input._data), np.int64))
+    return _constant(np.argmin(input._data, axis=dim, keepdims=keepdim).astype(np.int64))
+
+
+def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    if dtype is not None:
+        input = input.to(dtype)
+    if dim is None:
+        return apply(ops.PROD, (input,))
+    return apply(ops.PROD_DIM, (input,), {"dim": dim, "keepdim": keepdim})
+
+
+def _correction(unbiased: Any, correction: Any) -> Any:
+    if correction is not None:
+        return correction
+    if unbiased is None:
+        return None
+    return 1 if unbiased else 0
+
+
+def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+        correction: Any = None) -> Tensor:
+    if isinstance(dim, bool):
+        unbiased, dim = dim, None
+    dims = None if dim is None else _dim_tuple(dim)
+    return apply(ops.VAR, (input,), {"dim": dims, "correction": _correction(unbiased, correction),
+                                     "keepdim": keepdim})
+
+
+def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+        correction: Any = None) -> Tensor:
+    if isinstance(dim, bool):
+        unbiased, dim = dim, None
+    dims = None if dim is None else _dim_tuple(dim)
+    return apply(ops.STD, (input,), {"dim": dims, "correction": _correction(unbiased, correction),
+                                     "keepdim": keepdim})
+
+
+def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    ord = 2 if p in ("fro", None) else p
+    dims = None if dim is None else _dim_tuple(dim)
+    return apply(ops.NORM, (input,), {"ord": ord, "dim": dims, "keepdim": keepdim})
+
+
+def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    return apply(ops.LOGSUMEXP, (input,), {"dim": _dim_tuple(dim), "keepdim": keepdim})
+
+
+def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    if dtype is not None:
+        input = input.to(dtype)
+    return apply(ops.CUMSUM, (input,), {"dim": dim % builtins.max(input._data.ndim, 1)})
+
+
+def softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
+    if dtype is not None:
+        input = input.to(dtype)
+    return apply(ops.SOFTMAX, (input,), {"dim": _softmax_dim(input, dim)})
+
+
+def log_softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
+    if dtype is not None:
+        input = input.to(dtype)
+    return apply(ops.LOG_SOFTMAX, (input,), {"dim": _softmax_dim(input, dim)})
+
+
+def _softmax_dim(input: Tensor, dim: Any) -> int:
+    if dim is None:
+        import warnings
+
+        warnings.warn(
+            "Implicit dimension choice for softmax has been deprecated. Change the call to include dim=X "
+            "as an argument.", UserWarning, stacklevel=4,
+        )
+        dim = 0 if input._data.ndim in (0, 1, 3) else 1
+    return dim % builtins.max(input._data.ndim, 1)
+
+
+# --- indexing, joining, splitting -------------------------------------------------------------------
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    ndim = input._data.ndim
+    if ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    size = input._data.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(
+            f"index {index} is out of bounds for dimension {dim % ndim} with size {size}"
+        )
+    return apply(ops.SELECT, (input,), {"dim": dim % ndim, "index": int(index)})
+
+
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    dim = dim % input._data.ndim
+    start = start % input._data.shape[dim] if start < 0 else start
+    return _slice(input, dim, start, start + length, 1)
+
+
+def _slice(input: Tensor, dim: int, start: int, end: int, step: int) -> Tensor:
+    if step <= 0:
+        raise ValueError("step must be greater than zero")
+    return apply(ops.SLICE, (input,), {"dim": dim, "start": start, "end": end, "step": step})
+
+
+def _is_advanced(k: Any) -> bool:
+    if isinstance(k, Tensor):
+        return not (k._data.ndim == 0 and k._data.dtype.kind in "iu")
+    return isinstance(k, (list, np.ndarray)) or isinstance(k, bool)
+
+
+def getitem(self: Tensor, key: Any) -> Tensor:
+    """Tensor indexing with PyTorch's node chains: Select/Slice/Unsqueeze, then Index for advanced."""
+    if not isinstance(key, tuple):
+        if isinstance(key, slice):
+            return _slice_full(self, 0, key)
+        key = (key,)
+    consumed = builtins.sum(
+        (k._data.ndim if isinstance(k, Tensor) and k._data.dtype == np.bool_ else 1)
+        for k in key if k is not None and k is not Ellipsis
+    )
+    if consumed > self._data.ndim:
+        raise IndexError(
+            f"too many indices for tensor of dimension {self._data.ndim}"
+        )
+    out = self
+    dim = 0
+    advanced: dict[int, Any] = {}
+    applied = False
+    for k in key:
+        if k is Ellipsis:
+            dim += self._data.ndim - consumed
+        elif k is None:
+            out = unsqueeze(out, dim)
+            dim += 1
+            applied = True
+        elif isinstance(k, slice):
+            start, stop, step = k.start, k.stop, k.step
+            length = out._data.shape[dim]
+            s0, e0, st = slice(start, stop, step).indices(length)
+            if not (s0 == 0 and e0 == length and st == 1):
+                out = _slice(out, dim, 0 if start is None else int(start),
+                             INT64_MAX if stop is None else int(stop), 1 if step is None else int(step))
+                applied = True
+            dim += 1
+        elif _is_advanced(k):
+            array = k._data if isinstance(k, Tensor) else np.asarray(k)
+            if array.dtype == np.bool_ and array.ndim > 0:
+                for j, part in enumerate(np.nonzero(array)):
+                    advanced[dim + j] = part.astype(np.int64)
+                dim += array.ndim
+            elif array.dtype == np.bool_:
+                out = unsqueeze(out, dim)
+                advanced[dim] = np.zeros(int(bool(array)), np.int64)
+                dim += 1
+            else:
+                if array.dtype.kind not in "iu":
+                    raise IndexError(
+                        "tensors used as indices must be long, int, byte or bool tensors"
+                    )
+                advanced[dim] = array.astype(np.int64)
+                dim += 1
+        else:
+            index = int(k)
+            out = select(out, dim, index)
+            applied = True
+    if advanced:
+        indices = tuple(advanced.get(d) for d in range(builtins.max(advanced) + 1))
+        for d, idx in advanced.items():
+            size = out._data.shape[d]
+            if idx.size and (idx.max() >= size or idx.min() < -size):
+                bad = int(idx.max() if idx.max() >= size else idx.min())
+                raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {size}")
+        return apply(ops.INDEX, (out,), {"indices": indices})
+    if not applied:
+        return apply(ops.ALIAS, (out,))
+    return out
+
+
+INT64_MAX = 9223372036854775807
+
+
+def _slice_full(self: Tensor, dim: int, k: slice) -> Tensor:
+    if self._data.ndim == 0:
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    return _slice(self, dim, 0 if k.start is None else int(k.start),
+                  INT64_MAX if k.stop is None else int(k.stop), 1 if k.step is None else int(k.step))
+
+
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    return apply(ops.GATHER, (input,), {"dim": dim % builtins.max(input._data.ndim, 1),
+                                        "index": index._data, "sparse_grad": sparse_grad})
+
+
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    return apply(ops.INDEX_SELECT, (input,), {"dim": dim % builtins.max(input._data.ndim, 1),
+                                              "index": _raw(index)})
+
+
+def take_along_dim(input: Tensor, indices: Tensor, dim: int) -> Tensor:
+    return gather(input, dim, indices)
+
+
+def _tensors(tensors: Any) -> tuple:
+    return tuple(as_tensor(t) for t in tensors)
+
+
+def cat(tensors: Any, dim: int = 0, *, axis: Any = None) -> Tensor:
+    dim = axis if axis is not None else dim
+    tensors = _tensors(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    tensors = tuple(t for t in tensors if not (t._data.ndim == 1 and t._data.size == 0)) or tensors[:1]
+    ndim = tensors[0]._data.ndim
+    d = dim % builtins.max(ndim, 1)
+    first = tensors[0]._data.shape
+    for i, t in enumerate(tensors[1:], 1):
+        shape = t._data.shape
+        for j, (x, y) in enumerate(zip(first, shape)):
+            if j != d and x != y:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size {x} but got "
+                    f"size {y} for tensor number {i} in the list."
+                )
+    return apply(ops.CAT, tensors, {"dim": d})
+
+
+concat = concatenate = cat
+
+
+def stack(tensors: Any, dim: int = 0) -> Tensor:
+    tensors = _tensors(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    first = tensors[0]._data.shape
+    for i, t in enumerate(tensors[1:], 1):
+        if t._data.shape != first:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(first)} at entry 0 and "
+                f"{list(t._data.shape)} at entry {i}"
+            )
+    return apply(ops.STACK, tensors, {"dim": dim % (len(first) + 1)})
+
+
+def hstack(tensors: Any) -> Tensor:
+    tensors = _tensors(tensors)
+    return cat(tensors, 0 if tensors[0]._data.ndim == 1 else 1)
+
+
+def vstack(tensors: Any) -> Tensor:
+    return cat([t if t._data.ndim > 1 else unsqueeze(t, 0) for t in _tensors(tensors)], 0)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    return apply(ops.UNBIND, (input,), {"dim": dim % builtins.max(input._data.ndim, 1)})
+
+
+def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    dim = dim % builtins.max(tensor._data.ndim, 1)
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = tuple(int(s) for s in split_size_or_sections)
+        if builtins.sum(sizes) != tensor._data.shape[dim]:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {tensor._data.shape[dim]} (input "
+                f"tensor's size at dimension {dim}), but got split_sizes={list(sizes)}"
+            )
+        return apply(ops.SPLIT_WITH_SIZES, (tensor,), {"split_sizes": sizes, "dim": dim})
+    return apply(ops.SPLIT, (tensor,), {"split_size": int(split_size_or_sections), "dim": dim})
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    size = input._data.shape[dim]
+    split_size = -(-size // chunks) if chunks else 0
+    return split(input, builtins.max(split_size, 1) if size else 0, dim)
+
+
+def repeat(input: Tensor, *sizes: Any) -> Tensor:
+    repeats = _size_args(sizes)
+    if len(repeats) < input._data.ndim:
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
+        )
+    return apply(ops.REPEAT, (input,), {"repeats": repeats})
+
+
+def flip(input: Tensor, dims: Any) -> Tensor:
+    dims = _dim_tuple(dims)
+    return apply(ops.FLIP, (input,), {"dims": tuple(d % builtins.max(input._data.ndim, 1) for d in dims)})
+
+
+def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    from engine import dtypes
+
+    target = kwargs.get("dtype")
+    for a in args:
+        if isinstance(a, dtypes.dtype) or a in (float, int, bool):
+            target = a
+        elif isinstance(a, Tensor):
+            target = a.dtype
+    if target is None:
+        return input
+    np_dtype = dtypes.to_numpy(target)
+    if np_dtype == input._data.dtype and not kwargs.get("copy"):
+        return input
+    if np_dtype.kind == "f" and input._requires_grad:
+        return apply(ops.TO_COPY, (input,), {"dtype": np_dtype, "self_dtype": input._data.dtype})
+    return _constant(input._data.astype(np_dtype))
+
+
+def type_as(input: Tensor, other: Tensor) -> Tensor:
+    return to(input, other.dtype)
+
+
+def isnan(input: Tensor) -> Tensor:
+    return _constant(np.isnan(input._data))
+
+
+def isinf(input: Tensor) -> Tensor:
+    return _constant(np.isinf(input._data))
+
+
+def isfinite(input: Tensor) -> Tensor:
+    return _constant(np.isfinite(input._data))
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:
+    return _constant(np.isclose(input._data, _raw(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    return input._data.shape == other._data.shape and bool(np.array_equal(input._data, other._data))
+
+
+def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    return _constant(np.all(input._data, axis=dim, keepdims=keepdim))
+
+
+def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    return _constant(np.any(input._data, axis=dim, keepdims=keepdim))
+
+
+def logical_not(input: Tensor) -> Tensor:
+    return _constant(np.logical_not(input._data))
+
+
+def logical_and(input: Tensor, other: Tensor) -> Tensor:
+    return _constant(np.logical_and(input._data, _raw(other)))
+
+
+def logical_or(input: Tensor, other: Tensor) -> Tensor:
+    return _constant(np.logical_or(input._data, _raw(other)))
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
+    idx = np.nonzero(input._data)
+    if as_tuple:
+        return tuple(_constant(i.astype(np.int64)) for i in idx)
+    return _constant(np.stack(idx, axis=1).astype(np.int64) if idx else np.zeros((0, 0), np.int64))
+
+
+def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
+    return _constant(np.asarray(np.count_nonzero(input._data, axis=dim), np.int64))
+
+
+def topk_values(input: Tensor, k: int) -> Tensor:  # pragma: no cover - helper for sort below
+    return input
+
+
+def sort(input: Tensor, dim: int = -1, descending: bool = False) -> ReturnType:
+    order = np.argsort(-input._data if descending else input._data, axis=dim, kind="stable")
+    values = gather(input, dim, Tensor._make(order.astype(np.int64)))
+    return ReturnType(values, _constant(order.astype(np.int64)), "sort")
+
+
+def argsort(input: Tensor, dim: int = -1, descending: bool = False) -> Tensor:
+    order = np.argsort(-input._data if descending else input._data, axis=dim, kind="stable")
+    return _constant(order.astype(np.int64))
+
+
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:
+    return _constant(np.diag(input._data, diagonal))
+
+
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+    return mul(input, Tensor._make(np.tril(np.ones(input._data.shape[-2:], input._data.dtype), diagonal)))
+
+
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+    return mul(input, Tensor._make(np.triu(np.ones(input._data.shape[-2:], input._data.dtype), diagonal)))
+
+
+def einsum(equation: str, *operands: Any) -> Tensor:
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    # Built from differentiable primitives: align every operand on one index space, multiply, sum.
+    equation = equation.replace(" ", "")
+    inputs, _, output = equation.partition("->")
+    subs = inputs.split(",")
+    if not _:
+        letters = "".join(subs)
+        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    order = list(output) + [c for c in dict.fromkeys("".join(subs)) if c not in output]
+    product = None
+    for sub, operand in zip(subs, operands):
+        if len(set(sub)) != len(sub):
+            raise NotImplementedError("einsum with a repeated index in one operand is not supported")
+        present = [c for c in order if c in sub]
+        x = permute(operand, tuple(sub.index(c) for c in present)) if list(sub) != present else operand
+        shape = tuple(x._data.shape[present.index(c)] if c in sub else 1 for c in order)
+        x = reshape(x, shape) if shape != x._data.shape else x
+        product = x if product is None else mul(product, x)
+    reduced = tuple(range(len(output), len(order)))
+    return sum(product, reduced) if reduced else product
+
+
+def detach(input: Tensor) -> Tensor:
+    return input.detach()
+
+
+def numel(input: Tensor) -> int:
+    return input.numel()
+
+
+COPY_SLICES = Rule("copy_slices", "CopySlices", None, (None,),
+                   ("grad outside the view; the in-place op's gradient inside it",), inputs=("self",),
+                   variadic=True)
+CopySlices.rule = COPY_SLICES
+CopySlices.__module__ = "torch.autograd.graph"
+COPY_SLICES.node_cls = _node_classes["CopySlices"] = CopySlices
+ops.TABLE["copy_slices"] = COPY_SLICES
 
 
 class TensorMath:
@@ -424,4 +1263,31 @@ class TensorMath:
 
     @staticmethod
     def sum(a: Any, dim: Any = None, keepdim: bool = False) -> Any:
+        if dim is None and not keepdim:
+            return sum(a)
+        if dim is None:
+            dim = tuple(range(a._data.ndim))
         return sum(a, dim, keepdim)
+
+    @staticmethod
+    def op(name: str, *args: Any, **attrs: Any) -> Any:
+        return apply(ops.TABLE[name], tuple(args), attrs)
+
+    @staticmethod
+    def raw(a: Any) -> Any:
+        return a._data if isinstance(a, Tensor) else a
+
+    sigmoid = staticmethod(sigmoid)
+    log1p = staticmethod(log1p)
+    expm1 = staticmethod(expm1)
+    cosh = staticmethod(cosh)
+    sinh = staticmethod(sinh)
+    erf = staticmethod(erf)
+
+    @staticmethod
+    def stack(tensors: list, dim: int) -> Any:
+        return stack([as_tensor(t) for t in tensors], dim)
+
+    @staticmethod
+    def cat(tensors: list, dim: int) -> Any:
+        return cat([as_tensor(t) for t in tensors], dim)

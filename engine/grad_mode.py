@@ -9,11 +9,13 @@ from engine import observe
 
 
 class _State:
-    __slots__ = ("enabled", "inference")
+    __slots__ = ("enabled", "inference", "anomaly", "check_nan")
 
     def __init__(self) -> None:
         self.enabled = True
         self.inference = False
+        self.anomaly = False  # anomaly mode: record forward stacks, check backward for nan
+        self.check_nan = True
 
 
 state = _State()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine import creation as _creation
 from engine import functions as f
 from engine import ops
 from engine.tensor import Tensor
@@ -16,8 +17,10 @@ def _reflected(fn: Any) -> Any:
     return method
 
 
-def _inplace_binary(rule: Any) -> Any:
+def _inplace_binary(rule: Any, attr: str | None = None) -> Any:
     def method(self: Tensor, other: Any, **attrs: Any) -> Tensor:
+        if attr is not None:
+            return f._inplace(self, rule, (), {attr: other, **attrs})
         return f._inplace(self, rule, (other,), attrs or None)
 
     return method
@@ -30,32 +33,148 @@ def _inplace_unary(rule: Any) -> Any:
     return method
 
 
+def _pow_(self: Tensor, exponent: Any) -> Tensor:
+    if isinstance(exponent, Tensor):
+        return f._inplace(self, ops.POW_TENSOR, (exponent,))
+    return f._inplace(self, ops.POW, (), {"exponent": exponent})
+
+
+def _div_(self: Tensor, other: Any) -> Tensor:
+    return f._inplace(self, ops.DIV, (other,))
+
+
+def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    return f._inplace(self, ops.CLAMP, (), {"min": min, "max": max})
+
+
+def _masked_fill_(self: Tensor, mask: Any, value: Any) -> Tensor:
+    m = mask._data if isinstance(mask, Tensor) else mask
+    v = value.item() if isinstance(value, Tensor) else value
+    return f._inplace(self, ops.MASKED_FILL, (), {"mask": m, "value": v})
+
+
+def _type(self: Tensor, dtype: Any = None) -> Any:
+    if dtype is None:
+        return f"torch.{self.dtype.legacy}Tensor"
+    return f.to(self, dtype)
+
+
+def _convert(dtype_name: str) -> Any:
+    def method(self: Tensor) -> Tensor:
+        from engine import dtypes
+
+        return f.to(self, getattr(dtypes, dtype_name))
+
+    return method
+
+
+def _max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    return f.max(self, dim, keepdim)
+
+
+def _min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    return f.min(self, dim, keepdim)
+
+
+def _new_tensor(self: Tensor, data: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    from engine.creation import tensor
+
+    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _new_filled(fill: Any) -> Any:
+    def method(self: Tensor, *size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+        from engine.creation import full
+
+        return full(f._size_args(size), fill, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    return method
+
+
+def _repeat_interleave(self: Tensor, repeats: int, dim: Any = None) -> Tensor:
+    import numpy as np
+
+    if dim is None:
+        return f._constant(np.repeat(self._data.reshape(-1), repeats))
+    return f._constant(np.repeat(self._data, repeats, axis=dim))
+
+
+def _relu_(self: Tensor) -> Tensor:
+    return f._inplace(self, ops.RELU, ())
+
+
+def _cpu(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    return self
+
+
+def _get_device(self: Tensor) -> int:
+    return -1
+
+
 METHODS = {
     # operators
     "__add__": f.add, "__radd__": f.add, "__sub__": f.sub, "__rsub__": f.rsub,
     "__mul__": f.mul, "__rmul__": f.mul, "__truediv__": f.div, "__rtruediv__": _reflected(f.div),
-    "__neg__": f.neg, "__pow__": f.pow, "__rpow__": _reflected(f.pow), "__matmul__": f.matmul,
-    "__rmatmul__": _reflected(f.matmul), "__abs__": f.abs,
+    "__neg__": f.neg, "__pos__": lambda self: self, "__pow__": f.pow, "__rpow__": _reflected(f.pow),
+    "__matmul__": f.matmul, "__rmatmul__": _reflected(f.matmul), "__abs__": f.abs,
+    "__mod__": f.remainder, "__floordiv__": f.floor_divide,
+    "__rfloordiv__": _reflected(f.floor_divide),
     "__lt__": f.lt, "__le__": f.le, "__gt__": f.gt, "__ge__": f.ge, "__eq__": f.eq, "__ne__": f.ne,
-    "__setitem__": f.setitem,
+    "__and__": f.logical_and, "__or__": f.logical_or, "__invert__": f.logical_not,
+    "__getitem__": f.getitem, "__setitem__": f.setitem,
     "__iadd__": _inplace_binary(ops.ADD), "__isub__": _inplace_binary(ops.SUB),
-    "__imul__": _inplace_binary(ops.MUL), "__itruediv__": _inplace_binary(ops.DIV),
+    "__imul__": _inplace_binary(ops.MUL), "__itruediv__": _div_, "__ipow__": _pow_,
     # methods
-    "add": f.add, "sub": f.sub, "mul": f.mul, "div": f.div, "neg": f.neg, "pow": f.pow,
-    "square": f.square, "reciprocal": f.reciprocal,
+    "add": f.add, "sub": f.sub, "subtract": f.sub, "mul": f.mul, "multiply": f.mul, "div": f.div,
+    "divide": f.div, "true_divide": f.div, "neg": f.neg, "negative": f.neg, "pow": f.pow,
+    "square": f.square, "reciprocal": f.reciprocal, "remainder": f.remainder, "fmod": f.fmod,
     "exp": f.exp, "log": f.log, "sin": f.sin, "cos": f.cos, "tanh": f.tanh, "sigmoid": f.sigmoid,
-    "relu": f.relu, "sqrt": f.sqrt, "abs": f.abs, "sign": f.sign,
-    "sum": f.sum, "mean": f.mean, "sum_to_size": f.sum_to_size,
-    "matmul": f.matmul, "mm": f.mm, "dot": f.dot,
-    "view": f.view, "reshape": f.reshape, "flatten": f.flatten, "expand": f.expand, "t": f.t,
-    "transpose": f.transpose, "permute": f.permute, "unsqueeze": f.unsqueeze, "squeeze": f.squeeze,
-    "clone": f.clone,
+    "relu": f.relu, "sqrt": f.sqrt, "abs": f.abs, "absolute": f.abs, "sign": f.sign,
+    "log1p": f.log1p, "log2": f.log2, "log10": f.log10, "expm1": f.expm1, "exp2": f.exp2,
+    "rsqrt": f.rsqrt, "tan": f.tan, "sinh": f.sinh, "cosh": f.cosh, "asin": f.asin, "acos": f.acos,
+    "atan": f.atan, "arcsin": f.asin, "arccos": f.acos, "arctan": f.atan, "erf": f.erf,
+    "floor": f.floor, "ceil": f.ceil, "round": f.round, "trunc": f.trunc, "frac": f.frac,
+    "clamp": f.clamp, "clip": f.clamp, "clamp_min": f.clamp_min, "clamp_max": f.clamp_max,
+    "maximum": f.maximum, "minimum": f.minimum, "masked_fill": f.masked_fill, "where": (
+        lambda self, condition, other: f.where(condition, self, other)),
+    "sum": f.sum, "mean": f.mean, "sum_to_size": f.sum_to_size, "prod": f.prod, "var": f.var,
+    "std": f.std, "norm": f.norm, "max": _max, "min": _min, "amax": f.amax, "amin": f.amin,
+    "argmax": f.argmax, "argmin": f.argmin, "logsumexp": f.logsumexp, "cumsum": f.cumsum,
+    "softmax": f.softmax, "log_softmax": f.log_softmax, "sort": f.sort, "argsort": f.argsort,
+    "all": f.all, "any": f.any, "nonzero": f.nonzero, "count_nonzero": f.count_nonzero,
+    "isnan": f.isnan, "isinf": f.isinf, "isfinite": f.isfinite, "allclose": f.allclose,
+    "isclose": f.isclose, "equal": f.equal, "logical_not": f.logical_not,
+    "logical_and": f.logical_and, "logical_or": f.logical_or,
+    "matmul": f.matmul, "mm": f.mm, "dot": f.dot, "mv": f.mv, "bmm": f.bmm, "outer": f.outer,
+    "ger": f.outer, "addmm": f.addmm,
+    "view": f.view, "view_as": f.view_as, "reshape": f.reshape, "reshape_as": f.reshape_as,
+    "flatten": f.flatten, "expand": f.expand, "expand_as": f.expand_as, "t": f.t,
+    "transpose": f.transpose, "swapaxes": f.transpose, "permute": f.permute, "unsqueeze": f.unsqueeze,
+    "squeeze": f.squeeze, "contiguous": f.contiguous, "repeat": f.repeat, "flip": f.flip,
+    "narrow": f.narrow, "select": f.select, "gather": f.gather, "index_select": f.index_select,
+    "take_along_dim": f.take_along_dim, "unbind": f.unbind, "split": f.split, "chunk": f.chunk,
+    "tril": f.tril, "triu": f.triu, "repeat_interleave": _repeat_interleave,
+    "clone": f.clone, "to": f.to, "type": _type, "type_as": f.type_as,
+    "double": _convert("float64"), "float": _convert("float32"), "half": _convert("float16"),
+    "long": _convert("int64"), "int": _convert("int32"), "short": _convert("int16"),
+    "bool": _convert("bool_"), "byte": _convert("uint8"), "cpu": _cpu, "cuda": _cpu,
+    "get_device": _get_device,
+    "new_tensor": _new_tensor, "new_zeros": _new_filled(0), "new_ones": _new_filled(1),
+    "new_empty": _new_filled(0),
     "lt": f.lt, "le": f.le, "gt": f.gt, "ge": f.ge, "eq": f.eq, "ne": f.ne,
+    "less": f.lt, "greater": f.gt,
     # in-place
     "add_": _inplace_binary(ops.ADD), "sub_": _inplace_binary(ops.SUB), "mul_": _inplace_binary(ops.MUL),
-    "div_": _inplace_binary(ops.DIV), "exp_": _inplace_unary(ops.EXP), "relu_": _inplace_unary(ops.RELU),
-    "sigmoid_": _inplace_unary(ops.SIGMOID), "tanh_": _inplace_unary(ops.TANH),
-    "zero_": f.zero_, "fill_": f.fill_,
+    "div_": _div_, "pow_": _pow_, "neg_": _inplace_unary(ops.NEG),
+    "exp_": _inplace_unary(ops.EXP), "log_": _inplace_unary(ops.LOG), "sin_": _inplace_unary(ops.SIN),
+    "cos_": _inplace_unary(ops.COS), "sqrt_": _inplace_unary(ops.SQRT), "abs_": _inplace_unary(ops.ABS),
+    "relu_": _relu_, "sigmoid_": _inplace_unary(ops.SIGMOID), "tanh_": _inplace_unary(ops.TANH),
+    "floor_": _inplace_unary(ops.FLOOR), "round_": _inplace_unary(ops.ROUND),
+    "sign_": _inplace_unary(ops.SIGN), "reciprocal_": _inplace_unary(ops.RECIPROCAL),
+    "clamp_": _clamp_, "clip_": _clamp_, "clamp_min_": _inplace_binary(ops.CLAMP_MIN, "min"),
+    "clamp_max_": _inplace_binary(ops.CLAMP_MAX, "max"), "masked_fill_": _masked_fill_,
+    "zero_": f.zero_, "fill_": f.fill_, "copy_": f.copy_,
+    "uniform_": _creation.uniform_, "normal_": _creation.normal_, "random_": _creation.random_,
 }
 
 for _name, _fn in METHODS.items():
@@ -63,3 +182,5 @@ for _name, _fn in METHODS.items():
 
 Tensor.T = property(lambda self: f.permute(self, tuple(reversed(range(self.dim())))))  # type: ignore[attr-defined]
 Tensor.mT = property(lambda self: f.transpose(self, -2, -1))  # type: ignore[attr-defined]
+Tensor.H = Tensor.T  # type: ignore[attr-defined]
+Tensor.is_sparse = False  # type: ignore[attr-defined]

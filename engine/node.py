@@ -53,6 +53,13 @@ class SavedTensor:
     __slots__ = ("tensor", "version", "is_output", "packed")
 
     def __init__(self, tensor: Any, is_output: bool) -> None:
+        if tensor._inference:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+                "inference mode in computation tracked by autograd. To work around this, you can make a "
+                "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+                "`torch.inference_mode()`."
+            )
         self.tensor = tensor
         self.version = tensor._vc[0]
         self.is_output = is_output
@@ -74,7 +81,7 @@ class Node:
     """A grad_fn: one per differentiable op application; its class name is PyTorch's node name."""
 
     __slots__ = (
-        "next_functions",
+        "_edges",
         "_saved",
         "_in_meta",
         "_out_meta",
@@ -104,6 +111,11 @@ class Node:
         self._anomaly = None
 
     # --- PyTorch's public Node API -------------------------------------------------------
+    @property
+    def next_functions(self) -> tuple:
+        """One (node, input_nr) per input; (None, 0) where no gradient flows, as in PyTorch."""
+        return tuple((None, 0) if e is None else e for e in self._edges)
+
     def name(self) -> str:
         return type(self).__name__
 
@@ -148,7 +160,7 @@ class Node:
         return call_node(self, grads)
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     # --- saved tensors -------------------------------------------------------------------
     def saved_slots(self) -> tuple[str, ...]:
@@ -230,7 +242,7 @@ class AccumulateGrad(Node):
         super().__init__()
         self._seq = UINT64_MAX
         self.variable = variable
-        self.next_functions = ()
+        self._edges = ()
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"  # PyTorch's C++ name; the class name is AccumulateGrad

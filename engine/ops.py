@@ -8,11 +8,11 @@ returned in the broadcast shape: the engine sums them back to each input's shape
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
-from engine.rules import Rule
+from engine.rules import ArrayMath, Rule
 
 TABLE: dict[str, Rule] = {}
 
@@ -32,9 +32,24 @@ def _unsqueeze_reduced(F: Any, g: Any, dim: Any, keepdim: bool, ndim: int) -> An
 
 
 def _pow_grad(F: Any, g: Any, exponent: Any, self: Any) -> Any:
+    # PyTorch's pow_backward: grad * (exponent * self.pow(exponent - 1)), with the scalar product
+    # as its own mul.Scalar node (MulBackward1) under create_graph.
     if exponent == 0:
         return F.zeros_like(self)
-    return g * exponent * self ** (exponent - 1)
+    return g * F.op("mul_scalar", self ** (exponent - 1), other=exponent)
+
+
+def _via64(fn: Any) -> Any:
+    """Run a float32 transcendental in float64 and round once: closer to torch's kernels than
+    NumPy's float32 loops (most results then match torch bit for bit). Big arrays keep float32."""
+
+    def forward(a: Any) -> Any:
+        if type(a) is np.ndarray and a.dtype == np.float32 and a.size <= 65536:
+            return fn(a.astype(np.float64)).astype(np.float32)
+        return fn(a)
+
+    forward.__name__ = fn.__name__
+    return forward
 
 
 # --- elementwise arithmetic ---------------------------------------------------------------------
@@ -55,6 +70,9 @@ MUL = rule("mul", "MulBackward0", np.multiply,
 DIV = rule("div", "DivBackward0", np.true_divide,
            (lambda F, g, other: g / other, lambda F, g, self, other: -g * self / (other * other)),
            ("grad / other", "-grad * self / other²"), inputs=BINARY, elementwise=True)
+MUL_SCALAR = rule("mul_scalar", "MulBackward1", lambda a, other: a * other,
+                  (lambda F, g, other: g * other,), ("grad * other",), elementwise=True,
+                  extra_saves=("other",))
 NEG = rule("neg", "NegBackward0", np.negative, (lambda F, g: -g,), ("-grad",), elementwise=True)
 POW = rule("pow", "PowBackward0", lambda a, exponent: a ** exponent, (_pow_grad,),
            ("grad * exponent * self^(exponent - 1)",), elementwise=True, extra_saves=("exponent",))
@@ -64,22 +82,23 @@ POW_TENSOR = rule(
      lambda F, g, result, self: g * result * F.log(self)),
     ("grad * exponent * self^(exponent - 1)", "grad * result * log(self)"),
     inputs=("self", "exponent"), elementwise=True)
-RPOW = rule("rpow", "PowBackward2", lambda self, exponent: np.power(self, exponent),
-            (None, lambda F, g, result, self: g * result * np.log(self)),
-            (None, "grad * result * log(self)"), inputs=("self", "exponent"), elementwise=True)
+RPOW = rule("rpow", "PowBackward2", lambda exponent, self: np.power(self, exponent),
+            (lambda F, g, result, self: g * result * float(np.log(self)),),
+            ("grad * result * log(self)",), inputs=("exponent",), elementwise=True,
+            extra_saves=("self", "exponent"))
 RECIPROCAL = rule("reciprocal", "ReciprocalBackward0", np.reciprocal,
                   (lambda F, g, result: -g * result * result,), ("-grad * result²",), elementwise=True)
 
 # --- unary math and activations -----------------------------------------------------------------
-EXP = rule("exp", "ExpBackward0", np.exp, (lambda F, g, result: g * result,), ("grad * result",),
+EXP = rule("exp", "ExpBackward0", _via64(np.exp), (lambda F, g, result: g * result,), ("grad * result",),
            elementwise=True)
-LOG = rule("log", "LogBackward0", np.log, (lambda F, g, self: g / self,), ("grad / self",),
+LOG = rule("log", "LogBackward0", _via64(np.log), (lambda F, g, self: g / self,), ("grad / self",),
            elementwise=True)
-SIN = rule("sin", "SinBackward0", np.sin, (lambda F, g, self: g * F.cos(self),), ("grad * cos(self)",),
+SIN = rule("sin", "SinBackward0", _via64(np.sin), (lambda F, g, self: g * F.cos(self),), ("grad * cos(self)",),
            elementwise=True)
-COS = rule("cos", "CosBackward0", np.cos, (lambda F, g, self: -g * F.sin(self),),
+COS = rule("cos", "CosBackward0", _via64(np.cos), (lambda F, g, self: -g * F.sin(self),),
            ("-grad * sin(self)",), elementwise=True)
-TANH = rule("tanh", "TanhBackward0", np.tanh, (lambda F, g, result: g * (1 - result * result),),
+TANH = rule("tanh", "TanhBackward0", _via64(np.tanh), (lambda F, g, result: g * (1 - result * result),),
             ("grad * (1 - result²)",), elementwise=True)
 SIGMOID = rule("sigmoid", "SigmoidBackward0", lambda a: 1 / (1 + np.exp(-a)),
                (lambda F, g, result: g * (1 - result) * result,), ("grad * result * (1 - result)",),
@@ -146,11 +165,802 @@ SQUEEZE_DIM = rule("squeeze_dim", "SqueezeBackward1", lambda a, dim: np.squeeze(
                    if a.shape[dim] == 1 else a,
                    (lambda F, g, self_sym_sizes: F.reshape(g, self_sym_sizes),), ("grad reshaped to self",),
                    extra_saves=("dim",), view=True)
-CLONE = rule("clone", "CloneBackward0", lambda a: np.array(a, copy=True), (lambda F, g: g,), ("grad",),
-             elementwise=True)
+CLONE = rule("clone", "CloneBackward0",
+             lambda a, memory_format=None: np.array(a, copy=True, order="C" if memory_format else "K"),
+             (lambda F, g: g,), ("grad",), elementwise=True)
 
 
 def _swap(ndim: int, dim0: int, dim1: int) -> tuple[int, ...]:
     order = list(range(ndim))
     order[dim0], order[dim1] = order[dim1], order[dim0]
     return tuple(order)
+
+
+# =================================================================================================
+# Helpers shared by the rules below (forward on arrays; gradients through `F`).
+# =================================================================================================
+INT64_MAX = 9223372036854775807
+_SQRT2 = 1.4142135623730951
+_SQRT_2_OVER_PI = 0.7978845608028654
+_INV_SQRT_2PI = 0.3989422804014327
+_erf_scalar = np.frompyfunc(__import__("math").erf, 1, 1)
+
+
+def erf_array(a: Any) -> Any:
+    """erf on an array (NumPy has none); keeps the input's float dtype."""
+    a = np.asarray(a)
+    return _erf_scalar(a).astype(a.dtype if a.dtype.kind == "f" else np.float32)
+
+
+def _tuple_dims(dim: Any, ndim: int) -> tuple[int, ...]:
+    if dim is None:
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    return tuple(d % max(ndim, 1) for d in dims)
+
+
+def _unsq(F: Any, g: Any, dim: Any, keepdim: bool, ndim: int) -> Any:
+    """Put back reduced dimensions (dim None means all of them)."""
+    if keepdim or ndim == 0:
+        return g
+    if dim is None:
+        return F.reshape(g, (1,) * ndim)
+    return F.unsqueeze_dims(g, tuple(sorted(_tuple_dims(dim, ndim))))
+
+
+def _count(shape: tuple, dim: Any) -> int:
+    return int(np.prod([shape[d] for d in _tuple_dims(dim, len(shape))])) if shape else 1
+
+
+def _key(ndim_before: int, index: Any) -> tuple:
+    return (slice(None),) * ndim_before + (index,)
+
+
+def _select_backward(g: Any, dim: int, index: int, self_sym_sizes: tuple) -> Any:
+    out = np.zeros(self_sym_sizes, np.asarray(g).dtype)
+    out[_key(dim, index)] = g
+    return out
+
+
+def _slice_backward(g: Any, dim: int, start: int, end: int, step: int, self_sym_sizes: tuple) -> Any:
+    out = np.zeros(self_sym_sizes, np.asarray(g).dtype)
+    out[_key(dim, slice(start, end, step))] = g
+    return out
+
+
+def _index_key(indices: tuple) -> tuple:
+    return tuple(slice(None) if i is None else i for i in indices)
+
+
+def _index_backward(g: Any, indices: tuple, self_sym_sizes: tuple) -> Any:
+    out = np.zeros(self_sym_sizes, np.asarray(g).dtype)
+    np.add.at(out, _index_key(indices), g)
+    return out
+
+
+def _gather_index(index: np.ndarray, dim: int) -> tuple:
+    grid = list(np.indices(index.shape, sparse=True))
+    grid[dim] = index
+    return tuple(grid)
+
+
+def _gather_backward(g: Any, dim: int, index: Any, self_sym_sizes: tuple) -> Any:
+    out = np.zeros(self_sym_sizes, np.asarray(g).dtype)
+    np.add.at(out, _gather_index(np.asarray(index), dim), g)
+    return out
+
+
+def _index_select_backward(g: Any, dim: int, index: Any, self_sym_sizes: tuple) -> Any:
+    out = np.zeros(self_sym_sizes, np.asarray(g).dtype)
+    np.add.at(out, _key(dim, np.asarray(index)), g)
+    return out
+
+
+def _split_sizes(n: int, split_size: int) -> list[int]:
+    if split_size == 0:
+        return [0]
+    return [min(split_size, n - i) for i in range(0, n, split_size)] or [0]
+
+
+def _split(a: Any, dim: int, sizes: Sequence[int]) -> tuple:
+    out, start = [], 0
+    for s in sizes:
+        out.append(a[_key(dim, slice(start, start + s))])
+        start += s
+    return tuple(out)
+
+
+def _reduce_dim_keep(a: Any, fn: Any, dim: Any, keepdim: bool) -> Any:
+    return fn(a, axis=None if dim is None else _tuple_dims(dim, a.ndim), keepdims=keepdim)
+
+
+def _var(a: Any, dim: Any = None, correction: Any = None, keepdim: bool = False) -> Any:
+    c = 1 if correction is None else correction
+    axis = None if dim is None else _tuple_dims(dim, a.ndim)
+    n = _count(a.shape, dim)
+    mean = np.mean(a, axis=axis, keepdims=True)
+    out = np.sum((a - mean) ** 2, axis=axis, keepdims=keepdim) / max(n - c, 0)
+    return out
+
+
+def _max_split_even(F: Any, g: Any, self: Any, result: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    """Gradient of a value-picking reduction that splits ties evenly (max(), amax...)."""
+    ndim = len(np.shape(F.raw(self)))
+    r = _unsq(F, result, dim, keepdim, ndim)
+    mask = self == r
+    counts = F.sum(mask * 1.0, None if dim is None else _tuple_dims(dim, ndim), True) if dim is not None \
+        else F.sum(mask * 1.0)
+    return _unsq(F, g, dim, keepdim, ndim) * mask / counts
+
+
+def _value_selecting_backward(F: Any, g: Any, dim: int, indices: Any, keepdim: bool, sizes: tuple) -> Any:
+    idx = np.asarray(F.raw(indices))
+    if not keepdim and len(sizes):
+        idx = np.expand_dims(idx, dim)
+        g = F.unsqueeze_dims(g, (dim,))
+    return F.op("gather_backward", g, dim=dim, index=idx, self_sym_sizes=sizes)
+
+
+def _prod_grad(F: Any, g: Any, self: Any, result: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    ndim = len(np.shape(F.raw(self)))
+    gu = _unsq(F, g, dim, keepdim, ndim)
+    ru = _unsq(F, result, dim, keepdim, ndim)
+    data = np.asarray(F.raw(self))
+    if not (data == 0).any():
+        return gu * ru / self
+    # With zeros present, the product of the other elements (computed without dividing).
+    axis = None if dim is None else dim % max(ndim, 1)
+    flat = data.reshape(-1) if axis is None else np.moveaxis(data, axis, -1)
+    ones = np.ones_like(flat[..., :1])
+    left = np.cumprod(np.concatenate([ones, flat[..., :-1]], -1), -1)
+    right = np.flip(np.cumprod(np.concatenate([ones, np.flip(flat, -1)[..., :-1]], -1), -1), -1)
+    others = left * right
+    others = others.reshape(data.shape) if axis is None else np.moveaxis(others, -1, axis)
+    return gu * others
+
+
+def _norm_fwd(a: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False) -> Any:
+    axis = None if dim is None else _tuple_dims(dim, a.ndim)
+    x = np.abs(a)
+    if ord == float("inf"):
+        return np.max(x, axis=axis, keepdims=keepdim)
+    if ord == float("-inf"):
+        return np.min(x, axis=axis, keepdims=keepdim)
+    if ord == 0:
+        return np.sum(x != 0, axis=axis, keepdims=keepdim).astype(a.dtype)
+    if ord == 1:
+        return np.sum(x, axis=axis, keepdims=keepdim)
+    if ord == 2:
+        return np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdim))
+    return np.sum(x ** ord, axis=axis, keepdims=keepdim) ** (1.0 / ord)
+
+
+def _norm_grad(F: Any, g: Any, dim: Any, keepdim: bool, ord: Any, result: Any, self: Any) -> Any:
+    ndim = len(np.shape(F.raw(self)))
+    gu = _unsq(F, g, dim, keepdim, ndim)
+    ru = _unsq(F, result, dim, keepdim, ndim)
+    if ord == 0:
+        return F.zeros_like(self)
+    if ord == 1:
+        return gu * F.sign(self)
+    if ord in (float("inf"), float("-inf")):
+        mask = F.abs(self) == ru
+        counts = F.sum(mask * 1.0, None if dim is None else _tuple_dims(dim, ndim), True) \
+            if dim is not None else F.sum(mask * 1.0)
+        return gu * F.sign(self) * mask / counts
+    if ord == 2:
+        return F.where(ru == 0, 0.0, gu * self / ru)
+    return F.where(ru == 0, 0.0, gu * self * F.abs(self) ** (ord - 2) / ru ** (ord - 1))
+
+
+def _softmax(a: Any, dim: int) -> Any:
+    e = np.exp(a - np.max(a, axis=dim, keepdims=True))
+    return e / np.sum(e, axis=dim, keepdims=True)
+
+
+def _log_softmax(a: Any, dim: int) -> Any:
+    shifted = a - np.max(a, axis=dim, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+
+
+def _logsumexp(a: Any, dim: Any, keepdim: bool = False) -> Any:
+    axis = _tuple_dims(dim, a.ndim)
+    m = np.max(a, axis=axis, keepdims=True) if a.size else np.zeros((1,) * a.ndim, a.dtype)
+    m = np.where(np.isfinite(m), m, 0)
+    out = np.log(np.sum(np.exp(a - m), axis=axis, keepdims=True)) + m
+    return out if keepdim else np.squeeze(out, axis)
+
+
+def _reduce(loss: Any, reduction: int) -> Any:
+    if reduction == 1:
+        return np.mean(loss)
+    if reduction == 2:
+        return np.sum(loss)
+    return loss
+
+
+def _reduce_grad(F: Any, g: Any, shape: tuple, reduction: int) -> Any:
+    """The upstream gradient of a loss spread over the elements it reduced."""
+    if reduction == 1:
+        return g * (1.0 / max(int(np.prod(shape)), 1) if shape else 1.0)
+    return g
+
+
+def _huber(d: Any, delta: float) -> Any:
+    a = np.abs(d)
+    return np.where(a < delta, 0.5 * d * d, delta * (a - 0.5 * delta))
+
+
+def _smooth_l1(d: Any, beta: float) -> Any:
+    if beta == 0:
+        return np.abs(d)
+    a = np.abs(d)
+    return np.where(a < beta, 0.5 * d * d / beta, a - 0.5 * beta)
+
+
+def _nll(a: Any, target: Any, weight: Any, reduction: int, ignore_index: int) -> tuple:
+    """Forward of nll_loss: (loss, total_weight)."""
+    a = np.asarray(a)
+    target = np.asarray(target)
+    squeeze = a.ndim == 1
+    if squeeze:
+        a, target = a[None], target[None]
+    classes = a.shape[1]
+    w = np.ones(classes, a.dtype) if weight is None else np.asarray(weight, a.dtype)
+    moved = np.moveaxis(a, 1, -1).reshape(-1, classes)
+    t = target.reshape(-1)
+    valid = t != ignore_index
+    safe = np.where(valid, t, 0)
+    wt = np.where(valid, w[safe], 0).astype(a.dtype)
+    picked = -moved[np.arange(len(t)), safe] * wt
+    total = np.asarray(wt.sum(), a.dtype)
+    if reduction == 0:
+        loss = picked.reshape(target.shape)
+        return (loss[0] if squeeze else loss), total
+    if reduction == 2:
+        return np.asarray(picked.sum(), a.dtype), total
+    return np.asarray(picked.sum() / total, a.dtype), total
+
+
+def _nll_grad(F: Any, g: Any, ignore_index: int, reduction: int, self: Any, target: Any,
+              total_weight: Any, weight: Any) -> Any:
+    a = np.asarray(F.raw(self))
+    t = np.asarray(F.raw(target))
+    squeeze = a.ndim == 1
+    a2 = a[None] if squeeze else a
+    t2 = t[None] if squeeze else t
+    classes = a2.shape[1]
+    w = np.ones(classes, a.dtype) if weight is None else np.asarray(F.raw(weight), a.dtype)
+    valid = t2 != ignore_index
+    safe = np.where(valid, t2, 0)
+    wt = np.where(valid, w[safe], 0).astype(a.dtype)
+    # d loss_i / d self[i, t_i] = -w_{t_i}; one-hot along the class dimension.
+    onehot = np.zeros(a2.shape, a.dtype)
+    np.put_along_axis(onehot, np.expand_dims(safe, 1), np.expand_dims(-wt, 1), axis=1)
+    if squeeze:
+        onehot = onehot[0]
+    if reduction == 0:
+        return F.unsqueeze_dims(g, (0 if squeeze else 1,)) * onehot if not squeeze else g * onehot
+    if reduction == 1:
+        total = float(np.asarray(F.raw(total_weight)))
+        return g * (onehot / total if total else onehot * 0)
+    return g * onehot
+
+
+def _bce(a: Any, target: Any, weight: Any, reduction: int) -> Any:
+    loss = -(target * np.maximum(np.log(a), -100) + (1 - target) * np.maximum(np.log1p(-a), -100))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def _bce_logits(a: Any, target: Any, weight: Any, pos_weight: Any, reduction: int) -> Any:
+    log_sig = -np.logaddexp(0, -a)
+    log_one_minus = -np.logaddexp(0, a)
+    if pos_weight is not None:
+        loss = -(pos_weight * target * log_sig + (1 - target) * log_one_minus)
+    else:
+        loss = -(target * log_sig + (1 - target) * log_one_minus)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def _gelu(a: Any, approximate: str = "none") -> Any:
+    if approximate == "tanh":
+        return 0.5 * a * (1 + np.tanh(_SQRT_2_OVER_PI * (a + 0.044715 * a ** 3)))
+    return 0.5 * a * (1 + erf_array(a / _SQRT2))
+
+
+def _gelu_grad(F: Any, g: Any, approximate: str, self: Any) -> Any:
+    if approximate == "tanh":
+        inner = _SQRT_2_OVER_PI * (self + 0.044715 * self * self * self)
+        t = F.tanh(inner)
+        left = 0.5 * (1 + t)
+        right = 0.5 * self * (1 - t * t) * _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * self * self)
+        return g * (left + right)
+    cdf = 0.5 * (1 + F.erf(self * (1 / _SQRT2)))
+    pdf = F.exp(self * self * -0.5) * _INV_SQRT_2PI
+    return g * (cdf + self * pdf)
+
+
+def _matmul_grad_mm(F: Any, g: Any, mat2: Any) -> Any:
+    return g @ F.mT(mat2)
+
+
+# =================================================================================================
+# More elementwise math
+# =================================================================================================
+LOG1P = rule("log1p", "Log1PBackward0", _via64(np.log1p), (lambda F, g, self: g / (self + 1),),
+             ("grad / (self + 1)",), elementwise=True)
+LOG2 = rule("log2", "Log2Backward0", np.log2, (lambda F, g, self: g / (self * 0.6931471805599453),),
+            ("grad / (self * ln 2)",), elementwise=True)
+LOG10 = rule("log10", "Log10Backward0", np.log10,
+             (lambda F, g, self: g / (self * 2.302585092994046),), ("grad / (self * ln 10)",),
+             elementwise=True)
+EXPM1 = rule("expm1", "Expm1Backward0", _via64(np.expm1), (lambda F, g, result: g * (result + 1),),
+             ("grad * (result + 1)",), elementwise=True)
+EXP2 = rule("exp2", "Exp2Backward0", np.exp2, (lambda F, g, result: g * result * 0.6931471805599453,),
+            ("grad * result * ln 2",), elementwise=True)
+RSQRT = rule("rsqrt", "RsqrtBackward0", lambda a: 1 / np.sqrt(a),
+             (lambda F, g, result: g * result * result * result * -0.5,), ("-0.5 * grad * result³",),
+             elementwise=True)
+TAN = rule("tan", "TanBackward0", np.tan, (lambda F, g, result: g * (result * result + 1),),
+           ("grad * (1 + result²)",), elementwise=True)
+SINH = rule("sinh", "SinhBackward0", np.sinh, (lambda F, g, self: g * F.cosh(self),),
+            ("grad * cosh(self)",), elementwise=True)
+COSH = rule("cosh", "CoshBackward0", np.cosh, (lambda F, g, self: g * F.sinh(self),),
+            ("grad * sinh(self)",), elementwise=True)
+ASIN = rule("asin", "AsinBackward0", np.arcsin, (lambda F, g, self: g * (1 - self * self) ** -0.5,),
+            ("grad / sqrt(1 - self²)",), elementwise=True)
+ACOS = rule("acos", "AcosBackward0", np.arccos, (lambda F, g, self: -g * (1 - self * self) ** -0.5,),
+            ("-grad / sqrt(1 - self²)",), elementwise=True)
+ATAN = rule("atan", "AtanBackward0", np.arctan, (lambda F, g, self: g / (self * self + 1),),
+            ("grad / (1 + self²)",), elementwise=True)
+ERF = rule("erf", "ErfBackward0", erf_array,
+           (lambda F, g, self: g * F.exp(self * self * -1) * 1.1283791670955126,),
+           ("grad * 2/sqrt(pi) * exp(-self²)",), elementwise=True)
+SIGN = rule("sign", "SignBackward0", np.sign, (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
+FLOOR = rule("floor", "FloorBackward0", np.floor, (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
+CEIL = rule("ceil", "CeilBackward0", np.ceil, (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
+ROUND = rule("round", "RoundBackward0", np.round, (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
+ROUND_DECIMALS = rule("round_decimals", "RoundBackward1", lambda a, decimals: np.round(a, decimals),
+                      (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
+TRUNC = rule("trunc", "TruncBackward0", np.trunc, (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
+FRAC = rule("frac", "FracBackward0", lambda a: a - np.trunc(a), (lambda F, g: g,), ("grad",),
+            elementwise=True)
+REMAINDER = rule("remainder", "RemainderBackward0", lambda a, other: np.remainder(a, other),
+                 (lambda F, g: g,), ("grad",), elementwise=True)
+FMOD = rule("fmod", "FmodBackward0", lambda a, other: np.fmod(a, other), (lambda F, g: g,), ("grad",),
+            elementwise=True)
+
+# --- activations ---------------------------------------------------------------------------------
+LEAKY_RELU = rule(
+    "leaky_relu", "LeakyReluBackward0",
+    lambda a, negative_slope=0.01: np.where(a > 0, a, a * negative_slope),
+    (lambda F, g, negative_slope, self: F.where(self > 0, g, g * negative_slope),),
+    ("grad * (self > 0 ? 1 : negative_slope)",), elementwise=True, defaults={"negative_slope": 0.01})
+GELU = rule("gelu", "GeluBackward0", _gelu, (_gelu_grad,), ("grad * (Φ(self) + self * φ(self))",),
+            elementwise=True, defaults={"approximate": "none"})
+ELU = rule(
+    "elu", "EluBackward0",
+    lambda a, alpha=1.0, scale=1.0, input_scale=1.0: np.where(
+        a > 0, a * scale, (np.exp(np.minimum(a, 0) * input_scale) - 1) * alpha * scale),
+    (lambda F, g, alpha, input_scale, scale, self: F.where(
+        self > 0, g * scale, g * (F.exp(self * input_scale) * (alpha * scale * input_scale))),),
+    ("grad * (self > 0 ? scale : alpha * scale * input_scale * exp(self * input_scale))",),
+    elementwise=True, defaults={"alpha": 1.0, "scale": 1.0, "input_scale": 1.0})
+SILU = rule("silu", "SiluBackward0", lambda a: a / (1 + np.exp(-a)),
+            (lambda F, g, self: g * F.sigmoid(self) * (1 + self * (1 - F.sigmoid(self))),),
+            ("grad * σ(self) * (1 + self * (1 - σ(self)))",), elementwise=True)
+SOFTPLUS = rule(
+    "softplus", "SoftplusBackward0",
+    lambda a, beta=1.0, threshold=20.0: np.where(
+        a * beta > threshold, a, np.logaddexp(0, a * beta) / beta),
+    (lambda F, g, beta, self, threshold: F.where(self * beta > threshold, g, g * F.sigmoid(self * beta)),),
+    ("grad * σ(beta * self)",), elementwise=True, defaults={"beta": 1.0, "threshold": 20.0})
+HARDTANH = rule(
+    "hardtanh", "HardtanhBackward0", lambda a, min_val=-1.0, max_val=1.0: np.clip(a, min_val, max_val),
+    (lambda F, g, max_val, min_val, self: g * ((self > min_val) * (self < max_val)),),
+    ("grad * (min_val < self < max_val)",), elementwise=True, defaults={"min_val": -1.0, "max_val": 1.0})
+LOGSIGMOID = rule("logsigmoid", "LogSigmoidBackward0", lambda a, buffer=None: -np.logaddexp(0, -a),
+                  (lambda F, g, buffer, self: g * F.sigmoid(self * -1),), ("grad * σ(-self)",),
+                  elementwise=True)
+
+# --- clamping and selection --------------------------------------------------------------------
+CLAMP = rule(
+    "clamp", "ClampBackward1",
+    lambda a, min=None, max=None: np.clip(a, min, max) if (min is not None or max is not None) else a,
+    (lambda F, g, max, min, self: g * _clamp_mask(self, min, max),),
+    ("grad * (min <= self <= max)",), elementwise=True, defaults={"min": None, "max": None})
+CLAMP_MIN = rule("clamp_min", "ClampMinBackward0", lambda a, min: np.maximum(a, min),
+                 (lambda F, g, min, self: g * (self >= min),), ("grad * (self >= min)",), elementwise=True)
+CLAMP_MAX = rule("clamp_max", "ClampMaxBackward0", lambda a, max: np.minimum(a, max),
+                 (lambda F, g, max, self: g * (self <= max),), ("grad * (self <= max)",), elementwise=True)
+CLAMP_TENSOR = rule(
+    "clamp_tensor", "ClampBackward0",
+    lambda a, lo, hi: np.clip(a, lo if lo is not None else -np.inf, hi if hi is not None else np.inf),
+    (lambda F, g, max, min, self: g * _clamp_mask(self, min, max),
+     lambda F, g, min, self: g * (self < min),
+     lambda F, g, max, self: g * (self > max)),
+    ("grad * (min <= self <= max)", "grad * (self < min)", "grad * (self > max)"),
+    inputs=("self", "min", "max"), elementwise=True)
+
+
+def _clamp_mask(self: Any, lo: Any, hi: Any) -> Any:
+    if lo is not None and hi is not None:
+        return (self >= lo) * (self <= hi)
+    if lo is not None:
+        return self >= lo
+    if hi is not None:
+        return self <= hi
+    return self == self
+
+
+def _split_ties(F: Any, g: Any, self: Any, other: Any, winner: Any) -> Any:
+    return F.where(self == other, g * 0.5, g) * winner
+
+
+MAXIMUM = rule("maximum", "MaximumBackward0", np.maximum,
+               (lambda F, g, other, self: _split_ties(F, g, self, other, self >= other),
+                lambda F, g, other, self: _split_ties(F, g, self, other, other >= self)),
+               ("grad * (self > other) (ties: grad / 2)", "grad * (other > self) (ties: grad / 2)"),
+               inputs=BINARY, elementwise=True)
+MINIMUM = rule("minimum", "MinimumBackward0", np.minimum,
+               (lambda F, g, other, self: _split_ties(F, g, self, other, self <= other),
+                lambda F, g, other, self: _split_ties(F, g, self, other, other <= self)),
+               ("grad * (self < other) (ties: grad / 2)", "grad * (other < self) (ties: grad / 2)"),
+               inputs=BINARY, elementwise=True)
+WHERE = rule("where", "WhereBackward0", lambda a, b, condition: np.where(condition, a, b),
+             (lambda F, g, condition: F.where(condition, g, 0.0),
+              lambda F, g, condition: F.where(condition, 0.0, g)),
+             ("where(condition, grad, 0)", "where(condition, 0, grad)"), inputs=BINARY, elementwise=True)
+MASKED_FILL = rule("masked_fill", "MaskedFillBackward0", lambda a, mask, value: np.where(mask, value, a),
+                   (lambda F, g, mask: F.where(mask, 0.0, g),), ("where(mask, 0, grad)",),
+                   elementwise=True)
+
+# --- more reductions ---------------------------------------------------------------------------
+PROD = rule("prod", "ProdBackward0", lambda a: np.prod(a),
+            (lambda F, g, result, self: _prod_grad(F, g, self, result),), ("grad * result / self",))
+PROD_DIM = rule(
+    "prod_dim", "ProdBackward1", lambda a, dim, keepdim=False: np.prod(a, axis=dim, keepdims=keepdim),
+    (lambda F, g, dim, keepdim, result, self: _prod_grad(F, g, self, result, dim, keepdim),),
+    ("grad * result / self (along dim)",), defaults={"keepdim": False})
+VAR = rule(
+    "var", "VarBackward0", _var,
+    (lambda F, g, correction, dim, keepdim, self: _unsq(F, g, dim, keepdim, len(np.shape(F.raw(self))))
+        * (self - F.sum(self, _tuple_dims(dim, len(np.shape(F.raw(self)))), True)
+           * (1.0 / _count(np.shape(F.raw(self)), dim)))
+        * (2.0 / max(_count(np.shape(F.raw(self)), dim) - (1 if correction is None else correction), 0)),),
+    ("grad * 2 * (self - mean) / (N - correction)",), defaults={"correction": None, "keepdim": False})
+STD = rule(
+    "std", "StdBackward0", lambda a, dim=None, correction=None, keepdim=False: np.sqrt(
+        _var(a, dim, correction, keepdim)),
+    (lambda F, g, correction, dim, keepdim, result, self: (
+        _unsq(F, g, dim, keepdim, len(np.shape(F.raw(self))))
+        * (self - F.sum(self, _tuple_dims(dim, len(np.shape(F.raw(self)))), True)
+           * (1.0 / _count(np.shape(F.raw(self)), dim)))
+        / (_unsq(F, result, dim, keepdim, len(np.shape(F.raw(self))))
+           * max(_count(np.shape(F.raw(self)), dim) - (1 if correction is None else correction), 0))),),
+    ("grad * (self - mean) / ((N - correction) * result)",),
+    defaults={"correction": None, "keepdim": False})
+NORM = rule("norm", "LinalgVectorNormBackward0", _norm_fwd, (_norm_grad,),
+            ("grad * self / result (ord 2)",), defaults={"ord": 2, "dim": None, "keepdim": False})
+MAX = rule("max", "MaxBackward1", lambda a: np.max(a),
+           (lambda F, g, result, self: _max_split_even(F, g, self, result),),
+           ("grad split evenly among the maxima",))
+MIN = rule("min", "MinBackward1", lambda a: np.min(a),
+           (lambda F, g, result, self: _max_split_even(F, g, self, result),),
+           ("grad split evenly among the minima",))
+MAX_DIM = rule(
+    "max_dim", "MaxBackward0",
+    lambda a, dim, keepdim=False: (np.max(a, axis=dim, keepdims=keepdim),
+                                   np.argmax(a, axis=dim, keepdims=keepdim).astype(np.int64)),
+    (lambda F, g, dim, indices, keepdim, self_sym_sizes: _value_selecting_backward(
+        F, g[0], dim, indices, keepdim, self_sym_sizes),),
+    ("grad at the index of each maximum",), outputs=2, differentiable_outputs=(0,),
+    output_names=("result", "indices"), defaults={"keepdim": False})
+MIN_DIM = rule(
+    "min_dim", "MinBackward0",
+    lambda a, dim, keepdim=False: (np.min(a, axis=dim, keepdims=keepdim),
+                                   np.argmin(a, axis=dim, keepdims=keepdim).astype(np.int64)),
+    (lambda F, g, dim, indices, keepdim, self_sym_sizes: _value_selecting_backward(
+        F, g[0], dim, indices, keepdim, self_sym_sizes),),
+    ("grad at the index of each minimum",), outputs=2, differentiable_outputs=(0,),
+    output_names=("result", "indices"), defaults={"keepdim": False})
+AMAX = rule("amax", "AmaxBackward0", lambda a, dim, keepdim=False: _reduce_dim_keep(a, np.max, dim, keepdim),
+            (lambda F, g, dim, keepdim, result, self: _max_split_even(F, g, self, result, dim, keepdim),),
+            ("grad split evenly among the maxima along dim",), defaults={"keepdim": False})
+AMIN = rule("amin", "AminBackward0", lambda a, dim, keepdim=False: _reduce_dim_keep(a, np.min, dim, keepdim),
+            (lambda F, g, dim, keepdim, result, self: _max_split_even(F, g, self, result, dim, keepdim),),
+            ("grad split evenly among the minima along dim",), defaults={"keepdim": False})
+LOGSUMEXP = rule(
+    "logsumexp", "LogsumexpBackward0", _logsumexp,
+    (lambda F, g, dim, keepdim, result, self: _unsq(F, g, dim, keepdim, len(np.shape(F.raw(self))))
+        * F.exp(self - _unsq(F, result, dim, keepdim, len(np.shape(F.raw(self))))),),
+    ("grad * exp(self - result)",), defaults={"keepdim": False})
+CUMSUM = rule(
+    "cumsum", "CumsumBackward0", lambda a, dim: np.cumsum(a, axis=dim),
+    (lambda F, g, dim: F.op("flip", F.op("cumsum", F.op("flip", g, dims=(dim,)), dim=dim), dims=(dim,)),),
+    ("reverse cumsum of grad along dim",))
+SOFTMAX = rule("softmax", "SoftmaxBackward0", _softmax,
+               (lambda F, g, dim, result: result * (g - F.sum(g * result, dim, True)),),
+               ("result * (grad - sum(grad * result, dim))",))
+LOG_SOFTMAX = rule("log_softmax", "LogSoftmaxBackward0", _log_softmax,
+                   (lambda F, g, dim, result: g - F.exp(result) * F.sum(g, dim, True),),
+                   ("grad - exp(result) * sum(grad, dim)",))
+
+# --- matrix products ---------------------------------------------------------------------------
+BMM = rule("bmm", "BmmBackward0", np.matmul,
+           (lambda F, g, mat2: g @ F.mT(mat2), lambda F, g, self: F.mT(self) @ g),
+           ("grad @ mat2ᵀ", "selfᵀ @ grad"), inputs=("self", "mat2"))
+ADDMM = rule(
+    "addmm", "AddmmBackward0",
+    lambda bias, m1, m2, alpha=1, beta=1: (bias * beta if beta != 1 else bias) + (
+        m1 @ m2 if alpha == 1 else alpha * (m1 @ m2)),
+    (lambda F, g, beta: g if beta == 1 else g * beta,
+     lambda F, g, alpha, mat2: (g @ F.mT(mat2)) if alpha == 1 else (g @ F.mT(mat2)) * alpha,
+     lambda F, g, alpha, mat1: (F.mT(mat1) @ g) if alpha == 1 else (F.mT(mat1) @ g) * alpha),
+    ("grad * beta", "grad @ mat2ᵀ * alpha", "mat1ᵀ @ grad * alpha"),
+    inputs=("self", "mat1", "mat2"), defaults={"alpha": 1, "beta": 1},
+    extra_saves=("mat1_sym_sizes", "mat1_sym_strides", "mat2_sym_sizes", "mat2_sym_strides"))
+
+# --- more shape ops ----------------------------------------------------------------------------
+UNSAFE_VIEW = rule("unsafe_view", "UnsafeViewBackward0", lambda a, size: np.reshape(a, size),
+                   (lambda F, g, self_sym_sizes: F.reshape(g, self_sym_sizes),), ("grad reshaped to self",))
+SQUEEZE_DIMS = rule("squeeze_dims", "SqueezeBackward2",
+                    lambda a, dim: np.squeeze(a, tuple(d for d in dim if a.shape[d] == 1)),
+                    (lambda F, g, self_sym_sizes: F.reshape(g, self_sym_sizes),), ("grad reshaped to self",),
+                    extra_saves=("dim",), view=True)
+SQUEEZE_INPLACE = rule("squeeze_inplace", "SqueezeBackward4", lambda a, dim: np.squeeze(a, dim)
+                       if a.shape[dim] == 1 else a,
+                       (lambda F, g, self_sym_sizes: F.reshape(g, self_sym_sizes),),
+                       ("grad reshaped to self",), extra_saves=("dim",))
+REPEAT = rule(
+    "repeat", "RepeatBackward0",
+    lambda a, repeats: np.tile(a, repeats),
+    (lambda F, g, repeats, self_sym_sizes: _repeat_grad(F, g, repeats, self_sym_sizes),),
+    ("grad summed over the repeated copies",))
+
+
+def _repeat_grad(F: Any, g: Any, repeats: tuple, sizes: tuple) -> Any:
+    lead = len(repeats) - len(sizes)
+    full = (1,) * lead + tuple(sizes)
+    split = []
+    for r, s in zip(repeats, full):
+        split += [r, s]
+    g = F.reshape(g, tuple(split))
+    g = F.sum(g, tuple(range(0, 2 * len(full), 2)))
+    return F.reshape(g, tuple(sizes))
+
+
+FLIP = rule("flip", "FlipBackward0", lambda a, dims: np.flip(a, dims).copy(),
+            (lambda F, g, dims: F.op("flip", g, dims=dims),), ("grad flipped back",))
+TO_COPY = rule("to_copy", "ToCopyBackward0", lambda a, dtype, self_dtype=None: np.asarray(a).astype(dtype),
+               (lambda F, g, attrs: F.op("to_copy", g, dtype=attrs["self_dtype"], self_dtype=attrs["dtype"]),),
+               ("grad converted back to self's dtype",), exact_dtype=True)
+SELECT = rule("select", "SelectBackward0", lambda a, dim, index: a[_key(dim, index) + (Ellipsis,)],
+              (lambda F, g, dim, index, self_sym_sizes: F.op(
+                  "select_backward", g, dim=dim, index=index, self_sym_sizes=self_sym_sizes),),
+              ("grad placed at index along dim",), view=True)
+SLICE = rule("slice", "SliceBackward0", lambda a, dim, start, end, step: a[_key(dim, slice(start, end, step))],
+             (lambda F, g, dim, end, self_sym_sizes, start, step: F.op(
+                 "slice_backward", g, dim=dim, start=start, end=end, step=step,
+                 self_sym_sizes=self_sym_sizes),),
+             ("grad placed in the slice, zeros elsewhere",), view=True)
+INDEX = rule("index", "IndexBackward0", lambda a, indices: a[_index_key(indices)],
+             (lambda F, g, indices, self_sym_sizes: F.op(
+                 "index_backward", g, indices=indices, self_sym_sizes=self_sym_sizes),),
+             ("grad added at the indexed positions",))
+GATHER = rule("gather", "GatherBackward0", lambda a, dim, index, sparse_grad=False: np.take_along_axis(
+                  a, np.asarray(index), dim),
+              (lambda F, g, dim, index, self, sparse_grad: F.op(
+                  "gather_backward", g, dim=dim, index=index, self_sym_sizes=tuple(np.shape(F.raw(self)))),),
+              ("grad scattered (added) back at index",), defaults={"sparse_grad": False})
+INDEX_SELECT = rule("index_select", "IndexSelectBackward0",
+                    lambda a, dim, index: np.take(a, np.asarray(index), axis=dim),
+                    (lambda F, g, dim, index, self_sym_sizes: F.op(
+                        "index_select_backward", g, dim=dim, index=index, self_sym_sizes=self_sym_sizes),),
+                    ("grad added back at index along dim",))
+UNBIND = rule("unbind", "UnbindBackward0",
+              lambda a, dim: tuple(a[_key(dim, i) + (Ellipsis,)] for i in range(a.shape[dim])),
+              (lambda F, g, dim: F.stack(list(g), dim),), ("grads stacked along dim",), outputs=-1,
+              view=True)
+SPLIT = rule("split", "SplitBackward0",
+             lambda a, split_size, dim: _split(a, dim, _split_sizes(a.shape[dim], split_size)),
+             (lambda F, g, dim, self_sym_sizes, split_size: F.cat(list(g), dim),),
+             ("grads concatenated along dim",), outputs=-1, view=True)
+SPLIT_WITH_SIZES = rule("split_with_sizes", "SplitWithSizesBackward0",
+                        lambda a, split_sizes, dim: _split(a, dim, split_sizes),
+                        (lambda F, g, dim, self_sym_sizes, split_sizes: F.cat(list(g), dim),),
+                        ("grads concatenated along dim",), outputs=-1, view=True)
+CAT = rule("cat", "CatBackward0", lambda *arrays, dim: np.concatenate(arrays, axis=dim),
+           (lambda F, g, dim, input_nr, input_sizes: F.op(
+               "slice", g, dim=dim % len(input_sizes[input_nr]),
+               start=int(sum(s[dim] for s in input_sizes[:input_nr])),
+               end=int(sum(s[dim] for s in input_sizes[:input_nr + 1])), step=1),),
+           ("the slice of grad for this input",), inputs=("tensors",), variadic=True)
+STACK = rule("stack", "StackBackward0", lambda *arrays, dim: np.stack(arrays, axis=dim),
+             (lambda F, g, dim, input_nr: F.op("select", g, dim=dim, index=input_nr),),
+             ("grad selected at this input's index",), inputs=("tensors",), variadic=True)
+
+# --- gradients of the gradient (nodes that appear under create_graph) --------------------------
+SELECT_BACKWARD = rule("select_backward", "SelectBackwardBackward0", _select_backward,
+                       (lambda F, g, dim, index: F.op("select", g, dim=dim, index=index),),
+                       ("grad selected at index",), inputs=("grad_output",))
+SLICE_BACKWARD = rule("slice_backward", "SliceBackwardBackward0", _slice_backward,
+                      (lambda F, g, dim, start, end, step: F.op(
+                          "slice", g, dim=dim, start=start, end=end, step=step),),
+                      ("grad sliced",), inputs=("grad_output",))
+INDEX_BACKWARD = rule("index_backward", "IndexPutImplBackward0", _index_backward,
+                      (lambda F, g, indices: F.op("index", g, indices=indices),),
+                      ("grad indexed",), inputs=("values",))
+GATHER_BACKWARD = rule("gather_backward", "ScatterAddBackward0", _gather_backward,
+                       (lambda F, g, dim, index: F.op("gather", g, dim=dim, index=index),),
+                       ("grad gathered at index",), inputs=("src",))
+INDEX_SELECT_BACKWARD = rule("index_select_backward", "IndexAddBackward0", _index_select_backward,
+                             (lambda F, g, dim, index: F.op("index_select", g, dim=dim, index=index),),
+                             ("grad selected at index",), inputs=("source",))
+
+# --- losses --------------------------------------------------------------------------------------
+LOSS = ("self", "target")
+MSE_LOSS = rule(
+    "mse_loss", "MseLossBackward0", lambda a, t, reduction=1: _reduce((a - t) ** 2, reduction),
+    (lambda F, g, reduction, self, target: _reduce_grad(F, g, np.shape(F.raw(self)), reduction)
+        * 2 * (self - target),
+     lambda F, g, reduction, self, target: _reduce_grad(F, g, np.shape(F.raw(self)), reduction)
+        * -2 * (self - target)),
+    ("2 * (self - target) * grad / N", "-2 * (self - target) * grad / N"), inputs=LOSS,
+    defaults={"reduction": 1})
+SMOOTH_L1_LOSS = rule(
+    "smooth_l1_loss", "SmoothL1LossBackward0",
+    lambda a, t, reduction=1, beta=1.0: _reduce(_smooth_l1(a - t, beta), reduction),
+    (lambda F, g, beta, reduction, self, target: _reduce_grad(F, g, np.shape(F.raw(self)), reduction)
+        * _smooth_l1_grad(F, self - target, beta),
+     lambda F, g, beta, reduction, self, target: _reduce_grad(F, g, np.shape(F.raw(self)), reduction)
+        * _smooth_l1_grad(F, self - target, beta) * -1),
+    ("grad * clamp((self - target) / beta, -1, 1) / N", "-(same)"), inputs=LOSS,
+    defaults={"reduction": 1, "beta": 1.0})
+HUBER_LOSS = rule(
+    "huber_loss", "HuberLossBackward0",
+    lambda a, t, reduction=1, delta=1.0: _reduce(_huber(a - t, delta), reduction),
+    (lambda F, g, delta, reduction, self, target: _reduce_grad(F, g, np.shape(F.raw(self)), reduction)
+        * _huber_grad(F, self - target, delta),
+     lambda F, g, delta, reduction, self, target: _reduce_grad(F, g, np.shape(F.raw(self)), reduction)
+        * _huber_grad(F, self - target, delta) * -1),
+    ("grad * clamp(self - target, -delta, delta) / N", "-(same)"), inputs=LOSS,
+    defaults={"reduction": 1, "delta": 1.0})
+
+
+def _smooth_l1_grad(F: Any, d: Any, beta: float) -> Any:
+    if beta == 0:
+        return F.sign(d)
+    return F.where(F.abs(d) < beta, d * (1.0 / beta), F.sign(d))
+
+
+def _huber_grad(F: Any, d: Any, delta: float) -> Any:
+    return F.where(F.abs(d) < delta, d, F.sign(d) * delta)
+
+
+NLL_LOSS = rule(
+    "nll_loss", "NllLossBackward0",
+    lambda a, target, weight=None, reduction=1, ignore_index=-100, total_weight=None: _nll(
+        a, target, weight, reduction, ignore_index)[0],
+    (_nll_grad,), ("-weight[target] * grad / total_weight at each target class",),
+    extra_saves=("total_weight",),
+    defaults={"weight": None, "reduction": 1, "ignore_index": -100})
+BCE = rule(
+    "binary_cross_entropy", "BinaryCrossEntropyBackward0",
+    lambda a, t, weight=None, reduction=1: _bce(a, t, weight, reduction),
+    (lambda F, g, reduction, self, target, weight: _reduce_grad(F, g, np.shape(F.raw(self)), reduction)
+        * (self - target) / F.where(self * (1 - self) > 1e-12, self * (1 - self), 1e-12)
+        * (1.0 if weight is None else weight),
+     None),
+    ("grad * (self - target) / (self * (1 - self)) / N", None), inputs=LOSS,
+    defaults={"weight": None, "reduction": 1})
+BCE_LOGITS = rule(
+    "binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0",
+    lambda a, t, weight=None, pos_weight=None, reduction=1: _bce_logits(a, t, weight, pos_weight, reduction),
+    (lambda F, g, pos_weight, reduction, self, target, weight: _reduce_grad(
+        F, g, np.shape(F.raw(self)), reduction) * _bce_logits_grad(F, self, target, pos_weight)
+        * (1.0 if weight is None else weight),
+     None),
+    ("grad * (σ(self) - target) / N", None), inputs=LOSS,
+    defaults={"weight": None, "pos_weight": None, "reduction": 1})
+
+
+def _bce_logits_grad(F: Any, self: Any, target: Any, pos_weight: Any) -> Any:
+    if pos_weight is None:
+        return F.sigmoid(self) - target
+    return (pos_weight * target + 1 - target) * F.sigmoid(self) - pos_weight * target
+
+ALIAS = rule("alias", "AliasBackward0", lambda a: a.view(), (lambda F, g: g,), ("grad",), view=True)
+
+# --- in-place specific nodes --------------------------------------------------------------------
+COPY = rule("copy_", "CopyBackwards",
+            lambda a, src: np.broadcast_to(np.asarray(src), np.shape(a)).astype(np.asarray(a).dtype),
+            (lambda F, g: F.zeros_like(g), lambda F, g: g), ("0", "grad summed to src's shape"),
+            inputs=("self", "src"), exact_dtype=True)
+FILL = rule("fill_", "FillBackward2", lambda a, value: np.full(np.shape(a), value, np.asarray(a).dtype),
+            (lambda F, g: F.zeros_like(g),), ("0",), exact_dtype=True)
+ZERO = rule("zero_", "ZeroBackward0", lambda a: np.zeros_like(a), (lambda F, g: F.zeros_like(g),), ("0",),
+            exact_dtype=True)
+
+
+def _index_mask(shape: tuple, indices: tuple) -> np.ndarray:
+    mask = np.zeros(shape, bool)
+    mask[_index_key(indices)] = True
+    return mask
+
+
+def _index_put(a: Any, values: Any, indices: tuple, accumulate: bool = False) -> Any:
+    out = np.array(a, copy=True)
+    if accumulate:
+        np.add.at(out, _index_key(indices), values)
+    else:
+        out[_index_key(indices)] = values
+    return out
+
+
+INDEX_PUT = rule("index_put", "IndexPutBackward0", _index_put,
+                 (lambda F, g, accumulate, indices: g if accumulate else F.where(
+                     _index_mask(np.shape(F.raw(g)), indices), 0.0, g),
+                  lambda F, g, accumulate, indices: F.op("index", g, indices=indices)),
+                 ("grad with zeros where values were written", "grad at the written positions"),
+                 inputs=("self", "values"), defaults={"accumulate": False}, exact_dtype=True)
+
+
+def view_of(buffer: np.ndarray, base: np.ndarray, view: np.ndarray) -> np.ndarray:
+    """The part of `buffer` (laid out like `base`) that `view` occupies inside `base`."""
+    offset = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    return np.ndarray(view.shape, buffer.dtype, buffer=buffer, offset=offset, strides=view.strides)
+
+
+def buffer_like(base: np.ndarray, dtype: Any = None) -> np.ndarray:
+    order = "F" if base.flags.f_contiguous and not base.flags.c_contiguous else "C"
+    return np.zeros(base.shape, dtype or base.dtype, order=order)
+
+
+def _as_strided_backward(g: Any, geometry: tuple) -> Any:
+    base_like, view_like = geometry
+    out = buffer_like(base_like, np.asarray(g).dtype)
+    view_of(out, base_like, view_like)[...] = g
+    return out
+
+
+AS_STRIDED = rule("as_strided", "AsStridedBackward0", lambda a, self_geometry, geometry=None: self_geometry[1],
+                  (lambda F, g, self_geometry: F.op("strided_scatter", g, geometry=self_geometry),),
+                  ("grad placed at the view's elements of the base",), view=True)
+
+
+def _strided_gather(g: Any, geometry: tuple) -> Any:
+    base_like, view_like = geometry
+    buffer = buffer_like(base_like, np.asarray(g).dtype)
+    buffer[...] = g
+    return view_of(buffer, base_like, view_like).copy()
+
+
+STRIDED_SCATTER = rule("strided_scatter", "AsStridedScatterBackward0", _as_strided_backward,
+                       (lambda F, g, geometry: F.op("strided_gather", g, geometry=geometry),),
+                       ("grad at the view's elements",), inputs=("src",))
+STRIDED_GATHER = rule("strided_gather", "AsStridedGatherBackward0", _strided_gather,
+                      (lambda F, g, geometry: F.op("strided_scatter", g, geometry=geometry),),
+                      ("grad placed at the view's elements",), inputs=("self",))
+
+
+def outside_mask(geometry: tuple, dtype: Any) -> np.ndarray:
+    """Ones on the base except where the view lies (zeros there)."""
+    base_like, view_like = geometry
+    mask = buffer_like(base_like, dtype)
+    mask[...] = 1
+    view_of(mask, base_like, view_like)[...] = 0
+    return mask
+
+
+def _constant_grad(F: Any, array: np.ndarray) -> Any:
+    """A gradient computed on arrays; under create_graph it is a constant (no further graph)."""
+    if F.raw is ArrayMath.raw:
+        return array
+    from engine.tensor import Tensor
+
+    return Tensor._make(array)

@@ -28,9 +28,7 @@ class _Formatter:
             return
         finite = flat[np.isfinite(flat) & (flat != 0)].astype(np.float64)
         if finite.size == 0:
-            for v in flat:
-                self.max_width = max(self.max_width, len(self._fixed_int(v)))
-            return
+            return  # like torch: no finite nonzero value, so no common width (0., nan, inf as is)
         absolute = np.abs(finite)
         lo, hi = float(absolute.min()), float(absolute.max())
         self.int_mode = bool(np.all(finite == np.ceil(finite)))
@@ -46,10 +44,8 @@ class _Formatter:
                 widths = [len(f"{v:.{PRECISION}e}") for v in finite]
             else:
                 widths = [len(f"{v:.{PRECISION}f}") for v in finite]
+        # Only finite nonzero values set the width, as in torch/_tensor_str.py (nan/inf may overflow).
         self.max_width = max([self.max_width, *widths])
-        # nan and inf also have to fit
-        for v in flat[~np.isfinite(flat)]:
-            self.max_width = max(self.max_width, len(_special(float(v))))
 
     def _fixed_int(self, v: Any) -> str:
         v = float(v)

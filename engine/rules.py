@@ -54,6 +54,9 @@ class Rule:
         differentiable_outputs: Sequence[int] | None = None,
         defaults: dict[str, Any] | None = None,
         view: bool = False,
+        variadic: bool = False,
+        output_names: Sequence[str] = ("result",),
+        exact_dtype: bool = False,
     ) -> None:
         self.name = name
         self.node_name = node
@@ -64,9 +67,17 @@ class Rule:
         self.elementwise = elementwise
         self.defaults = defaults or {}
         self.view = view
+        # outputs: how many tensors forward returns; -1 when it depends on the call (unbind, split).
         self.outputs = outputs
-        self.differentiable_outputs = tuple(
-            range(outputs) if differentiable_outputs is None else differentiable_outputs
+        # variadic: one input name (e.g. "tensors") standing for any number of tensors (cat, stack).
+        self.variadic = variadic
+        # Names under which outputs can be saved ("result", or "indices" for max(dim)...).
+        self.output_names = tuple(output_names)
+        # exact_dtype: the forward chose the output dtype itself (no float32 default to restore).
+        self.exact_dtype = exact_dtype
+        self.differentiable_outputs: tuple[int, ...] | None = (
+            None if differentiable_outputs is None and outputs < 0
+            else tuple(range(outputs) if differentiable_outputs is None else differentiable_outputs)
         )
         if len(self.grads) != len(self.inputs) or len(self.formulas) != len(self.inputs):
             raise ValueError(f"rule {name}: one gradient and one formula per input")
@@ -76,7 +87,7 @@ class Rule:
         )
         slots: list[str] = []
         for names in self.needs:
-            slots += [s for s in names if s not in slots]
+            slots += [s for s in names if s not in slots and s not in CALL_CONTEXT]
         slots += [s for s in extra_saves if s not in slots]
         self.saves = tuple(sorted(slots))
         self.derive = {s: d for s in self.saves if (d := _derived(s, self.inputs)) is not None}
@@ -85,6 +96,10 @@ class Rule:
     def __repr__(self) -> str:
         return f"Rule({self.name} -> {self.node_name})"
 
+
+# Parameter names a gradient function may ask for that describe the call, not saved values:
+# the index of the input whose gradient is wanted and the shapes of all inputs (variadic rules).
+CALL_CONTEXT = ("input_nr", "input_sizes", "attrs")
 
 _node_classes: dict[str, type[Node]] = {}
 
@@ -116,7 +131,7 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
 
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
     out = rule.forward(*arrays, **attrs) if attrs else rule.forward(*arrays)
-    wide = any(type(a) is np.ndarray and a.dtype == _F64 for a in arrays)
+    wide = rule.exact_dtype or any(type(a) is np.ndarray and a.dtype == _F64 for a in arrays)
     requires_grad = grad_mode.state.enabled and any(
         isinstance(x, Tensor) and x._requires_grad for x in inputs
     )
@@ -132,24 +147,29 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
             r._vc = source._vc
             r._base = source._base if source._base is not None else source
             r._no_grad_view = not grad_mode.state.enabled
-        if rule.outputs > 1:
+        if rule.outputs != 1:
             for i, r in enumerate(results):
                 r._view_of_multi = (rule.node_name[: -len("Backward0")], i)
     node = None
     if requires_grad:
         node = rule.node_cls()
-        node.next_functions = tuple(edge_to(x) for x in inputs)
+        node._edges = tuple(edge_to(x) for x in inputs)
         node._in_meta = tuple(np.shape(a) for a in arrays)
         node._out_meta = tuple((r._data.shape, r._data.dtype) for r in results)
         if attrs:
             node._attrs = attrs
-        for i in rule.differentiable_outputs:
+        outs = rule.differentiable_outputs
+        for i in range(len(results)) if outs is None else outs:
             r = results[i]
             r.grad_fn = node
             r._requires_grad = True
             r._output_nr = i
         if rule.saves:
             _save(node, rule, inputs, arrays, results, attrs)
+        if grad_mode.state.anomaly:
+            from engine.autograd.anomaly_mode import forward_stack
+
+            node._anomaly = forward_stack()
     if observe.current is not None:
         observe.current.op_applied(rule, node, inputs, results, attrs)
     return result
@@ -170,15 +190,15 @@ def _save(node: Node, rule: Rule, inputs: tuple, arrays: list, results: tuple, a
     wanted: set[str] = set()
     for i, x in enumerate(inputs):
         if isinstance(x, Tensor) and x._requires_grad:
-            wanted.update(rule.needs[i])
+            wanted.update(rule.needs[0 if rule.variadic else i])
     saved: dict[str, Any] = {}
     for slot in rule.saves:
-        if slot not in wanted and slot not in rule.inputs and slot != "result":
+        if slot not in wanted and slot not in rule.inputs and slot not in rule.output_names:
             wanted.add(slot)  # attributes and sizes are always kept, like PyTorch's node attrs
         if slot not in wanted:
             continue
-        if slot == "result":
-            saved[slot] = SavedTensor(results[0], True)
+        if slot in rule.output_names:
+            saved[slot] = SavedTensor(results[rule.output_names.index(slot)], True)
         elif slot in rule.inputs:
             x = inputs[rule.inputs.index(slot)]
             saved[slot] = SavedTensor(x, False) if isinstance(x, Tensor) else x
@@ -202,16 +222,24 @@ def backward_node(node: Node, grads: tuple, create_graph: bool) -> tuple:
         F = ArrayMath
     g = grads[0] if rule.outputs == 1 else grads
     results = []
-    for i, edge in enumerate(node.next_functions):
-        if edge is None or rule.grads[i] is None:
+    for i, edge in enumerate(node._edges):
+        k = 0 if rule.variadic else i
+        if edge is None or rule.grads[k] is None:
             results.append(None)
             continue
-        args = [node.unpack(s, create_graph) for s in rule.needs[i]]
-        gi = rule.grads[i](F, g, *args)
+        args = [_context(node, s, i) if s in CALL_CONTEXT else node.unpack(s, create_graph)
+                for s in rule.needs[k]]
+        gi = rule.grads[k](F, g, *args)
         if gi is not None:
             gi = F.sum_to(gi, node._in_meta[i])
         results.append(gi)
     return tuple(results)
+
+
+def _context(node: Node, name: str, i: int) -> Any:
+    if name == "attrs":
+        return node._attrs or {}
+    return i if name == "input_nr" else node._in_meta
 
 
 # --- math namespaces that gradient functions call through `F` ---------------------------------
@@ -279,3 +307,35 @@ class ArrayMath:
     @staticmethod
     def sum(a: Any, dim: Any = None, keepdim: bool = False) -> Any:
         return np.sum(a, axis=dim, keepdims=keepdim)
+
+    @staticmethod
+    def op(name: str, *args: Any, **attrs: Any) -> Any:
+        """Run another rule of the table forward (differentiably under create_graph)."""
+        from engine.ops import TABLE
+
+        return TABLE[name].forward(*args, **attrs)
+
+    @staticmethod
+    def raw(a: Any) -> Any:
+        """The array behind a value (for decisions that do not need a gradient)."""
+        return a
+
+    sigmoid = staticmethod(lambda a: 1 / (1 + np.exp(-a)))
+    log1p = staticmethod(np.log1p)
+    expm1 = staticmethod(np.expm1)
+    cosh = staticmethod(np.cosh)
+    sinh = staticmethod(np.sinh)
+
+    @staticmethod
+    def erf(a: Any) -> Any:
+        from engine.ops import erf_array
+
+        return erf_array(a)
+
+    @staticmethod
+    def stack(arrays: list, dim: int) -> Any:
+        return np.stack(arrays, axis=dim)
+
+    @staticmethod
+    def cat(arrays: list, dim: int) -> Any:
+        return np.concatenate(arrays, axis=dim)

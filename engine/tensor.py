@@ -41,6 +41,9 @@ class Tensor:
         "__weakref__",
     )
 
+    # NumPy defers to Tensor's operators (ndarray * tensor calls Tensor.__rmul__).
+    __array_ufunc__ = None
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("create tensors with torch.tensor(...), torch.zeros(...) and friends")
 
@@ -220,8 +223,7 @@ class Tensor:
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> "Tensor":
-        t = Tensor._make(self._data, None, self._vc)
-        t._base = self._base if self._base is not None else self
+        t = Tensor._make(self._data, None, self._vc)  # shares storage and the version counter
         _observe_new(t, self)
         return t
 

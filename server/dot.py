@@ -87,7 +87,7 @@ def make_dot(var: Any, params: dict | None = None, show_attrs: bool = False,
                     key = f"{id(fn)}-{slot}"
                     dot.node(key, f"{slot}\n{size(value.tensor)}", fillcolor="orange")
                     dot.edge(key, str(id(fn)), dir="none")
-        for edge in fn.next_functions:
+        for edge in fn._edges:
             if edge is not None:
                 dot.edge(str(id(edge[0])), str(id(fn)))
                 stack.append(edge[0])

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+TRACE_VERSION = "1.0"  # the trace format's version (server/schema.py, TRACE_FORMAT.md)
+
 
 @dataclass(frozen=True)
 class Limits:

@@ -6,7 +6,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
-TRACE_VERSION = "1.0"
+from server.limits import TRACE_VERSION
 
 # JSON has no NaN or infinity: those floats travel as these strings.
 Number = Union[float, int, bool, Literal["NaN", "Infinity", "-Infinity"]]

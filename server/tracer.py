@@ -18,9 +18,8 @@ from engine.node import AccumulateGrad, SavedTensor
 from engine.rules import ArrayMath
 from engine.tensor import Tensor
 from server import encode
-from server.limits import LimitReached, Limits
+from server.limits import TRACE_VERSION, LimitReached, Limits
 from server.naming import NAME_HOOK, add_name_hooks
-from server.schema import TRACE_VERSION
 
 SNIPPET = "<snippet>"
 
@@ -120,7 +119,7 @@ class Recorder:
 
     def _add_edges(self, node: Any, nid: str) -> None:
         rule = node.rule
-        for i, edge in enumerate(node.next_functions):
+        for i, edge in enumerate(node._edges):
             if edge is None:
                 continue
             target, output_nr = edge
@@ -257,7 +256,7 @@ class Recorder:
             record["inputs"] = [self.tensor_id(a) if isinstance(a, Tensor) else None for a in args]
             record["outputs"] = ids
             record["formulas"] = [f"{cls.__name__}.backward" if e is not None else None
-                                  for e in node.next_functions]
+                                  for e in node._edges]
             record["saved"] = [
                 {"slot": f"saved_tensors[{i}]", "tensor": self.tensor_id(s.tensor), "version": s.version}
                 for i, s in enumerate(ctx._saved or ()) if s is not None
@@ -283,7 +282,7 @@ class Recorder:
         if node is not None and not self._summarising:
             nid = self.node_id(node)
             record = self.nodes[int(nid[1:])]
-            record["inputs"] = [tid] + [None] * (len(node.next_functions) - 1)
+            record["inputs"] = [tid] + [None] * (len(node._edges) - 1)
             record["outputs"] = [tid]
             record["saved"] = self._saved(node)
             record["formulas"] = list(node.rule.formulas) if node.rule is not None else []

@@ -83,7 +83,7 @@ class CustomNode(Node):
             out = self.function.backward(ctx, *user_grads)
         out = out if isinstance(out, tuple) else (out,)
         name = type(self).__name__
-        expected = len(self.next_functions)
+        expected = len(self._edges)
         if len(out) != expected:
             if len(out) > expected and all(g is None for g in out[expected:]):
                 out = out[:expected]
@@ -93,7 +93,7 @@ class CustomNode(Node):
                     f"got {len(out)})"
                 )
         results = []
-        for i, (g, edge) in enumerate(zip(out, self.next_functions)):
+        for i, (g, edge) in enumerate(zip(out, self._edges)):
             if g is None:
                 results.append(None)
                 continue
@@ -137,6 +137,22 @@ class FunctionMeta(type):
 class Function(metaclass=FunctionMeta):
     """Base class of user-defined differentiable operations (static forward and backward)."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        import warnings
+
+        warnings.warn(
+            f"{type(self)} should not be instantiated. Methods on autograd functions are all static, so you "
+            "should invoke them on the class itself. Instantiating an autograd function will raise an error "
+            "in a future version of PyTorch.", DeprecationWarning, stacklevel=2,
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use new-style "
+            "autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
+        )
+
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(
@@ -173,7 +189,7 @@ class Function(metaclass=FunctionMeta):
             node = cls._backward_cls()
             node.ctx = ctx
             ctx._node = node
-            node.next_functions = tuple(edge_to(a) for a in args)
+            node._edges = tuple(edge_to(a) for a in args)
             node._in_meta = tuple(np.shape(a._data) if isinstance(a, Tensor) else () for a in args)
             node._attrs = {"tensor_inputs": tuple(tensor_inputs)}
             node._out_meta = tuple(
@@ -202,11 +218,45 @@ class Function(metaclass=FunctionMeta):
 
 
 def once_differentiable(fn: Callable) -> Callable:
-    """Marks a backward as not differentiable again: it runs with grad mode off."""
+    """Marks a backward as not differentiable again: it runs with grad mode off, and a gradient
+    that would need a graph gets an `Error` node that raises when differentiated."""
 
     @functools.wraps(fn)
     def wrapper(ctx: Any, *args: Any) -> Any:
+        from engine.tensor import Tensor
+
         with grad_mode.no_grad():
-            return fn(ctx, *args)
+            outputs = fn(ctx, *args)
+        if not grad_mode.state.enabled:
+            return outputs
+        needing = [a for a in args if isinstance(a, Tensor) and a._requires_grad]
+        if not needing:
+            return outputs
+        single = not isinstance(outputs, tuple)
+        wrapped = []
+        for out in (outputs,) if single else outputs:
+            if isinstance(out, Tensor):
+                node = DelayedError()
+                node._edges = tuple(edge_to(a) for a in needing)
+                node._in_meta = tuple(a._data.shape for a in needing)
+                node._out_meta = ((out._data.shape, out._data.dtype),)
+                out = Tensor._make(out._data, node)
+            wrapped.append(out)
+        return wrapped[0] if single else tuple(wrapped)
 
     return wrapper
+
+
+class DelayedError(Node):
+    """The `Error` node PyTorch puts on outputs of a once_differentiable backward."""
+
+    __slots__ = ()
+
+    def saved_slots(self) -> tuple[str, ...]:
+        return ()
+
+    def apply_backward(self, grads: tuple, create_graph: bool) -> tuple:
+        raise RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable")
+
+
+DelayedError.__name__ = DelayedError.__qualname__ = "Error"

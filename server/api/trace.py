@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, Field
 
+from server.runner import RunnerBusy
 from server.schema import Trace
 
 router = APIRouter()
@@ -29,5 +30,9 @@ async def trace(body: TraceRequest, request: Request) -> Response:
             status_code=413,
             detail=f"source size limit ({settings.max_source_bytes // 1024} KiB) exceeded: {size} bytes",
         )
-    payload = await request.app.state.runner.run(body.code)
+    try:
+        payload = await request.app.state.runner.run(body.code)
+    except RunnerBusy as busy:
+        raise HTTPException(status_code=429, detail=str(busy),
+                            headers={"Retry-After": str(max(1, round(busy.retry_after)))}) from None
     return Response(content=payload, media_type="application/json")

@@ -53,7 +53,13 @@ class SnippetSyntaxError(PolicyError):
     error_type = "SyntaxError"
 
 
-class SandboxLimit(BaseException):
+try:  # the tracer catches server.limits.LimitReached and keeps the partial trace: be one of those
+    from server.limits import LimitReached as _LimitBase
+except Exception:  # pragma: no cover - server.limits not available
+    _LimitBase = BaseException  # type: ignore[misc,assignment]
+
+
+class SandboxLimit(_LimitBase):  # type: ignore[misc,valid-type]
     """A resource limit stopped the run.
 
     A BaseException on purpose: the snippet's `except Exception:` (and a bare `except:`, which the
@@ -65,9 +71,9 @@ class SandboxLimit(BaseException):
     error_type = "LimitExceeded"
 
     def __init__(self, message: str, limit: str = "") -> None:
+        BaseException.__init__(self, message)
         self.message = message
         self.limit = limit
-        super().__init__(message)
 
     def to_dict(self) -> dict:
         return {"type": self.error_type, "message": self.message}

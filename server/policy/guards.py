@@ -109,6 +109,8 @@ class Facade:
         object.__setattr__(self, "_Facade__attrs", dict(attrs))
 
     def __getattr__(self, name: str) -> Any:
+        if name == "__name__":  # read by `from torch import missing` for its error message
+            return self.__name
         try:
             return self.__attrs[name]
         except KeyError:

@@ -29,7 +29,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def server_url() -> Iterator[str]:
     port = _free_port()
     env = dict(os.environ, GRADSTEP_PORT=str(port), GRADSTEP_HOST="127.0.0.1")
@@ -55,7 +55,7 @@ def server_url() -> Iterator[str]:
     log.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[object]:
     if not CHROMIUM.exists():
         pytest.fail("Debian's Chromium is missing at /usr/bin/chromium: apt-get install -y chromium")

@@ -1,0 +1,539 @@
+"""torch.nn: Module, Parameter, layers, activations and losses."""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from typing import Any, Iterator
+
+from engine import creation
+from engine import functions as _f
+from engine.grad_mode import no_grad
+from engine.nn import functional, init
+from engine.tensor import Parameter, Tensor
+
+__all__ = ["Module", "Parameter", "Linear", "Sequential", "ModuleList", "ReLU", "Tanh", "Sigmoid",
+           "MSELoss", "L1Loss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "functional", "init"]
+
+
+class Module:
+    """Base class of layers: registers parameters and submodules by attribute assignment."""
+
+    training: bool
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_modules", OrderedDict())
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function'
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.forward(*args, **kwargs)
+
+    # --- attribute registry -------------------------------------------------------------
+    def __setattr__(self, name: str, value: Any) -> None:
+        if "_parameters" not in self.__dict__:
+            if isinstance(value, (Parameter, Module)):
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            object.__setattr__(self, name, value)
+            return
+        for registry in (self._parameters, self._buffers, self._modules):
+            registry.pop(name, None) if not isinstance(value, type(None)) or name not in registry else None
+        if isinstance(value, Parameter):
+            self.__dict__.pop(name, None)
+            self._parameters[name] = value
+        elif isinstance(value, Module):
+            self.__dict__.pop(name, None)
+            self._modules[name] = value
+        elif name in self._parameters:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{type(value).__name__}' as parameter '{name}' (torch.nn.Parameter "
+                    "or None expected)"
+                )
+            self._parameters[name] = None
+        elif name in self._buffers:
+            self._buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name: str) -> Any:
+        d = self.__dict__
+        for key in ("_parameters", "_buffers", "_modules"):
+            registry = d.get(key)
+            if registry is not None and name in registry:
+                return registry[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        for key in ("_parameters", "_buffers", "_modules"):
+            if name in self.__dict__.get(key, {}):
+                del self.__dict__[key][name]
+                return
+        object.__delattr__(self, name)
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        self._buffers[name] = tensor
+
+    def add_module(self, name: str, module: "Module | None") -> None:
+        self._modules[name] = module
+
+    register_module = add_module
+
+    # --- traversal ------------------------------------------------------------------------
+    def named_modules(self, memo: set | None = None, prefix: str = "") -> Iterator[tuple[str, "Module"]]:
+        memo = set() if memo is None else memo
+        if id(self) in memo:
+            return
+        memo.add(id(self))
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is None:
+                continue
+            yield from module.named_modules(memo, prefix + ("." if prefix else "") + name)
+
+    def modules(self) -> Iterator["Module"]:
+        for _, m in self.named_modules():
+            yield m
+
+    def named_children(self) -> Iterator[tuple[str, "Module"]]:
+        for name, m in self._modules.items():
+            if m is not None:
+                yield name, m
+
+    def children(self) -> Iterator["Module"]:
+        for _, m in self.named_children():
+            yield m
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+        seen: set[int] = set()
+        modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        for mod_prefix, module in modules:
+            for name, p in module._parameters.items():
+                if p is None or (remove_duplicate and id(p) in seen):
+                    continue
+                seen.add(id(p))
+                yield mod_prefix + ("." if mod_prefix else "") + name, p
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True) -> Iterator[tuple[str, Tensor]]:
+        for mod_prefix, module in self.named_modules(prefix=prefix):
+            for name, b in module._buffers.items():
+                if b is not None:
+                    yield mod_prefix + ("." if mod_prefix else "") + name, b
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, b in self.named_buffers():
+            yield b
+
+    # --- state ------------------------------------------------------------------------------
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for p in self.parameters():
+            if p._grad is None:
+                continue
+            if set_to_none:
+                p._grad = None
+            else:
+                p._grad._data[...] = 0
+
+    def train(self, mode: bool = True) -> "Module":
+        for m in self.modules():
+            object.__setattr__(m, "training", mode)
+        return self
+
+    def eval(self) -> "Module":
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Module":
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def apply(self, fn: Any) -> "Module":
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    def state_dict(self, destination: Any = None, prefix: str = "", keep_vars: bool = False) -> OrderedDict:
+        out: OrderedDict = OrderedDict() if destination is None else destination
+        for mod_prefix, module in self.named_modules(prefix=prefix.rstrip(".")):
+            dot = mod_prefix + ("." if mod_prefix else "")
+            for name, p in module._parameters.items():
+                if p is not None:
+                    out[dot + name] = p if keep_vars else p.detach()
+            for name, b in module._buffers.items():
+                if b is not None:
+                    out[dot + name] = b if keep_vars else b.detach()
+        return out
+
+    def load_state_dict(self, state_dict: Any, strict: bool = True, assign: bool = False) -> Any:
+        own = dict(self.named_parameters())
+        own.update(dict(self.named_buffers()))
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        if strict and (missing or unexpected):
+            parts = []
+            if missing:
+                parts.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". ")
+            if unexpected:
+                parts.append(
+                    "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". "
+                )
+            raise RuntimeError(
+                f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(parts)
+            )
+        with no_grad():
+            for k, v in state_dict.items():
+                if k in own:
+                    own[k]._data[...] = v._data
+                    own[k]._vc[0] += 1
+        return _IncompatibleKeys(missing, unexpected)
+
+    def to(self, *args: Any, **kwargs: Any) -> "Module":
+        from engine import dtypes
+
+        target = kwargs.get("dtype")
+        for a in args:
+            if isinstance(a, dtypes.dtype):
+                target = a
+        if target is not None:
+            for p in self.parameters():
+                p._data = p._data.astype(target.np)
+        return self
+
+    def double(self) -> "Module":
+        from engine import dtypes
+
+        return self.to(dtypes.float64)
+
+    def float(self) -> "Module":
+        from engine import dtypes
+
+        return self.to(dtypes.float32)
+
+    def cpu(self) -> "Module":
+        return self
+
+    cuda = cpu
+
+    def extra_repr(self) -> str:
+        return ""
+
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        children = []
+        for name, module in self._modules.items():
+            text = repr(module).replace("\n", "\n  ")
+            children.append(f"({name}): {text}")
+        lines = (extra.split("\n") if extra else []) + children
+        if not lines:
+            return f"{self._get_name()}()"
+        if not children and len(lines) == 1:
+            return f"{self._get_name()}({extra})"
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
+    def __dir__(self) -> list:
+        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._modules))
+
+
+class _IncompatibleKeys(tuple):
+    def __new__(cls, missing: list, unexpected: list) -> "_IncompatibleKeys":
+        obj = super().__new__(cls, (missing, unexpected))
+        return obj
+
+    @property
+    def missing_keys(self) -> list:
+        return self[0]
+
+    @property
+    def unexpected_keys(self) -> list:
+        return self[1]
+
+    def __repr__(self) -> str:
+        if not self[0] and not self[1]:
+            return "<All keys matched successfully>"
+        return f"_IncompatibleKeys(missing_keys={self[0]}, unexpected_keys={self[1]})"
+
+
+# --- containers --------------------------------------------------------------------------------
+class Sequential(Module):
+    def __init__(self, *args: Any) -> None:
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for name, m in args[0].items():
+                self.add_module(name, m)
+        else:
+            for i, m in enumerate(args):
+                self.add_module(str(i), m)
+
+    def forward(self, input: Any) -> Any:
+        for m in self._modules.values():
+            input = m(input)
+        return input
+
+    def __getitem__(self, idx: Any) -> Any:
+        mods = list(self._modules.values())
+        if isinstance(idx, slice):
+            return Sequential(OrderedDict(list(self._modules.items())[idx]))
+        return mods[idx]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def append(self, module: Module) -> "Sequential":
+        self.add_module(str(len(self)), module)
+        return self
+
+
+class ModuleList(Module):
+    def __init__(self, modules: Any = None) -> None:
+        super().__init__()
+        for m in modules or ():
+            self.append(m)
+
+    def append(self, module: Module) -> "ModuleList":
+        self.add_module(str(len(self._modules)), module)
+        return self
+
+    def extend(self, modules: Any) -> "ModuleList":
+        for m in modules:
+            self.append(m)
+        return self
+
+    def __getitem__(self, idx: int) -> Any:
+        return list(self._modules.values())[idx]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+
+class ModuleDict(Module):
+    def __init__(self, modules: Any = None) -> None:
+        super().__init__()
+        for k, m in (modules or {}).items():
+            self.add_module(k, m)
+
+    def __getitem__(self, key: str) -> Module:
+        return self._modules[key]
+
+    def __setitem__(self, key: str, module: Module) -> None:
+        self.add_module(key, module)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
+    def keys(self) -> Any:
+        return self._modules.keys()
+
+    def items(self) -> Any:
+        return self._modules.items()
+
+    def values(self) -> Any:
+        return self._modules.values()
+
+
+# --- layers --------------------------------------------------------------------------------------
+class Identity(Module):
+    def forward(self, input: Tensor) -> Tensor:
+        return input
+
+
+class Linear(Module):
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(creation.empty(out_features, in_features, dtype=dtype))
+        if bias:
+            self.bias = Parameter(creation.empty(out_features, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.in_features
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.linear(input, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class Flatten(Module):
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return _f.flatten(input, self.start_dim, self.end_dim)
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Dropout(Module):
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p, self.inplace = p, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.dropout(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+def _activation(name: str, fn: Any, params: tuple = (), defaults: tuple = (), show: tuple | None = None) -> type:
+    show = params if show is None else show
+
+    def __init__(self: Module, *args: Any, **kwargs: Any) -> None:
+        Module.__init__(self)
+        values = dict(zip(params, defaults))
+        values.update(zip(params, args))
+        values.update(kwargs)
+        for k, v in values.items():
+            object.__setattr__(self, k, v)
+
+    def forward(self: Module, input: Tensor) -> Tensor:
+        return fn(input, **{k: getattr(self, k) for k in params if k != "inplace"}) if params else fn(input)
+
+    def extra_repr(self: Module) -> str:
+        parts = []
+        for k in show:
+            v = getattr(self, k)
+            if k == "inplace":
+                if v:
+                    parts.append("inplace=True")
+                continue
+            parts.append(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}")
+        return ", ".join(parts)
+
+    return type(name, (Module,), {"__init__": __init__, "forward": forward, "extra_repr": extra_repr,
+                                  "__module__": __name__})
+
+
+ReLU = _activation("ReLU", functional.relu, ("inplace",), (False,))
+ReLU6 = _activation("ReLU6", functional.relu6, ("inplace",), (False,))
+Sigmoid = _activation("Sigmoid", functional.sigmoid)
+Tanh = _activation("Tanh", functional.tanh)
+SiLU = _activation("SiLU", functional.silu, ("inplace",), (False,))
+GELU = _activation("GELU", functional.gelu, ("approximate",), ("none",))
+ELU = _activation("ELU", functional.elu, ("alpha", "inplace"), (1.0, False))
+LeakyReLU = _activation("LeakyReLU", functional.leaky_relu, ("negative_slope", "inplace"), (0.01, False))
+Softplus = _activation("Softplus", functional.softplus, ("beta", "threshold"), (1.0, 20.0))
+Hardtanh = _activation("Hardtanh", functional.hardtanh, ("min_val", "max_val", "inplace"), (-1.0, 1.0, False))
+LogSigmoid = _activation("LogSigmoid", functional.logsigmoid)
+Softmax = _activation("Softmax", functional.softmax, ("dim",), (None,))
+LogSoftmax = _activation("LogSoftmax", functional.log_softmax, ("dim",), (None,))
+Softsign = _activation("Softsign", functional.softsign)
+
+
+# --- losses --------------------------------------------------------------------------------------
+class _Loss(Module):
+    _fn: Any = None
+    _params: tuple = ()
+
+    def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean", **kw: Any) -> None:
+        super().__init__()
+        if size_average is not None or reduce is not None:
+            reduction = "none" if reduce is False else ("mean" if size_average in (None, True) else "sum")
+        self.reduction = reduction
+        for k, v in kw.items():
+            setattr(self, k, v)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        extra = {k: getattr(self, k) for k in self._params}
+        return type(self)._fn(input, target, reduction=self.reduction, **extra)
+
+
+def _loss(name: str, fn: Any, params: dict | None = None) -> type:
+    params = params or {}
+
+    def __init__(self: _Loss, *args: Any, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean", **kwargs: Any) -> None:
+        values = dict(params)
+        values.update(zip([k for k in params], args))
+        values.update(kwargs)
+        _Loss.__init__(self, size_average, reduce, reduction, **values)
+
+    return type(name, (_Loss,), {"__init__": __init__, "_fn": staticmethod(fn), "_params": tuple(params),
+                                 "__module__": __name__})
+
+
+MSELoss = _loss("MSELoss", functional.mse_loss)
+L1Loss = _loss("L1Loss", functional.l1_loss)
+SmoothL1Loss = _loss("SmoothL1Loss", functional.smooth_l1_loss, {"beta": 1.0})
+HuberLoss = _loss("HuberLoss", functional.huber_loss, {"delta": 1.0})
+BCELoss = _loss("BCELoss", functional.binary_cross_entropy, {"weight": None})
+BCEWithLogitsLoss = _loss("BCEWithLogitsLoss", functional.binary_cross_entropy_with_logits,
+                          {"weight": None, "pos_weight": None})
+NLLLoss = _loss("NLLLoss", functional.nll_loss, {"weight": None, "ignore_index": -100})
+CrossEntropyLoss = _loss("CrossEntropyLoss", functional.cross_entropy,
+                         {"weight": None, "ignore_index": -100, "label_smoothing": 0.0})
+KLDivLoss = _loss("KLDivLoss", functional.kl_div, {"log_target": False})
+
+
+class utils:  # noqa: N801 - torch.nn.utils namespace
+    @staticmethod
+    def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
+                        error_if_nonfinite: bool = False, foreach: Any = None) -> Tensor:
+        import numpy as np
+
+        params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
+        grads = [p._grad._data for p in params if p._grad is not None]
+        if not grads:
+            return creation.tensor(0.0)
+        if norm_type == float("inf"):
+            total = max(float(np.abs(g).max()) for g in grads)
+        else:
+            total = float(sum(float(np.sum(np.abs(g.astype(np.float64)) ** norm_type)) for g in grads)
+                          ** (1.0 / norm_type))
+        coef = max_norm / (total + 1e-6)
+        if coef < 1:
+            for g in grads:
+                g *= np.float32(coef) if g.dtype == np.float32 else coef
+        return creation.tensor(total)
+
+    @staticmethod
+    def clip_grad_value_(parameters: Any, clip_value: float, foreach: Any = None) -> None:
+        params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
+        for p in params:
+            if p._grad is not None:
+                p._grad._data.clip(-clip_value, clip_value, out=p._grad._data)
+
+    @staticmethod
+    def parameters_to_vector(parameters: Any) -> Tensor:
+        return _f.cat([p.reshape(-1) for p in parameters])

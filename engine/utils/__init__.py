@@ -1,0 +1,5 @@
+"""torch.utils: checkpoint."""
+
+from engine.utils import checkpoint
+
+__all__ = ["checkpoint"]

@@ -1,0 +1,59 @@
+"""Well-formed traces for runs that did not produce their own (timeouts, kills, crashes, oversize)."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+TRACE_VERSION = "1.0"
+
+
+def status_trace(code: str, status: str, message: str, error_type: str = "LimitExceeded",
+                 stdout: str = "", line: int | None = None) -> dict:
+    return {
+        "version": TRACE_VERSION,
+        "status": status,
+        "code": code,
+        "stdout": stdout,
+        "error": {"type": error_type, "message": message, "line": line, "col": None,
+                  "end_line": None, "end_col": None},
+        "tensors": [],
+        "nodes": [],
+        "edges": [],
+        "events": [],
+        "notes": [],
+    }
+
+
+def _finite(obj: Any) -> Any:
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return "NaN" if obj != obj else ("Infinity" if obj > 0 else "-Infinity")
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+def encode(trace: dict) -> bytes:
+    """Compact UTF-8 JSON; non-finite floats become the schema's strings, lone surrogates escaped."""
+    try:
+        text = json.dumps(trace, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        text = json.dumps(_finite(trace), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(json.loads(text), separators=(",", ":"), ensure_ascii=True).encode("ascii")
+
+
+def encode_status(code: str, status: str, message: str, error_type: str = "LimitExceeded") -> bytes:
+    try:
+        return encode(status_trace(code, status, message, error_type))
+    except Exception:  # pragma: no cover - code with unencodable content
+        return encode(status_trace("", status, message, error_type))
+
+
+def fmt_seconds(t: float) -> str:
+    return f"{t:g} s"

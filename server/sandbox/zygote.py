@@ -1,0 +1,536 @@
+"""The warm parent ("zygote"): `python -m server.sandbox.zygote '<json config>'`.
+
+Started once by `Sandbox` with a clean environment. It imports numpy, the engine and the tracer,
+warms them up with a fixed trusted snippet, then serves requests from stdin: for each one it forks a
+short-lived child that confines itself (see confine.py), runs the tracer, and writes its trace as
+length-prefixed JSON to a pipe. The zygote enforces the wall-clock kill and the size cap, and
+answers on stdout. It never runs user code itself and never unpickles anything.
+
+Wire format (both directions, big-endian):
+  request  = u32 length + JSON {"id": int, "code": str, "timeout_s": float}
+  response = u32 length + u64 id + payload (the trace as UTF-8 JSON); id 0 carries control JSON.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import selectors
+import signal
+import struct
+import sys
+import tempfile
+import time
+from typing import Any
+
+ACK = b"\x06"  # a child's first byte back: it has read its request
+REQ_HEADER = struct.Struct(">I")
+RESP_HEADER = struct.Struct(">IQ")
+MAX_REQUEST_BYTES = 4 * 1024 * 1024
+
+WARMUP = """
+import torch
+import math
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+w = torch.tensor([[0.5, -1.0, 2.0], [1.0, 0.0, -0.5]], requires_grad=True)
+y = (w @ x).sin().sum() * 2 + (x * x).mean()
+y.backward()
+print(type(y.grad_fn).__name__, x.grad.tolist(), f"{y.item():.4f}", round(math.pi, 2))
+try:
+    y.backward()
+except RuntimeError as e:
+    print(type(e).__name__)
+with torch.no_grad():
+    z = x * 2
+"""
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+def _resolve_tracer(spec: str | None) -> tuple[Any, str]:
+    import importlib
+
+    candidates = [spec] if spec else ["server.tracer:trace_code"]
+    for cand in candidates:
+        mod_name, _, fn_name = cand.partition(":")
+        try:
+            fn = getattr(importlib.import_module(mod_name), fn_name or "trace_code")
+            return fn, cand
+        except Exception as e:  # noqa: BLE001 - fall back to the stand-in below
+            note = f"{cand} unavailable ({type(e).__name__}: {e}); using the stand-in tracer"
+    from server.sandbox import standin
+
+    return standin.trace_code, note
+
+
+def _read_paths(extra: list[str]) -> list[str]:
+    import sysconfig
+
+    paths = set()
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        p = sysconfig.get_paths().get(key)
+        if p:
+            paths.add(p)
+    for p in sys.path:
+        if p and ("site-packages" in p or "lib-dynload" in p or p.endswith(".zip")):
+            paths.add(p)
+    import engine
+    import server
+
+    for pkg in (engine, server):
+        for p in getattr(pkg, "__path__", []):
+            paths.add(p)
+    paths.update(extra)
+    return sorted(p for p in paths if os.path.exists(p))
+
+
+class Zygote:
+    def __init__(self, cfg: dict) -> None:
+        self.cfg = cfg
+        self.in_fd = os.dup(0)
+        self.out_fd = os.dup(1)
+        devnull = os.open(os.devnull, os.O_RDWR)
+        os.dup2(devnull, 0)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+        self.memory_mb = int(cfg.get("memory_mb", 512))
+        self.max_trace_bytes = int(cfg.get("max_trace_bytes", 8 * 1024 * 1024))
+        self.kill_grace_s = float(cfg.get("kill_grace_s", 0.5))
+        self.max_timeout_s = float(cfg.get("max_timeout_s", 5.0))
+        self.spares_target = max(0, int(cfg.get("spares", 2)))
+        self.nofile = int(cfg.get("nofile", 32))
+        self.recursion_limit = int(cfg.get("recursion_limit", 1000))
+        self.use_seccomp = bool(cfg.get("seccomp", True))
+        self.use_landlock = bool(cfg.get("landlock", True))
+        self.uid = self.gid = None
+        run_as = cfg.get("run_as", "nobody")
+        if os.geteuid() == 0 and run_as:
+            import pwd
+
+            try:
+                pw = pwd.getpwnam(run_as)
+                self.uid, self.gid = pw.pw_uid, pw.pw_gid
+            except KeyError:
+                self.uid, self.gid = 65534, 65534
+        self.workdir = tempfile.mkdtemp(prefix="gradstep-run-")
+        os.chmod(self.workdir, 0o555)
+        self.children: dict[int, dict] = {}
+        self.sel = selectors.DefaultSelector()
+
+    # -- start-up ---------------------------------------------------------------------------------
+    def prepare(self) -> dict:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+        import numpy  # noqa: F401
+
+        import engine  # noqa: F401
+        from server import policy  # noqa: F401
+        from server.sandbox import confine, traces  # noqa: F401
+
+        self.confine = confine
+        self.traces = traces
+        self.tracer, self.tracer_name = _resolve_tracer(self.cfg.get("tracer"))
+        import inspect
+
+        try:
+            takes_limits = "limits" in inspect.signature(self.tracer).parameters
+        except (TypeError, ValueError):
+            takes_limits = False
+        self.tracer_limits = None
+        if takes_limits and self.cfg.get("limits"):
+            try:
+                from server.limits import Limits
+
+                self.tracer_limits = Limits(**self.cfg["limits"])
+            except Exception:  # noqa: BLE001 - unknown fields or no server.limits: tracer defaults
+                self.tracer_limits = None
+        # Preload what lazy imports would otherwise need to read after confinement.
+        for mod in ("json", "traceback", "linecache", "tokenize", "warnings", "re", "math", "string",
+                    "numpy.linalg", "numpy.core._methods", "encodings.idna", "unicodedata"):
+            try:
+                __import__(mod)
+            except ImportError:
+                pass
+        try:
+            self.tracer(WARMUP)  # trusted, fixed snippet: warms imports and caches before forking
+        except Exception:  # noqa: BLE001
+            pass
+        self.read_paths = _read_paths(list(self.cfg.get("extra_read_paths", [])))
+        gc.collect()
+        gc.freeze()
+        return {"tracer": self.tracer_name, "pid": os.getpid(), "features": self.probe()}
+
+    def probe(self) -> dict:
+        """Fork one child that confines itself and reports what worked."""
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(r)
+                feats = self._confine((w,))
+                try:
+                    socket_ok = False
+                    import socket
+
+                    socket.socket().close()
+                    socket_ok = True
+                except OSError:
+                    pass
+                feats["socket_blocked"] = not socket_ok
+                try:
+                    open("/etc/hostname").close()
+                    feats["reads_outside_blocked"] = False
+                except OSError:
+                    feats["reads_outside_blocked"] = True
+                _write_all(w, json.dumps(feats).encode())
+            except BaseException as e:  # noqa: BLE001
+                try:
+                    _write_all(w, json.dumps({"error": repr(e)}).encode())
+                except BaseException:  # noqa: BLE001
+                    pass
+            os._exit(0)
+        os.close(w)
+        chunks = []
+        while True:
+            b = os.read(r, 65536)
+            if not b:
+                break
+            chunks.append(b)
+        os.close(r)
+        os.waitpid(pid, 0)
+        try:
+            return json.loads(b"".join(chunks) or b"{}")
+        except ValueError:
+            return {"error": "probe failed"}
+
+    def _confine(self, keep_fds: tuple[int, ...]) -> dict:
+        import math
+
+        return self.confine.confine(
+            keep_fds=keep_fds, workdir=self.workdir, memory_mb=self.memory_mb,
+            cpu_s=int(math.ceil(self.max_timeout_s)) + 1, nofile=self.nofile, uid=self.uid, gid=self.gid,
+            read_paths=self.read_paths, parent_pid=self.pid,
+            use_seccomp=self.use_seccomp, use_landlock=self.use_landlock)
+
+    # -- one run (in a forked child) -----------------------------------------------------------
+    def spare_main(self, req_r: int, res_w: int) -> None:
+        """A pre-forked child: confine first, then wait for exactly one request, run it, answer, exit."""
+        code = ""
+        try:
+            try:
+                self._confine((req_r, res_w))
+            except BaseException as e:  # noqa: BLE001 - never run user code unconfined
+                payload = self.traces.encode_status("", "error", f"the sandbox could not start: {e}",
+                                                    "SandboxError")
+            else:
+                raw = bytearray()
+                while True:
+                    chunk = os.read(req_r, 1 << 20)
+                    if not chunk:
+                        break
+                    raw += chunk
+                os.close(req_r)
+                os.write(res_w, ACK)  # the request arrived: from here on, a death is this run's fault
+                req = json.loads(bytes(raw))
+                code = req.get("code", "")
+                payload = self._run(code, min(float(req.get("timeout_s", 5.0)), self.max_timeout_s))
+            _write_all(res_w, REQ_HEADER.pack(len(payload)) + payload)
+            os.close(res_w)
+        except BaseException as e:  # noqa: BLE001
+            try:
+                payload = self.traces.encode_status(code, "error", f"internal sandbox error: {type(e).__name__}: {e}",
+                                                    "SandboxError")
+                _write_all(res_w, REQ_HEADER.pack(len(payload)) + payload)
+            except BaseException:  # noqa: BLE001
+                pass
+        os._exit(0)
+
+    def _run(self, code: str, timeout_s: float) -> bytes:
+        from server.policy import SNIPPET_FILENAME, SandboxLimit, TimeLimitExceeded
+
+        traces = self.traces
+        sys.setrecursionlimit(self.recursion_limit)
+        sys.dont_write_bytecode = True
+        limit_msg = f"the run was stopped: time limit of {traces.fmt_seconds(timeout_s)} exceeded"
+
+        def on_alarm(signum: int, frame: Any) -> None:
+            f = frame
+            while f is not None:
+                if f.f_code.co_filename == SNIPPET_FILENAME:
+                    signal.setitimer(signal.ITIMER_REAL, 0.1)  # again, should a `finally:` keep looping
+                    raise TimeLimitExceeded(limit_msg, "time")
+                f = f.f_back
+            signal.setitimer(signal.ITIMER_REAL, 0.05)  # not in user code right now: retry shortly
+
+        signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, max(0.001, timeout_s))
+        mem_msg = f"the run was stopped: memory limit ({self.memory_mb} MiB) exceeded"
+        try:
+            try:
+                if self.tracer_limits is not None:
+                    trace = self.tracer(code, limits=self.tracer_limits)
+                else:
+                    trace = self.tracer(code)
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, signal.SIG_IGN)
+        except SandboxLimit as e:
+            return traces.encode_status(code, e.status, e.message, e.error_type)
+        except MemoryError:
+            return traces.encode_status(code, "limit", mem_msg, "MemoryError")
+        except RecursionError:
+            return traces.encode_status(
+                code, "limit", f"the run was stopped: recursion depth limit ({self.recursion_limit}) exceeded",
+                "RecursionError")
+        except BaseException as e:  # noqa: BLE001 - a tracer bug: still a well-formed trace
+            return traces.encode_status(code, "error", f"internal error while tracing: {type(e).__name__}",
+                                        "InternalError")
+        try:
+            if not isinstance(trace, dict):
+                raise TypeError("the tracer did not return a dict")
+            err = trace.get("error") if isinstance(trace.get("error"), dict) else None
+            if trace.get("status") in ("error", "limit") and err is not None:
+                if err.get("type") == "MemoryError":
+                    trace["status"] = "limit"
+                    err["message"] = mem_msg
+                elif err.get("type") == "RecursionError":
+                    trace["status"] = "limit"
+                    err["message"] = (f"the run was stopped: recursion depth limit "
+                                      f"({self.recursion_limit}) exceeded")
+            payload = traces.encode(trace)
+        except MemoryError:
+            return traces.encode_status(code, "limit", mem_msg, "MemoryError")
+        except BaseException as e:  # noqa: BLE001
+            return traces.encode_status(code, "error", f"internal error while encoding the trace: "
+                                        f"{type(e).__name__}", "InternalError")
+        if len(payload) > self.max_trace_bytes:
+            return traces.encode_status(
+                code, "limit", f"the run was stopped: the trace exceeds the size limit "
+                f"({self.max_trace_bytes // (1024 * 1024)} MiB)", "LimitExceeded")
+        return payload
+
+    # -- serving ---------------------------------------------------------------------------------
+    def send(self, rid: int, payload: bytes) -> None:
+        _write_all(self.out_fd, RESP_HEADER.pack(len(payload), rid) + payload)
+
+    def fork_spare(self) -> None:
+        req_r, req_w = os.pipe()
+        res_r, res_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # child
+            try:
+                self.spare_main(req_r, res_w)
+            finally:
+                os._exit(0)
+        os.close(req_r)
+        os.close(res_w)
+        self.spares.append((pid, req_w, res_r))
+
+    def start_child(self, req: dict) -> None:
+        body = json.dumps(req).encode("utf-8", "surrogatepass")
+        while True:
+            if not self.spares:
+                self.fork_spare()
+            pid, req_w, res_r = self.spares.pop(0)
+            try:
+                _write_all(req_w, body)
+                os.close(req_w)
+                break
+            except OSError:  # the spare died while idle: reap it, take another
+                for fd in (req_w, res_r):
+                    try:
+                        os.close(fd)
+                    except OSError:
+                        pass
+                self.kill_pid(pid)
+                self.reap.append(pid)
+        os.set_blocking(res_r, False)
+        timeout_s = min(float(req.get("timeout_s", 5.0)), self.max_timeout_s)
+        child = {"pid": pid, "fd": res_r, "buf": bytearray(), "req": req, "timeout_s": timeout_s,
+                 "deadline": time.monotonic() + timeout_s + self.kill_grace_s, "reason": None,
+                 "acked": False}
+        self.children[res_r] = child
+        self.sel.register(res_r, selectors.EVENT_READ, child)
+
+    @staticmethod
+    def kill_pid(pid: int) -> None:
+        for target in (-pid, pid):
+            try:
+                os.kill(target, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def complete_frame(self, buf: bytearray) -> bytes | None:
+        if len(buf) < 4:
+            return None
+        (n,) = REQ_HEADER.unpack_from(buf)
+        if len(buf) - 4 < n:
+            return None
+        body = bytes(buf[4:4 + n])
+        try:
+            obj = json.loads(body)
+        except ValueError:
+            return None
+        if isinstance(obj, dict) and obj.get("status") in ("ok", "error", "limit", "timeout"):
+            return body
+        return None
+
+    def finish(self, child: dict, payload: bytes | None, eof: bool) -> None:
+        """Answer for `child` and retire it (kill, reap later, or now when we need its status)."""
+        self.sel.unregister(child["fd"])
+        os.close(child["fd"])
+        del self.children[child["fd"]]
+        self.kill_pid(child["pid"])
+        req = child["req"]
+        code = req.get("code", "")
+        traces = self.traces
+        if child["reason"] == "timeout":
+            payload = traces.encode_status(
+                code, "timeout", f"the run was stopped: time limit of "
+                f"{traces.fmt_seconds(child['timeout_s'])} exceeded", "TimeoutError")
+        elif child["reason"] == "output":
+            payload = traces.encode_status(
+                code, "limit", f"the run was stopped: the trace exceeds the size limit "
+                f"({self.max_trace_bytes // (1024 * 1024)} MiB)", "LimitExceeded")
+        if payload is None and not child["acked"] and child["reason"] is None and not req.get("retried"):
+            # The spare died before it took the request (killed while idle): give it to another one.
+            self.reap.append(child["pid"])
+            self.start_child(dict(req, retried=True))
+            return
+        if payload is None:
+            _, status = os.waitpid(child["pid"], 0)
+            payload = self.crash_payload(code, status)
+        else:
+            self.reap.append(child["pid"])
+        self.send(int(req["id"]), payload)
+
+    def reap_children(self) -> None:
+        keep = []
+        for pid in self.reap:
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                continue
+            if not done:
+                keep.append(pid)
+        self.reap = keep
+
+    def crash_payload(self, code: str, status: int) -> bytes:
+        traces = self.traces
+        if os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+            if sig == signal.SIGXCPU:
+                return traces.encode_status(code, "limit", "the run was stopped: CPU time limit exceeded",
+                                            "LimitExceeded")
+            try:
+                name = signal.Signals(sig).name
+            except ValueError:
+                name = str(sig)
+            if sig == signal.SIGKILL:
+                return traces.encode_status(
+                    code, "limit", f"the run was stopped: it was killed (memory limit {self.memory_mb} MiB "
+                    "or CPU time limit)", "LimitExceeded")
+            return traces.encode_status(
+                code, "error", f"the run was stopped: it crashed ({name}); it may have exceeded the memory "
+                f"limit ({self.memory_mb} MiB)", "Crash")
+        return traces.encode_status(code, "error", "the run was stopped: it ended without a result "
+                                    f"(exit code {os.WEXITSTATUS(status) if os.WIFEXITED(status) else '?'})",
+                                    "Crash")
+
+    def serve(self) -> None:
+        self.pid = os.getpid()
+        self.spares: list[tuple[int, int, int]] = []
+        self.reap: list[int] = []
+        info = self.prepare()
+        self.send(0, json.dumps({"ready": True, **info}).encode())
+        self.sel.register(self.in_fd, selectors.EVENT_READ, None)
+        inbuf = bytearray()
+        stdin_open = True
+        while stdin_open or self.children:
+            timeout = None
+            if self.children:
+                timeout = max(0.0, min(c["deadline"] for c in self.children.values()) - time.monotonic())
+            if stdin_open and len(self.spares) < self.spares_target:
+                timeout = 0.0 if timeout is None else min(timeout, 0.0)
+            if self.reap:
+                timeout = 0.05 if timeout is None else min(timeout, 0.05)
+            events = self.sel.select(timeout)
+            for key, _ in events:
+                child = key.data
+                if child is None:
+                    data = os.read(self.in_fd, 1 << 20)
+                    if not data:
+                        stdin_open = False
+                        self.sel.unregister(self.in_fd)
+                        for c in list(self.children.values()):
+                            self.kill_pid(c["pid"])
+                        continue
+                    inbuf += data
+                    while len(inbuf) >= 4:
+                        (n,) = REQ_HEADER.unpack_from(inbuf)
+                        if n > MAX_REQUEST_BYTES:
+                            raise SystemExit("request too large")
+                        if len(inbuf) < 4 + n:
+                            break
+                        req = json.loads(bytes(inbuf[4:4 + n]))
+                        del inbuf[:4 + n]
+                        self.start_child(req)
+                    continue
+                if child["fd"] not in self.children:
+                    continue
+                try:
+                    data = os.read(child["fd"], 1 << 20)
+                except BlockingIOError:
+                    continue
+                if data:
+                    if child["reason"] is not None:
+                        continue
+                    if not child["acked"]:
+                        child["acked"] = data[:1] == ACK
+                        data = data[1:]
+                    child["buf"] += data
+                    if len(child["buf"]) > self.max_trace_bytes + 4:
+                        child["reason"] = "output"
+                        child["buf"] = bytearray()
+                        self.finish(child, None, eof=False)
+                        continue
+                    payload = self.complete_frame(child["buf"])
+                    if payload is not None:
+                        self.finish(child, payload, eof=False)
+                    continue
+                self.finish(child, None, eof=True)
+            now = time.monotonic()
+            for c in list(self.children.values()):
+                if c["reason"] is None and now >= c["deadline"]:
+                    c["reason"] = "timeout"
+                    self.finish(c, None, eof=False)
+            if self.reap:
+                self.reap_children()
+            if stdin_open and not events and len(self.spares) < self.spares_target:
+                self.fork_spare()
+        for pid, req_w, res_r in self.spares:
+            self.kill_pid(pid)
+
+
+def main(cfg_json: str | None = None) -> None:
+    if cfg_json is None:
+        cfg_json = sys.argv[1] if len(sys.argv) > 1 else "{}"
+    cfg = json.loads(cfg_json)
+    try:
+        from server.sandbox.confine import PR_SET_PDEATHSIG, prctl
+
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except Exception:  # noqa: BLE001
+        pass
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    Zygote(cfg).serve()
+
+
+if __name__ == "__main__":
+    main()

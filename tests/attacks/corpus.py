@@ -1,0 +1,296 @@
+"""Attack corpus: hostile snippets, each run through the full sandbox by test_attacks.py.
+
+Placeholders replaced before running: @CANARY@ (a file holding a random secret), @MARKER@ (a path no
+snippet may create), @DIR@ (the directory holding both).
+Each case: (category, name, code, expected statuses). "refused" = {"error"}.
+"""
+
+REFUSED = frozenset({"error"})
+ANY = frozenset({"ok", "error", "limit", "timeout"})
+
+CASES: list[tuple[str, str, str, frozenset]] = []
+
+
+def case(category: str, name: str, code: str, expect: frozenset = REFUSED) -> None:
+    CASES.append((category, name, code.strip("\n"), expect))
+
+
+# --- dunder and private attributes -----------------------------------------------------------------
+for i, expr in enumerate([
+    "().__class__.__bases__[0].__subclasses__()",
+    "[].__class__.__mro__[-1].__subclasses__()",
+    "''.__class__.__mro__",
+    "(lambda: 0).__globals__",
+    "(lambda: 0).__code__.co_consts",
+    "(lambda: 0).__closure__",
+    "print.__self__",
+    "len.__self__.open",
+    "torch.__dict__",
+    "torch.tensor.__globals__['np']",
+    "torch.ones(2)._data.tofile('@MARKER@')",
+    "torch.ones(2)._base",
+    "torch.ones(2, requires_grad=True).__reduce_ex__(2)",
+    "(torch.ones(2, requires_grad=True) * 2).grad_fn._saved",
+    "(torch.ones(2, requires_grad=True) * 2).grad_fn._attrs",
+    "(torch.ones(2, requires_grad=True) * 2).grad_fn.__class__.__init__.__globals__",
+    "torch.Tensor.__init__.__globals__['np']",
+    "torch.autograd.__spec__",
+    "torch.ones(1).__class__",
+    "(1).__class__.__base__",
+]):
+    case("dunder", f"dunder_{i:02d}", f"import torch\nx = {expr}\nprint(x)")
+case("dunder", "saved_on_tensor", "import torch\nprint(torch.ones(2)._saved_self)")
+case("dunder", "version_on_node", "import torch\ny = torch.ones(2, requires_grad=True) * 2\nprint(y.grad_fn._version)")
+case("dunder", "super_self", "import torch\nclass N(torch.nn.Module):\n    def f(self):\n        return super().__self__\n")
+case("dunder", "type_name_then_attr", "t = type(1)\nprint(t.__name__)")
+case("dunder", "type_proxy_call", "t = type(1)\nprint(t('5'))")
+case("dunder", "type_three_args", "X = type('X', (), {})\nprint(X)")
+case("dunder", "exc_traceback", "try:\n    1/0\nexcept Exception as e:\n    print(e.__traceback__.tb_frame.f_globals)")
+case("dunder", "exc_with_traceback", "try:\n    1/0\nexcept Exception as e:\n    print(e.with_traceback(None))")
+
+# --- computed getattr --------------------------------------------------------------------------------
+for i, code in enumerate([
+    "print(getattr(1, '__class__'))",
+    "g = getattr\nprint(g)",
+    "print(vars())",
+    "print(dir())",
+    "n = '__cla' + 'ss__'\nassert not hasattr(1, n) and not hasattr(print, '__self__')\nraise RuntimeError('done')",
+    "x = (1).__getattribute__('__class__')",
+    "import torch\nprint(torch.Tensor.__getattribute__(torch.ones(1), '_data'))",
+    "setattr(print, 'x', 1)",
+    "delattr(print, 'x')",
+    "import operator\nprint(operator.attrgetter('__class__')(1))",
+]):
+    case("getattr", f"getattr_{i:02d}", code)
+case("getattr", "hasattr_dunder_is_false", "print(hasattr(1, '__class__'), hasattr(1, '_x'))\nraise RuntimeError('done')")
+
+# --- format-string attribute access -----------------------------------------------------------------
+for i, code in enumerate([
+    "print('{0.__class__}'.format(1))",
+    "s = '{0.__globals__}'\nprint(s.format(lambda: 0))",
+    "s = '{0[np]}'\nimport torch\nprint(s.format(torch.__dict__))",
+    "print(str.format('{0.__class__.__mro__}', 1))",
+    "print('{x.__class__}'.format_map({'x': 1}))",
+    "print(f'{(1).__class__}')",
+    "s = '{:{0.__class__}}'\nprint(s.format(1))",
+    "print(format(1, ''))",
+    "fmt = '{0.real.__class__}'\nprint(fmt.format(1))",
+    "m = 'format_map'\nprint(getattr('{x}', m))",
+]):
+    case("format", f"format_{i:02d}", code)
+case("format", "format_plain_ok", "print('{:.3f} {} {x}'.format(3.14159, 2, x=3))\nraise RuntimeError('done')")
+
+# --- frames, generators, tracebacks ---------------------------------------------------------------------
+for i, code in enumerate([
+    "g = (i for i in range(3))\nprint(g.gi_frame.f_globals)",
+    "g = (i for i in range(3))\nprint(g.gi_code)",
+    "def f():\n    yield 1\nprint(list(f()))",
+    "def f():\n    yield from [1]\n",
+    "g = (i for i in range(3))\nprint(g.send(None), g.throw)",
+    "f = lambda: 0\nprint(f.f_back)",
+    "try:\n    1/0\nexcept Exception as e:\n    tb = e.__traceback__\n    print(tb.tb_next)",
+    "import sys\nprint(sys._getframe(0).f_globals)",
+    "import inspect\nprint(inspect.currentframe())",
+    "async def f():\n    await g()\n",
+    "g = (i for i in range(3))\nx = g.gi_yieldfrom",
+    "x = lambda: (yield)\n",
+]):
+    case("frames", f"frames_{i:02d}", code)
+
+# --- builtins lookups ----------------------------------------------------------------------------------
+for i, code in enumerate([
+    "print(__builtins__)",
+    "b = __builtins__\nprint(b['open'])",
+    "__import__('os').system('touch @MARKER@')",
+    "print(globals())",
+    "print(locals())",
+    "eval('1+1')",
+    "exec('import os')",
+    "compile('1', '', 'exec')",
+    "open('@CANARY@').read()",
+    "breakpoint()",
+    "input()",
+    "help(print)",
+    "exit()",
+    "quit()",
+    "print(memoryview(b'x'))",
+    "x = object.__subclasses__()",
+    "print(_getattr_)",
+    "_getattr_ = lambda o, n: o\n",
+    "print(__metaclass__)",
+    "del __builtins__",
+    "def f():\n    global __builtins__\n    __builtins__ = {}\n",
+    "print(printed)\n" * 1,
+]):
+    case("builtins", f"builtins_{i:02d}", code, REFUSED if i != 21 else ANY)
+
+# --- imports -------------------------------------------------------------------------------------------
+for i, code in enumerate([
+    "import os\nos.system('touch @MARKER@')",
+    "import sys\nprint(sys.modules)",
+    "import subprocess\nsubprocess.run(['touch', '@MARKER@'])",
+    "import socket\nsocket.create_connection(('127.0.0.1', 80))",
+    "import importlib\nimportlib.import_module('os')",
+    "from os import system\nsystem('touch @MARKER@')",
+    "import numpy\nnumpy.ones(3).tofile('@MARKER@')",
+    "import numpy as np",
+    "import builtins\nbuiltins.open('@CANARY@')",
+    "import ctypes",
+    "from torch import observe",
+    "import torch.tensor",
+    "import torch.os",
+    "from torch import np",
+    "from torch import numpy",
+    "import math.sys",
+    "from . import x",
+    "from torch import *",
+    "import pickle\npickle.loads(b'')",
+    "import engine\nprint(engine)",
+    "import engine.tensor",
+    "import torch.autograd.grad_mode",
+    "from math import __loader__",
+    "import torch\nprint(torch.tensor.__module__)",
+    "import torch as _t\n",
+]):
+    case("imports", f"imports_{i:02d}", code)
+
+# --- numpy escape hatches ----------------------------------------------------------------------------------
+for i, code in enumerate([
+    "import torch\nx = torch.ones(3)\nx.numpy().tofile('@MARKER@')",
+    "import torch\nx = torch.ones(3)\nx.data.numpy().tofile('@MARKER@')",
+    "import torch\nx = torch.ones(3)\nn = 'numpy'\nprint(getattr(x, n))",
+    "import torch\nprint(torch.float32.np)",
+    "import torch\nprint(torch.ones(2).dtype.np.type)",
+    "import torch\nx = torch.ones(2)\nprint(x.__array__())",
+    "import torch\nx = torch.ones(2)\nprint(x.__array_interface__)",
+    "import torch\nprint(torch.from_numpy)",
+    "import torch\ny = torch.ones(2, requires_grad=True) * 2\nprint(y.grad_fn.rule)",
+    "import torch\ny = torch.ones(2, requires_grad=True) * 2\nprint(y.grad_fn.unpack('self', False))",
+    "import torch\ny = torch.ones(2, requires_grad=True) * 2\nprint(y.grad_fn.apply_backward)",
+    "import torch\nprint(torch.np)",
+    "import torch\nprint(torch.ones(2).storage())",
+    "import torch\nprint(torch.ones(2).untyped_storage())",
+    "import torch\nfrom torch import dtypes\n",
+    "import torch\nx = torch.ones(2)\nprint(x.dtype.np.__class__)",
+    "import torch\nf = torch.Tensor.numpy\nprint(f(torch.ones(2)))",
+    "import torch\nprint(torch.Tensor.__dict__['numpy'])",
+]):
+    case("numpy", f"numpy_{i:02d}", code)
+
+# --- unicode look-alikes -------------------------------------------------------------------------------
+for i, code in enumerate([
+    "\uff45\uff56\uff41\uff4c('1')",                         # fullwidth eval
+    "x = 1\nprint(x.\uff3f\uff3fclass\uff3f\uff3f)",          # fullwidth low lines
+    "\u212fval = 1\nprint(\u212fval)",                         # script small e
+    "p\u043eint = 1\n",                                        # Cyrillic o
+    "x = 1\nprint(f'{\uff58}')",                               # fullwidth x inside an f-string
+    "\ufb01le = 3\n",                                          # fi ligature
+    "import torch\nx = torch.ones(1)\nprint(x.num\u0440y())",  # Cyrillic p
+]):
+    case("unicode", f"unicode_{i:02d}", code)
+
+# --- metaclasses and classes ------------------------------------------------------------------------------
+for i, code in enumerate([
+    "class X(metaclass=type):\n    pass",
+    "class X:\n    pass",
+    "class X(object):\n    pass",
+    "import torch\nclass X(torch.Tensor):\n    pass",
+    "class X(Exception):\n    pass",
+    "import torch\nclass X(torch.autograd.Function):\n    def __init_subclass__(cls):\n        pass",
+    "import torch\nclass X(torch.autograd.Function):\n    __slots__ = ()",
+    "import torch\nclass X(torch.autograd.Function):\n    def __getattr__(self, n):\n        return n",
+    "import torch\nclass X(torch.autograd.Function):\n    def __reduce__(self):\n        return 1",
+    "import torch\nM = type(torch.autograd.Function)\nclass X(M):\n    pass",
+    "import torch\nclass X(*[torch.autograd.Function]):\n    pass",
+    "import torch\nclass X(torch.autograd.Function, metaclass=type):\n    pass",
+    "import torch\nbases = (torch.autograd.Function,)\nclass X(bases[0]):\n    pass",
+    "class X(type(1)):\n    pass",
+]):
+    case("metaclass", f"metaclass_{i:02d}", code)
+
+# --- decorators ---------------------------------------------------------------------------------------------
+for i, code in enumerate([
+    "@property\ndef f():\n    pass",
+    "@classmethod\ndef f(cls):\n    pass",
+    "@(lambda f: f)\ndef g():\n    pass",
+    "@print\ndef g():\n    pass",
+    "import torch\n@torch.tensor\ndef g():\n    pass",
+    "@staticmethod\ndef g():\n    pass",
+    "import torch\n@torch.autograd.Function\nclass X(torch.autograd.Function):\n    pass",
+]):
+    case("decorators", f"decorators_{i:02d}", code)
+
+# --- default-argument tricks -----------------------------------------------------------------------------------
+for i, code in enumerate([
+    "def f(x=print.__self__):\n    return x",
+    "def f(x=[].append(1)):\n    return x",
+    "f = lambda x=(lambda: 0)(): x",
+    "def f(*, k=getattr):\n    return k",
+    "def f(x=__builtins__):\n    return x",
+    "def f(_getattr_=None):\n    return 1",
+    "def f(x={}.get('a')):\n    return x",
+]):
+    case("defaults", f"defaults_{i:02d}", code)
+
+# --- files: read and write ----------------------------------------------------------------------------------------
+for i, code in enumerate([
+    "print(open('@CANARY@').read())",
+    "with open('@CANARY@') as f:\n    print(f.read())",
+    "import io\nprint(io.open('@CANARY@').read())",
+    "import pathlib\nprint(pathlib.Path('@CANARY@').read_text())",
+    "import torch\nprint(torch.load('@CANARY@'))",
+    "open('@MARKER@', 'w').write('x')",
+    "import torch\ntorch.save(torch.ones(1), '@MARKER@')",
+    "import shutil\nshutil.copy('@CANARY@', '@MARKER@')",
+    "print('x', file=open('@MARKER@', 'w'))",
+    "print('x', file=None)\nprint('y', file=1)",
+    "import linecache\nprint(linecache.getlines('@CANARY@'))",
+    "import torch\nprint(torch.from_file('@CANARY@'))",
+]):
+    case("files", f"files_{i:02d}", code)
+
+# --- sockets, subprocesses, exec ----------------------------------------------------------------------------------------
+for i, code in enumerate([
+    "import socket\ns = socket.socket()",
+    "s = __import__('socket')",
+    "import urllib.request\nurllib.request.urlopen('http://127.0.0.1')",
+    "import subprocess\nsubprocess.Popen(['id'])",
+    "import os\nos.execv('/bin/sh', ['sh'])",
+    "import os\nos.fork()",
+    "import multiprocessing\nmultiprocessing.Process(target=print).start()",
+    "import pty\npty.spawn('/bin/sh')",
+    "import threading\nthreading.Thread(target=print).start()",
+    "import signal\nsignal.alarm(0)",
+]):
+    case("process", f"process_{i:02d}", code)
+
+# --- mutating shared state (each is followed by a check run in the test) ------------------------------------------
+for i, code in enumerate([
+    "import torch\ntorch.ones = None",
+    "import torch\ndel torch.tensor",
+    "import torch\ntorch.Tensor.add = None",
+    "import torch\ntorch.Tensor.foo = 1",
+    "import torch\ntorch.autograd.Function.apply = None",
+    "import torch\ntorch.float32.itemsize = 99",
+    "import math\nmath.pi = 3",
+    "import torch\nx = torch.ones(1)\nx.__class__ = int",
+]):
+    case("persistence", f"persistence_{i:02d}", code)
+case("persistence", "grad_mode_off", "import torch\ntorch.set_grad_enabled(False)\nprint(torch.is_grad_enabled())", ANY)
+case("persistence", "global_var", "counter = 41\nprint(counter)", ANY)
+
+# --- odds and ends ----------------------------------------------------------------------------------------------------------
+for i, code in enumerate([
+    "try:\n    while True:\n        pass\nexcept BaseException:\n    print('swallowed')",
+    "raise SystemExit(0)",
+    "raise KeyboardInterrupt",
+    "match 1:\n    case 1:\n        pass",
+    "def f():\n    x = 0\n    def g():\n        nonlocal x\n        x = 1\n",
+    "try:\n    pass\nexcept* Exception:\n    pass",
+    "x = [1]\nx.__setitem__(0, 2)",
+    "import torch\nx = torch.ones(2)\nprint(x.__setitem__)",
+    "print(*(1,), **{'file': 1})",
+    "printed = 1",
+    "l = []\nl.__class__.append = None",
+]):
+    case("misc", f"misc_{i:02d}", code)

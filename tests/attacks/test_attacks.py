@@ -1,0 +1,146 @@
+"""Every attack in corpus.py runs through the full sandbox (policy + capability + process layers).
+
+A canary file with a random secret is planted world-readable in a world-writable directory, so only
+the sandbox stands between a snippet and the secret (or a marker file). For each attack: the secret
+never appears in the response, no marker file appears, the response is a well-formed trace with an
+expected status, and the sandbox keeps serving.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import secrets
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from server.sandbox import Sandbox  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location("gradstep_attack_corpus", Path(__file__).with_name("corpus.py"))
+corpus = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(corpus)  # type: ignore[union-attr]
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the sandbox needs Linux")
+
+
+@pytest.fixture(scope="module")
+def canary(tmp_path_factory):
+    d = tmp_path_factory.mktemp("canary")
+    os.chmod(d, 0o777)
+    os.chmod(d.parent, 0o755)
+    secret = "CANARY-" + secrets.token_hex(16)
+    f = d / "secret.txt"
+    f.write_text(secret + "\n")
+    os.chmod(f, 0o644)
+    return {"dir": str(d), "file": str(f), "secret": secret, "marker": str(d / "marker")}
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    sb = Sandbox(workers=2, queue=64, timeout_s=2.0, memory_mb=512)
+    sb.start()
+    yield sb
+    sb.close()
+
+
+def _fill(code: str, canary: dict) -> str:
+    return code.replace("@CANARY@", canary["file"]).replace("@MARKER@", canary["marker"]).replace("@DIR@", canary["dir"])
+
+
+def _check(body: bytes, canary: dict, expect: frozenset) -> dict:
+    assert canary["secret"].encode() not in body
+    assert not os.path.exists(canary["marker"]), "a snippet created the marker file"
+    trace = json.loads(body)
+    assert trace["version"] == "1.0"
+    assert trace["status"] in expect, (trace["status"], trace.get("error"), trace.get("stdout", "")[:200])
+    if trace["status"] == "error":
+        assert trace["error"]["message"]
+    return trace
+
+
+@pytest.mark.parametrize("category,name,code,expect", corpus.CASES, ids=[c[1] for c in corpus.CASES])
+def test_attack(sandbox, canary, category, name, code, expect):
+    body = sandbox.run(_fill(code, canary))
+    _check(body, canary, expect)
+    assert sandbox.health()["alive"]
+
+
+def test_corpus_is_large_and_broad():
+    cats = {c[0] for c in corpus.CASES}
+    assert len(corpus.CASES) >= 100
+    assert {"dunder", "getattr", "format", "frames", "builtins", "imports", "numpy", "unicode", "metaclass",
+            "decorators", "defaults", "files", "process", "persistence"} <= cats
+
+
+def test_state_does_not_persist_between_requests(sandbox, canary):
+    for _, _, code, _ in [c for c in corpus.CASES if c[0] == "persistence"]:
+        sandbox.run(_fill(code, canary))
+    body = sandbox.run(
+        "import torch\nimport math\n"
+        "print(torch.is_grad_enabled(), torch.ones(2).tolist(), math.pi, torch.float32.itemsize)\n"
+        "x = torch.ones(2, requires_grad=True)\n(x * 3).sum().backward()\nprint(x.grad.tolist())\n"
+        "try:\n    print(counter)\nexcept NameError:\n    print('fresh')\n")
+    trace = _check(body, canary, frozenset({"ok"}))
+    assert trace["stdout"] == "True [1.0, 1.0] 3.141592653589793 4\n[3.0, 3.0]\nfresh\n"
+
+
+# --- the process layer alone (no policy): raw Python inside the confined child ------------------------------
+@pytest.fixture(scope="module")
+def raw_sandbox():
+    spec = "tests.attacks.raw_tracer:trace_code"
+    sb = Sandbox(workers=1, queue=16, timeout_s=2.0, memory_mb=512, tracer=spec)
+    sb.start()
+    assert sb.info["tracer"] == spec
+    yield sb
+    sb.close()
+
+
+RAW_ATTACKS = [
+    "print(open('@CANARY@').read())",
+    "import os\nprint(os.listdir('@DIR@'))",
+    "open('@MARKER@', 'w').write('x')",
+    "import os\nos.system('cat @CANARY@ > @MARKER@')",
+    "import subprocess\nprint(subprocess.run(['cat', '@CANARY@'], capture_output=True).stdout)",
+    "import os\npid = os.fork()\nprint(pid)",
+    "import socket\ns = socket.socket()\nprint(s)",
+    "import socket\nprint(socket.socketpair())",
+    "import os\nos.execv('/bin/cat', ['cat', '@CANARY@'])",
+    "import os\nos.kill(os.getppid(), 9)",
+    "import os\nos.kill(1, 15)",
+    "import os\nos.setuid(0)",
+    "import os\nos.mkdir('@DIR@/newdir')\nopen('@MARKER@', 'w')",
+    "import os\nos.symlink('@CANARY@', '@MARKER@')",
+    "import os\nfd = os.open('@MARKER@', os.O_CREAT | os.O_WRONLY)\nos.write(fd, b'x')",
+    "import threading\nt = threading.Thread(target=print)\nt.start()",
+    "import os\nprint(open('/proc/1/environ').read())",
+    "import os\nprint(os.environ)\nprint(open('/etc/passwd').read())",
+    "import ctypes\nlibc = ctypes.CDLL(None)\nprint(libc.syscall(57))",
+]
+
+
+@pytest.mark.parametrize("code", RAW_ATTACKS)
+def test_process_layer_alone(raw_sandbox, canary, code):
+    body = raw_sandbox.run(_fill(code, canary))
+    trace = _check(body, canary, frozenset({"error", "ok", "limit"}))
+    assert "root:" not in trace["stdout"]
+    assert raw_sandbox.health()["alive"]
+    # The zygote (our parent) survived any kill attempt.
+    assert raw_sandbox.run("print('alive')").find(b'"stdout":"alive\\n"') > 0
+
+
+def test_process_layer_environment(raw_sandbox):
+    code = ("import os, resource\n"
+            "print(os.getuid() != 0, dict(os.environ), os.getcwd(), resource.getrlimit(resource.RLIMIT_FSIZE)[0],\n"
+            "      resource.getrlimit(resource.RLIMIT_NPROC)[0])\n")
+    trace = json.loads(raw_sandbox.run(code))
+    assert trace["status"] == "ok", trace
+    out = trace["stdout"]
+    if os.geteuid() == 0:
+        assert out.startswith("True {}"), out
+    assert out.rstrip().endswith("0 0"), out

@@ -1,0 +1,33 @@
+"""Every op case against torch 2.13: values, gradients, node names down the graph, saved slots."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import engine
+from cases import CASES
+from conftest import case_arrays, node_chain, run_case, to_np, torch, torch_saved
+
+
+@pytest.mark.parametrize("case_id,code,shapes,opts", CASES, ids=[c[0] for c in CASES])
+def test_case_matches_torch(case_id: str, code: str, shapes: tuple, opts: dict) -> None:
+    arrays = case_arrays(case_id, shapes, opts)
+    t_leaves, t_out = run_case(torch, code, arrays)
+    e_leaves, e_out = run_case(engine, code, arrays)
+    np.testing.assert_allclose(to_np(e_out), to_np(t_out), rtol=1e-4, atol=1e-5)
+    assert e_out.dtype.name == str(t_out.dtype).replace("torch.", "")
+    assert tuple(e_out.shape) == tuple(t_out.shape)
+    if opts.get("names", True):
+        assert node_chain(e_out.grad_fn, 3) == node_chain(t_out.grad_fn, 3)
+        if t_out.grad_fn is not None:
+            assert sorted(e_out.grad_fn.saved_slots()) == torch_saved(t_out.grad_fn)
+    seed = np.random.RandomState(7).uniform(-1, 1, tuple(t_out.shape)).astype(np.float32)
+    t_out.backward(torch.tensor(seed))
+    e_out.backward(engine.tensor(seed))
+    for t_leaf, e_leaf in zip(t_leaves, e_leaves):
+        t_grad, e_grad = to_np(t_leaf.grad), to_np(e_leaf.grad)
+        if t_grad is None:
+            assert e_grad is None
+        else:
+            np.testing.assert_allclose(e_grad, t_grad, rtol=1e-4, atol=1e-5)

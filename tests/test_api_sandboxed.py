@@ -1,0 +1,62 @@
+"""The HTTP API with the real sandbox behind it: isolation limits and back-pressure as a client sees them."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from fastapi.testclient import TestClient
+
+from server.app import create_app
+from server.config import Settings
+
+
+@pytest.fixture(scope="module")
+def client() -> TestClient:
+    settings = Settings.from_env(sandbox=True, workers=1, queue=0, timeout_s=2.0)
+    with TestClient(create_app(settings)) as c:
+        yield c
+
+
+def test_seed_snippet_through_the_sandbox(client: TestClient, seed_code: str) -> None:
+    body = client.post("/api/v1/trace", json={"code": seed_code}).json()
+    assert body["status"] == "ok"
+    assert body["events"][-2]["kind"] == "accumulate"
+
+
+def test_infinite_loop_times_out_and_the_server_keeps_serving(client: TestClient, seed_code: str) -> None:
+    body = client.post("/api/v1/trace", json={"code": "while True:\n    pass\n"}).json()
+    assert body["status"] == "timeout"
+    assert "time limit" in body["error"]["message"]
+    assert client.post("/api/v1/trace", json={"code": seed_code}).json()["status"] == "ok"
+
+
+def test_a_refused_construct_is_an_error_with_position(client: TestClient) -> None:
+    body = client.post("/api/v1/trace", json={"code": "import torch\nx = torch.ones(2)\ny = x.__class__\n"}).json()
+    assert body["status"] == "error"
+    assert body["error"]["line"] == 3
+    assert "not allowed" in body["error"]["message"]
+
+
+def test_full_queue_answers_429_with_retry_after(client: TestClient) -> None:
+    started = threading.Event()
+    results: list[int] = []
+
+    def slow() -> None:
+        started.set()
+        results.append(client.post("/api/v1/trace", json={"code": "while True:\n    pass\n"}).status_code)
+
+    worker = threading.Thread(target=slow)
+    worker.start()
+    started.wait()
+    deadline = time.monotonic() + 1.5  # within the slow run's 2 s: it holds the only worker
+    while time.monotonic() < deadline:
+        response = client.post("/api/v1/trace", json={"code": "x = 1\n"})
+        if response.status_code == 429:
+            break
+        time.sleep(0.05)
+    worker.join()
+    assert response.status_code == 429
+    assert int(response.headers["Retry-After"]) >= 1
+    assert results == [200]

@@ -1,0 +1,197 @@
+"""The policy layer in-process: what tutorials use still works; each refused category names the line
+and column and says what is not allowed."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import engine  # noqa: E402
+from server.policy import (  # noqa: E402
+    Facade, PolicyError, SnippetSyntaxError, compile_snippet, snippet_globals,
+)
+
+
+def run(code: str, transform=None) -> str:
+    out: list[str] = []
+    exec(compile_snippet(code, transform=transform), snippet_globals(engine, out.append))
+    return "".join(out)
+
+
+ALLOWED = [
+    ("print(1, 'a', sep='-', end='!\\n')", "1-a!\n"),
+    ("def f(a, b=2, *args, k=None, **kw):\n    return a + b\nprint(f(1), f(1, 3))", "3 4\n"),
+    ("def outer(n):\n    def inner(x):\n        return x * n\n    return inner\nprint(outer(3)(2), (lambda v: v + 1)(1))", "6 2\n"),
+    ("print([i * i for i in range(4) if i], {k: v for k, v in zip('ab', (1, 2))}, sum(x for x in range(4)))",
+     "[1, 4, 9] {'a': 1, 'b': 2} 6\n"),
+    ("x = 3.14159\nprint(f'{x:.2f} {x!r} {len([1])}')", "3.14 3.14159 1\n"),
+    ("print('{:.1f}|{}|{k}'.format(2.25, 'a', k=1), '%d%%' % 5)", "2.2|a|1 5%\n"),
+    ("try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    print(type(e).__name__, e)\nfinally:\n    print('done')",
+     "ZeroDivisionError division by zero\ndone\n"),
+    ("try:\n    raise ValueError('v')\nexcept:\n    print('bare except still works')", "bare except still works\n"),
+    ("a, (b, c) = 1, (2, 3)\nfor i, (j, k) in enumerate([(4, 5)]):\n    print(a, b, c, i, j, k)", "1 2 3 0 4 5\n"),
+    ("x = [1, 2]\nx[0] += 5\nd = {'a': 1}\nd['a'] *= 3\nn = 1\nn += 1\nprint(x, d, n)", "[6, 2] {'a': 3} 2\n"),
+    ("print(isinstance(1, int), len('ab'), min(3, 1), max([2, 5]), abs(-2), round(2.567, 2), sorted([3, 1]))",
+     "True 2 1 5 2 2.57 [1, 3]\n"),
+    ("print(list(range(3)), dict(a=1), tuple('ab'), set([1]), float('1.5'), int('7'), str(2), bool(0))",
+     "[0, 1, 2] {'a': 1} ('a', 'b') {1} 1.5 7 2 False\n"),
+    ("import math\nprint(math.sqrt(16), round(math.pi, 3))", "4.0 3.142\n"),
+    ("print(type(1).__name__, type('s'), type(1) == type(2), hasattr(1, 'real'))", "int <class 'str'> True True\n"),
+    ("def f():\n    global g\n    g = 5\nf()\nprint(g)", "5\n"),
+    ("print(', '.join(['a', 'b']).upper(), 'abc'.replace('b', 'x'))", "A, B axc\n"),
+    ("x = 5\nif (y := x * 2) > 5:\n    print(y)", "10\n"),
+    ("import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\ny = (x * x).sum()\ny.backward()\n"
+     "print(type(y.grad_fn).__name__, x.grad.tolist(), type(x).__name__, type(x))",
+     "SumBackward0 [2.0, 4.0] Tensor <class 'torch.Tensor'>\n"),
+    ("import torch\nx = torch.tensor([2.0], requires_grad=True)\ny = x * x\n"
+     "print(y.grad_fn._saved_self.tolist(), y.grad_fn.next_functions[0][0].name(), x._version)",
+     "[2.0] torch::autograd::AccumulateGrad 0\n"),
+    ("import torch\nw = torch.ones(2, requires_grad=True)\n(w * 3).sum().backward()\nwith torch.no_grad():\n"
+     "    w -= 0.5 * w.grad\n    w.data -= 0.5 * w.grad\nw.grad = None\nprint(w.tolist(), w.grad)", "[-2.0, -2.0] None\n"),
+    ("import torch\nx = torch.zeros(3)\nx[0] = 5\nx[1] += 2\nprint(x.tolist())", "[5.0, 2.0, 0.0]\n"),
+    ("import torch\n@torch.no_grad()\ndef f(t):\n    return t * 2\nprint(f(torch.ones(1, requires_grad=True)).requires_grad)",
+     "False\n"),
+    ("from torch.autograd import Function\nimport torch\nclass Sq(Function):\n    @staticmethod\n"
+     "    def forward(ctx, x):\n        ctx.save_for_backward(x)\n        ctx.k = 2\n        return x * x\n"
+     "    @staticmethod\n    def backward(ctx, g):\n        (x,) = ctx.saved_tensors\n        return g * ctx.k * x\n"
+     "x = torch.tensor([3.0], requires_grad=True)\nSq.apply(x).sum().backward()\nprint(x.grad.tolist())", "[6.0]\n"),
+    ("import torch\nclass Sq(torch.autograd.Function):\n    '''doc'''\n    scale = 1\n    @staticmethod\n"
+     "    def forward(ctx, x):\n        return x * 2\n    @staticmethod\n    def backward(ctx, g):\n        return g * 2\n"
+     "print(Sq.apply(torch.ones(1)).tolist(), Sq.scale)", "[2.0] 1\n"),
+    ("import torch\nx = torch.ones(2)\nprint(isinstance(x, torch.Tensor), torch.is_tensor(x), isinstance(x, type(x)))",
+     "True True True\n"),
+]
+
+
+@pytest.mark.parametrize("code,expected", ALLOWED)
+def test_allowed(code, expected):
+    assert run(code) == expected
+
+
+@pytest.mark.skipif(not hasattr(engine, "nn"), reason="engine.nn not there yet")
+def test_nn_module_subclass_with_init():
+    code = ("import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\nclass Net(nn.Module):\n"
+            "    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(2, 1)\n"
+            "    def forward(self, x):\n        return F.relu(self.fc(x))\n"
+            "net = Net()\nprint(net(torch.ones(1, 2)).shape, len(list(net.parameters())))")
+    assert run(code) == "torch.Size([1, 1]) 2\n"
+
+
+def test_print_calls_write_once_per_print_with_exact_text():
+    parts: list[str] = []
+    code = compile_snippet("print('a', 1, sep=', ', end='')\nprint()\nprint('x', None)")
+    exec(code, snippet_globals(engine, parts.append))
+    assert parts == ["a, 1", "\n", "x None\n"]
+
+
+def test_print_output_cap_is_a_limit_not_truncation():
+    from server.policy import OutputLimitExceeded
+
+    parts: list[str] = []
+    g = snippet_globals(engine, parts.append, max_output_chars=100)
+    with pytest.raises(OutputLimitExceeded) as info:
+        exec(compile_snippet("while True:\n    try:\n        print('x' * 10)\n    except Exception:\n        pass"), g)
+    assert "output limit" in info.value.message
+    assert sum(map(len, parts)) <= 100
+
+
+def test_import_returns_a_read_only_facade_not_the_engine():
+    g = snippet_globals(engine, lambda s: None)
+    exec(compile_snippet("import torch\nimport torch.autograd as ag\nfrom torch.autograd import Function\nt = torch"), g)
+    assert isinstance(g["t"], Facade) and g["t"] is not engine
+    assert isinstance(g["ag"], Facade)
+    assert g["Function"] is engine.autograd.Function
+    with pytest.raises(PolicyError):
+        exec(compile_snippet("import torch\ntorch.tensor = 1"), snippet_globals(engine, lambda s: None))
+    names = dir(g["t"])
+    assert "tensor" in names and "Tensor" in names
+    assert not {"np", "numpy", "observe", "tensor_module", "executor", "rules"} & set(names)
+
+
+def test_extra_globals_and_transform_run_after_checks():
+    seen: list[str] = []
+
+    def transform(tree: ast.Module) -> ast.Module:
+        # like the tracer: wrap every print argument in a call to an injected global
+        call = ast.parse("__gradstep_name__('x')").body[0]
+        tree.body.insert(0, call)
+        return tree
+
+    g = snippet_globals(engine, lambda s: None, {"__gradstep_name__": seen.append})
+    exec(compile_snippet("x = 1", transform=transform), g)
+    assert seen == ["x"]
+    with pytest.raises(PolicyError):  # the user cannot call it
+        compile_snippet("__gradstep_name__('x')")
+
+
+REFUSED = [
+    # (code, line, col, fragment of the message)
+    ("x = 1\ny = x.__class__", 2, 7, "names starting with '_' are not allowed: '__class__'"),
+    ("x = 1\ny = getattr(x, 'real')", 2, 5, "'getattr' is not allowed"),
+    ("print('{0.__class__}'.format(1))", 1, 23, "format strings"),
+    ("g = (i for i in [])\nf = g.gi_frame", 2, 7, "gi_frame"),
+    ("def f():\n    yield 1", 2, 5, "yield"),
+    ("print(__builtins__)", 1, 7, "'__builtins__'"),
+    ("import os", 1, 1, "import of 'os' is not allowed"),
+    ("from subprocess import run", 1, 1, "import of 'subprocess' is not allowed"),
+    ("import torch\nt = torch.ones(1)\na = t.numpy()", 3, 7, "NumPy array"),
+    ("x = 1\n\uff45\uff56\uff41\uff4c('1')", 2, 1, "non-ASCII identifiers"),
+    ("import torch\nclass X(torch.autograd.Function, metaclass=type):\n    pass", 2, 44, "metaclass"),
+    ("class X:\n    pass", 1, 1, "must derive from"),
+    ("@property\ndef f():\n    pass", 1, 2, "decorator is not allowed"),
+    ("def f(x=print.__self__):\n    pass", 1, 15, "'__self__'"),
+    ("def f(x=len([])):\n    pass", 1, 9, "default argument"),
+    ("eval('1')", 1, 1, "'eval' is not allowed"),
+    ("exec('1')", 1, 1, "'exec' is not allowed"),
+    ("t = type(1)\nn = t.__name__", 2, 7, "only type(x).__name__"),
+    ("import torch\nclass F(torch.autograd.Function):\n    def __call__(self):\n        pass", 3, 5, "__call__"),
+    ("try:\n    pass\nexcept* ValueError:\n    pass", 1, 1, "not allowed"),
+    ("async def f():\n    pass", 1, 1, "async"),
+    ("x = 'é'; y = x.__len__", 1, 16, "'__len__'"),
+]
+
+
+@pytest.mark.parametrize("code,line,col,fragment", REFUSED)
+def test_refused_with_position(code, line, col, fragment):
+    with pytest.raises(PolicyError) as info:
+        compile_snippet(code)
+    err = info.value
+    assert fragment in err.message, err.message
+    assert (err.line, err.col) == (line, col), str(err)
+    assert str(err).startswith(f"Line {line}, col {col}: ")
+    assert err.end_line is not None and err.end_col is not None
+
+
+RUNTIME_REFUSED = [
+    "s = '{0.__class__}'\nprint(s.format(1))",
+    "import torch\nprint(torch.float32.np)",
+    "import torch\ny = torch.ones(1, requires_grad=True) * 2\nprint(y.grad_fn.rule)",
+    "import torch\ntorch.Tensor.add = None",
+    "import torch\nclass T(torch.Tensor):\n    pass",
+    "x = type(1)\nprint(x('3'))",
+    "print(type(1, 2, 3))",
+    "print('a', file=1)",
+]
+
+
+@pytest.mark.parametrize("code", RUNTIME_REFUSED)
+def test_refused_at_run_time(code):
+    with pytest.raises((PolicyError, TypeError)):
+        run(code)
+
+
+def test_syntax_error_has_position():
+    with pytest.raises(SnippetSyntaxError) as info:
+        compile_snippet("x = 1\ny = (2 +\n")
+    assert info.value.error_type == "SyntaxError"
+    assert info.value.line is not None and info.value.col is not None
+
+
+def test_source_size_limit():
+    with pytest.raises(PolicyError, match="64 KiB"):
+        compile_snippet("x = 1\n" * 20000)
