@@ -215,25 +215,29 @@ def _save(node: Node, rule: Rule, inputs: tuple, arrays: list, results: tuple, a
 
 def backward_node(node: Node, grads: tuple, create_graph: bool) -> tuple:
     """Gradients for each of `node`'s inputs (None where not needed), summed to input shapes."""
-    rule = node.rule
     if create_graph:
         from engine.functions import TensorMath as F
     else:
         F = ArrayMath
-    g = grads[0] if rule.outputs == 1 else grads
-    results = []
-    for i, edge in enumerate(node._edges):
-        k = 0 if rule.variadic else i
-        if edge is None or rule.grads[k] is None:
-            results.append(None)
-            continue
-        args = [_context(node, s, i) if s in CALL_CONTEXT else node.unpack(s, create_graph)
-                for s in rule.needs[k]]
-        gi = rule.grads[k](F, g, *args)
-        if gi is not None:
-            gi = F.sum_to(gi, node._in_meta[i])
-        results.append(gi)
-    return tuple(results)
+    g = grads[0] if node.rule.outputs == 1 else grads
+    return tuple(None if edge is None else input_gradient(node, i, g, F, create_graph)
+                 for i, edge in enumerate(node._edges))
+
+
+def input_gradient(node: Node, i: int, g: Any, F: Any, create_graph: bool = False,
+                   reduce: bool = True) -> Any:
+    """Input i's gradient from the output gradient `g`; `reduce=False` keeps the broadcast shape."""
+    rule = node.rule
+    k = 0 if rule.variadic else i
+    grad_fn = rule.grads[k]
+    if grad_fn is None:
+        return None
+    args = [_context(node, s, i) if s in CALL_CONTEXT else node.unpack(s, create_graph)
+            for s in rule.needs[k]]
+    gi = grad_fn(F, g, *args)
+    if gi is None or not reduce:
+        return gi
+    return F.sum_to(gi, node._in_meta[i])
 
 
 def _context(node: Node, name: str, i: int) -> Any:

@@ -15,7 +15,7 @@ import numpy as np
 import engine
 from engine import grad_mode, observe
 from engine.node import AccumulateGrad, SavedTensor
-from engine.rules import ArrayMath
+from engine.rules import ArrayMath, input_gradient
 from engine.tensor import Tensor
 from server import encode
 from server.limits import TRACE_VERSION, LimitReached, Limits
@@ -131,7 +131,7 @@ class Recorder:
                 "output_nr": output_nr,
             }
             if rule is not None:
-                record["formula"] = rule.formulas[i]
+                record["formula"] = _formulas(node)[i]
                 local = self._local_gradient(node, i)
                 if local is not None:
                     record["local"] = local
@@ -141,25 +141,26 @@ class Recorder:
     def _local_gradient(self, node: Any, i: int) -> dict | None:
         """d output / d input i as numbers: elementwise where the op is, else a small Jacobian."""
         rule = node.rule
-        grad_fn = rule.grads[i]
-        if grad_fn is None or rule.outputs != 1:
+        if rule.outputs != 1:
             return None
         out_shape, out_dtype = node._out_meta[0]
-        in_shape = node._in_meta[i]
         try:
-            args = [node.unpack(s, False) for s in rule.needs[i]]
             if rule.elementwise:
-                local = grad_fn(ArrayMath, np.ones(out_shape, out_dtype), *args)
+                local = input_gradient(node, i, np.ones(out_shape, out_dtype), ArrayMath, reduce=False)
+                if local is None:
+                    return None
                 return {"kind": "elementwise", "value": self._array(np.broadcast_to(local, out_shape))}
-            m, n = int(np.prod(out_shape)), int(np.prod(in_shape))
+            m, n = int(np.prod(out_shape)), int(np.prod(node._in_meta[i]))
             if m * n > self.limits.jacobian_entries or m > 256:
                 return None
             rows = []
             for k in range(m):
                 unit = np.zeros(m, out_dtype)
                 unit[k] = 1
-                row = grad_fn(ArrayMath, unit.reshape(out_shape), *args)
-                rows.append(ArrayMath.sum_to(np.asarray(row), tuple(in_shape)).reshape(-1))
+                row = input_gradient(node, i, unit.reshape(out_shape), ArrayMath)
+                if row is None:
+                    return None
+                rows.append(np.asarray(row).reshape(-1))
             return {"kind": "jacobian", "value": self._array(np.stack(rows).reshape(m, n))}
         except Exception:  # a local derivative that cannot be evaluated is simply not shown
             return None
@@ -237,7 +238,7 @@ class Recorder:
             record = self.nodes[int(nid[1:])]
             record["inputs"] = [self._tensor_ids.get(id(x)) if isinstance(x, Tensor) else None for x in inputs]
             record["saved"] = self._saved(node)
-            record["formulas"] = list(rule.formulas)
+            record["formulas"] = _formulas(node)
         ids = [self.tensor_id(r, span) for r in results]
         if node is not None:
             record["outputs"] = ids
@@ -285,7 +286,7 @@ class Recorder:
             record["inputs"] = [tid] + [None] * (len(node._edges) - 1)
             record["outputs"] = [tid]
             record["saved"] = self._saved(node)
-            record["formulas"] = list(node.rule.formulas) if node.rule is not None else []
+            record["formulas"] = _formulas(node)
             self._output_tensor[(id(node), 0)] = tid
         self._event({"kind": "inplace", "tensor": tid, "node": nid, "version": tensor._vc[0],
                      "value": self._array(tensor._data), "line": self._line()})
@@ -432,6 +433,14 @@ class Recorder:
         elif hasattr(value, "named_parameters") and isinstance(value, _module_type()):
             for pname, p in value.named_parameters():
                 self._tag(p, f"{name}.{pname}")
+
+
+def _formulas(node: Any) -> list[str | None]:
+    """The gradient formula per input (a variadic rule such as cat has one for all its inputs)."""
+    rule = node.rule
+    if rule is None:
+        return []
+    return [rule.formulas[0 if rule.variadic else i] for i in range(len(node._edges))]
 
 
 def _module_type() -> type:

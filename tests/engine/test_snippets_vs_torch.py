@@ -13,7 +13,7 @@ import pytest
 
 import engine
 import engine.nn.functional
-from conftest import torch
+torch = pytest.importorskip("torch")
 
 SNIPPETS = {
     "repr_basics": """
