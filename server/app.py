@@ -14,6 +14,7 @@ from fastapi.staticfiles import StaticFiles
 from server.api import meta, trace
 from server.config import Settings
 from server.runner import Runner, make_runner
+from server.scheduler import FairScheduler
 
 API = "/api/v1"
 
@@ -24,6 +25,8 @@ def create_app(settings: Settings | None = None, runner: Runner | None = None) -
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.runner = runner or make_runner(settings)
+        app.state.scheduler = FairScheduler(app.state.runner, settings.workers, settings.queue,
+                                            retry_after=settings.timeout_s)
         try:
             yield
         finally:

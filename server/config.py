@@ -25,8 +25,8 @@ def _env(name: str, default: object) -> object:
 class Settings:
     host: str = "127.0.0.1"
     port: int = 8000
-    workers: int = 2
-    queue: int = 16
+    workers: int = 4
+    queue: int = 64
     timeout_s: float = 5.0
     memory_mb: int = 512
     sandbox: bool = True

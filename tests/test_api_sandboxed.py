@@ -14,7 +14,7 @@ from server.config import Settings
 
 @pytest.fixture(scope="module")
 def client() -> TestClient:
-    settings = Settings.from_env(sandbox=True, workers=1, queue=0, timeout_s=2.0)
+    settings = Settings.from_env(sandbox=True, workers=1, queue=1, timeout_s=2.0)
     with TestClient(create_app(settings)) as c:
         yield c
 
@@ -40,23 +40,21 @@ def test_a_refused_construct_is_an_error_with_position(client: TestClient) -> No
 
 
 def test_full_queue_answers_429_with_retry_after(client: TestClient) -> None:
-    started = threading.Event()
-    results: list[int] = []
+    # One worker and a queue of one: a slow run holds the worker, a second run waits, a third is refused.
+    statuses: list[int] = []
 
-    def slow() -> None:
-        started.set()
-        results.append(client.post("/api/v1/trace", json={"code": "while True:\n    pass\n"}).status_code)
+    def post(code: str) -> None:
+        statuses.append(client.post("/api/v1/trace", json={"code": code}).status_code)
 
-    worker = threading.Thread(target=slow)
-    worker.start()
-    started.wait()
-    deadline = time.monotonic() + 1.5  # within the slow run's 2 s: it holds the only worker
-    while time.monotonic() < deadline:
-        response = client.post("/api/v1/trace", json={"code": "x = 1\n"})
-        if response.status_code == 429:
-            break
-        time.sleep(0.05)
-    worker.join()
+    slow = threading.Thread(target=post, args=("while True:\n    pass\n",))
+    slow.start()
+    time.sleep(0.5)
+    waiting = threading.Thread(target=post, args=("x = 1\n",))
+    waiting.start()
+    time.sleep(0.3)
+    response = client.post("/api/v1/trace", json={"code": "x = 2\n"})
+    slow.join()
+    waiting.join()
     assert response.status_code == 429
     assert int(response.headers["Retry-After"]) >= 1
-    assert results == [200]
+    assert statuses == [200, 200]

@@ -31,7 +31,8 @@ async def trace(body: TraceRequest, request: Request) -> Response:
             detail=f"source size limit ({settings.max_source_bytes // 1024} KiB) exceeded: {size} bytes",
         )
     try:
-        payload = await request.app.state.runner.run(body.code)
+        client = request.client.host if request.client else "unknown"
+        payload = await request.app.state.scheduler.run(client, body.code)
     except RunnerBusy as busy:
         raise HTTPException(status_code=429, detail=str(busy),
                             headers={"Retry-After": str(max(1, round(busy.retry_after)))}) from None

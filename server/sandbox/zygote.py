@@ -24,6 +24,7 @@ import tempfile
 import time
 from typing import Any
 
+LONG_RUN_S = 0.2  # runs longer than this get the lowest CPU priority
 ACK = b"\x06"  # a child's first byte back: it has read its request
 REQ_HEADER = struct.Struct(">I")
 RESP_HEADER = struct.Struct(">IQ")
@@ -353,9 +354,19 @@ class Zygote:
         timeout_s = min(float(req.get("timeout_s", 5.0)), self.max_timeout_s)
         child = {"pid": pid, "fd": res_r, "buf": bytearray(), "req": req, "timeout_s": timeout_s,
                  "deadline": time.monotonic() + timeout_s + self.kill_grace_s, "reason": None,
-                 "acked": False}
+                 "acked": False, "started": time.monotonic(), "niced": False}
         self.children[res_r] = child
         self.sel.register(res_r, selectors.EVENT_READ, child)
+
+    @staticmethod
+    def deprioritize(child: dict) -> None:
+        """A run past LONG_RUN_S yields the CPU to short runs, so a flood of busy loops cannot
+        slow everyone else down."""
+        child["niced"] = True
+        try:
+            os.setpriority(os.PRIO_PROCESS, child["pid"], 19)
+        except OSError:  # it already exited
+            pass
 
     @staticmethod
     def kill_pid(pid: int) -> None:
@@ -454,7 +465,9 @@ class Zygote:
         while stdin_open or self.children:
             timeout = None
             if self.children:
-                timeout = max(0.0, min(c["deadline"] for c in self.children.values()) - time.monotonic())
+                wake = min(c["deadline"] if c["niced"] else c["started"] + LONG_RUN_S
+                           for c in self.children.values())
+                timeout = max(0.0, wake - time.monotonic())
             if stdin_open and len(self.spares) < self.spares_target:
                 timeout = 0.0 if timeout is None else min(timeout, 0.0)
             if self.reap:
@@ -506,6 +519,8 @@ class Zygote:
                 self.finish(child, None, eof=True)
             now = time.monotonic()
             for c in list(self.children.values()):
+                if not c["niced"] and now >= c["started"] + LONG_RUN_S:
+                    self.deprioritize(c)
                 if c["reason"] is None and now >= c["deadline"]:
                     c["reason"] = "timeout"
                     self.finish(c, None, eof=False)

@@ -1,0 +1,163 @@
+"""Server load on loopback: gradstep's /api/v1/trace against a FastAPI hello-world ceiling, one run.
+
+Usage: python bench/server_load.py [--seconds 10]
+Needs `wrk` (apt-get install wrk). Both servers run on this machine with the same uvicorn settings;
+all traffic stays on 127.0.0.0/8 and every phase is bounded in time. Phases:
+  1. ceiling: hello-world, 32 connections           -> requests/s
+  2. the seed snippet, 1 connection                 -> p50 latency
+  3. the seed snippet, 32 connections               -> requests/s (vs the ceiling), p99, errors
+  4. benign client alone, then beside a flood of busy-loop snippets from another address
+                                                     -> benign p99 with and without the flood
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED = "import torch\nx = torch.tensor(2.0, requires_grad=True)\ny = x * x + torch.sin(x)\ny.backward()\n"
+FLOOD = "while True:\n    pass\n"
+
+HELLO_APP = """
+from fastapi import FastAPI
+app = FastAPI()
+
+@app.get("/hello")
+async def hello():
+    return {"hello": "world"}
+"""
+
+WRK_SCRIPT = """
+wrk.method = "{method}"
+wrk.body = {body}
+wrk.headers["Content-Type"] = "application/json"
+done = function(summary, latency, requests)
+  io.write(string.format("RESULT %d %d %d %d %f %f\\n", summary.requests, summary.errors.status,
+    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout,
+    summary.duration, latency:percentile(50), latency:percentile(99)))
+end
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_up(url: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=1):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise SystemExit(f"server at {url} did not come up")
+
+
+def wrk(url: str, connections: int, seconds: float, method: str = "GET", body: str = "") -> dict:
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as f:
+        f.write(WRK_SCRIPT.format(method=method, body=json.dumps(body) if body else "nil"))
+    out = subprocess.run(["wrk", "-t", "1", "-c", str(connections), "-d", f"{seconds}s", "--timeout", "10s",
+                          "-s", f.name, url], capture_output=True, text=True, timeout=seconds + 30).stdout
+    os.unlink(f.name)
+    line = next(ln for ln in out.splitlines() if ln.startswith("RESULT"))
+    requests, status_errors, socket_errors, duration_us, p50, p99 = line.split()[1:]
+    return {"rps": int(requests) / (int(duration_us) / 1e6), "errors": int(status_errors) + int(socket_errors),
+            "p50_ms": float(p50) / 1000, "p99_ms": float(p99) / 1000, "requests": int(requests)}
+
+
+def benign_latencies(url: str, seconds: float, source: str) -> list[float]:
+    """One client bound to `source` (another loopback address) posting the seed snippet in a loop."""
+    import http.client
+
+    body = json.dumps({"code": SEED})
+    host, port = url.split("//")[1].split("/")[0].split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=30, source_address=(source, 0))
+    latencies = []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        start = time.perf_counter()
+        conn.request("POST", "/api/v1/trace", body, {"Content-Type": "application/json"})
+        response = conn.getresponse()
+        response.read()
+        if response.status != 200:
+            raise SystemExit(f"benign request failed: {response.status}")
+        latencies.append((time.perf_counter() - start) * 1000)
+    conn.close()
+    return latencies
+
+
+def p99(values: list[float]) -> float:
+    return statistics.quantiles(values, n=100)[98] if len(values) >= 2 else values[0]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=10)
+    args = parser.parse_args()
+    secs = args.seconds
+    gs_port, hello_port = free_port(), free_port()
+    env = dict(os.environ, GRADSTEP_PORT=str(gs_port), GRADSTEP_HOST="127.0.0.1")
+    with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp, "hello_app.py").write_text(HELLO_APP)
+        servers = [
+            subprocess.Popen([sys.executable, "-m", "server", "serve"], cwd=ROOT, env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
+            subprocess.Popen([sys.executable, "-m", "uvicorn", "hello_app:app", "--host", "127.0.0.1",
+                              "--port", str(hello_port), "--log-level", "warning"], cwd=tmp,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
+        ]
+        try:
+            gs, hello = f"http://127.0.0.1:{gs_port}", f"http://127.0.0.1:{hello_port}"
+            wait_up(f"{gs}/api/v1/health")
+            wait_up(f"{hello}/hello")
+            trace = f"{gs}/api/v1/trace"
+            wrk(trace, 4, 2, "POST", json.dumps({"code": SEED}))  # warm-up
+            ceiling = wrk(f"{hello}/hello", 32, secs)
+            single = wrk(trace, 1, secs, "POST", json.dumps({"code": SEED}))
+            loaded = wrk(trace, 32, secs, "POST", json.dumps({"code": SEED}))
+            alone = benign_latencies(gs, secs, "127.0.0.2")
+            flood_result: dict = {}
+            flood = threading.Thread(target=lambda: flood_result.update(
+                wrk(trace, 16, secs + 2, "POST", json.dumps({"code": FLOOD}))))
+            flood.start()
+            time.sleep(1)
+            beside = benign_latencies(gs, secs, "127.0.0.2")
+            flood.join()
+        finally:
+            for s in servers:
+                s.terminate()
+                s.wait(timeout=10)
+    ratio = loaded["rps"] / ceiling["rps"]
+    rows = [
+        ("hello ceiling, 32 conn", f"{ceiling['rps']:.0f} req/s", ""),
+        ("seed snippet, 1 conn: p50", f"{single['p50_ms']:.1f} ms", "target <= 15 ms"),
+        ("seed snippet, 32 conn", f"{loaded['rps']:.0f} req/s = {ratio:.1%} of ceiling", "target >= 5%"),
+        ("seed snippet, 32 conn: p99", f"{loaded['p99_ms']:.0f} ms", "target <= 250 ms"),
+        ("seed snippet, 32 conn: errors", f"{loaded['errors']} of {loaded['requests']}", "target 0"),
+        ("benign p99 alone", f"{p99(alone):.1f} ms ({len(alone)} requests)", ""),
+        ("benign p99 beside a busy-loop flood", f"{p99(beside):.1f} ms = {p99(beside) / p99(alone):.2f}x",
+         "target <= 2x"),
+        ("flood requests (16 conn)", f"{flood_result.get('requests', 0)}, "
+         f"{flood_result.get('errors', 0)} refused (429)", ""),
+    ]
+    width = max(len(r[0]) for r in rows)
+    for name, value, target in rows:
+        print(f"{name:<{width}}  {value:<36} {target}")
+
+
+if __name__ == "__main__":
+    main()
