@@ -70,10 +70,12 @@ def wait_up(url: str, timeout: float = 30) -> None:
 def wrk(url: str, connections: int, seconds: float, method: str = "GET", body: str = "") -> dict:
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as f:
         f.write(WRK_SCRIPT.format(method=method, body=json.dumps(body) if body else "nil"))
-    out = subprocess.run(["wrk", "-t", "1", "-c", str(connections), "-d", f"{seconds}s", "--timeout", "10s",
-                          "-s", f.name, url], capture_output=True, text=True, timeout=seconds + 30).stdout
+    done = subprocess.run(["wrk", "-t", "1", "-c", str(connections), "-d", f"{int(seconds)}s", "--timeout", "10s",
+                           "-s", f.name, url], capture_output=True, text=True, timeout=seconds + 30)
     os.unlink(f.name)
-    line = next(ln for ln in out.splitlines() if ln.startswith("RESULT"))
+    line = next((ln for ln in done.stdout.splitlines() if ln.startswith("RESULT")), None)
+    if line is None:
+        raise SystemExit(f"wrk failed on {url}: {done.stdout[-500:]} {done.stderr[-500:]}")
     requests, status_errors, socket_errors, duration_us, p50, p99 = line.split()[1:]
     return {"rps": int(requests) / (int(duration_us) / 1e6), "errors": int(status_errors) + int(socket_errors),
             "p50_ms": float(p50) / 1000, "p99_ms": float(p99) / 1000, "requests": int(requests)}
@@ -140,7 +142,11 @@ def main() -> None:
         finally:
             for s in servers:
                 s.terminate()
-                s.wait(timeout=10)
+                try:
+                    s.wait(timeout=5)
+                except subprocess.TimeoutExpired:  # still draining the flood's queued runs
+                    s.kill()
+                    s.wait()
     ratio = loaded["rps"] / ceiling["rps"]
     rows = [
         ("hello ceiling, 32 conn", f"{ceiling['rps']:.0f} req/s", ""),
