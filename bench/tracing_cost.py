@@ -9,12 +9,12 @@ interleaved and the ratio is taken per round, so machine noise hits both sides a
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import time
 
 import engine
 from server import policy
+from server.sandbox import traces
 from server.tracer import SNIPPET, trace_code
 
 CHAIN = """import torch
@@ -37,7 +37,7 @@ def untraced(code: str) -> float:
 
 def traced(code: str) -> tuple[float, int]:
     start = time.perf_counter()
-    payload = json.dumps(trace_code(code), separators=(",", ":"))
+    payload = traces.encode(trace_code(code))
     return time.perf_counter() - start, len(payload)
 
 

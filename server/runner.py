@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Protocol
 
 from server.config import Settings
+from server.sandbox import traces
 from server.tracer import trace_code
 
 
@@ -56,7 +56,7 @@ class InProcessRunner:
     async def run(self, code: str) -> bytes:
         async with self._lock:  # the engine's grad mode and observer are process-wide
             trace = await asyncio.to_thread(trace_code, code, limits=self.limits)
-        return json.dumps(trace, separators=(",", ":")).encode()
+        return traces.encode(trace)
 
     def close(self) -> None:
         pass

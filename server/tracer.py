@@ -337,10 +337,12 @@ class Recorder:
         edge = self._edge_ids.get((id(src), input_nr))
         if edge is None:
             return
+        value = self._array(grad)  # one encoding, shown both where it leaves and where it arrives
         run = self._runs.get(id(src))
         if run is not None:
-            run["sent"].append({"edge": edge, "grad": self._array(grad), "total": self._array(total)})
-        self._received.setdefault(id(target), []).append({"edge": edge, "grad": self._array(grad)})
+            total_value = value if total is grad else self._array(total)
+            run["sent"].append({"edge": edge, "grad": value, "total": total_value})
+        self._received.setdefault(id(target), []).append({"edge": edge, "grad": value})
 
     def node_started(self, node: Any, grads: Any) -> None:
         self._current_node = node

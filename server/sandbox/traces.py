@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+
+import orjson
 from typing import Any
 
 TRACE_VERSION = "1.0"
@@ -38,6 +40,12 @@ def _finite(obj: Any) -> Any:
 
 def encode(trace: dict) -> bytes:
     """Compact UTF-8 JSON; non-finite floats become the schema's strings, lone surrogates escaped."""
+    try:
+        # Every float in a trace went through server.encode.number, which spells NaN and infinity
+        # as strings, so orjson never meets one (it would write null).
+        return orjson.dumps(trace)
+    except (orjson.JSONEncodeError, TypeError):  # lone surrogates and the like: the careful path
+        pass
     try:
         text = json.dumps(trace, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     except ValueError:
