@@ -27,6 +27,20 @@ v.backward()
 """
 
 
+MLP_STEP = """import torch
+import torch.nn as nn
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 4))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+inputs = torch.randn(8, 16)
+labels = torch.tensor([0, 1, 2, 3, 0, 1, 2, 3])
+opt.zero_grad()
+loss = nn.functional.cross_entropy(model(inputs), labels)
+loss.backward()
+opt.step()
+"""
+
+
 def untraced(code: str) -> float:
     compiled = policy.compile_snippet(code, SNIPPET)
     namespace = policy.snippet_globals(engine, lambda text: None, {"__gradstep_name__": lambda v, n: v})
@@ -56,9 +70,15 @@ def main() -> None:
         traced_times.append(with_trace)
         ratios.append(with_trace / plain)
     nodes = len(trace_code(CHAIN)["nodes"])
+    mlp_times, mlp_size = [], 0
+    for _ in range(args.rounds):
+        seconds, mlp_size = traced(MLP_STEP)
+        mlp_times.append(seconds)
     print(f"1,000-op chain ({nodes} nodes): untraced {statistics.median(plain_times) * 1e3:.1f} ms, "
           f"traced+serialised {statistics.median(traced_times) * 1e3:.1f} ms, "
           f"ratio {statistics.median(ratios):.2f}x (target <= 4x), trace {size / 1024:.0f} KiB")
+    print(f"3-layer MLP training step: traced+serialised {statistics.median(mlp_times) * 1e3:.1f} ms, "
+          f"trace {mlp_size / 1024:.0f} KiB")
 
 
 if __name__ == "__main__":
