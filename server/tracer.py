@@ -141,7 +141,7 @@ class Recorder:
     def _local_gradient(self, node: Any, i: int) -> dict | None:
         """d output / d input i as numbers: elementwise where the op is, else a small Jacobian."""
         rule = node.rule
-        if rule.outputs != 1:
+        if rule.outputs != 1 or _has_user_hooks(node):
             return None
         out_shape, out_dtype = node._out_meta[0]
         try:
@@ -435,6 +435,11 @@ class Recorder:
         elif hasattr(value, "named_parameters") and isinstance(value, _module_type()):
             for pname, p in value.named_parameters():
                 self._tag(p, f"{name}.{pname}")
+
+
+def _has_user_hooks(node: Any) -> bool:
+    """Saved tensors under saved_tensors_hooks: unpacking them runs user code, so the tracer won't."""
+    return any(type(v) is SavedTensor and v.packed is not None for v in (node._saved or {}).values())
 
 
 def _formulas(node: Any) -> list[str | None]:

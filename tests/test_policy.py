@@ -139,7 +139,7 @@ REFUSED = [
     ("print(__builtins__)", 1, 7, "'__builtins__'"),
     ("import os", 1, 1, "import of 'os' is not allowed"),
     ("from subprocess import run", 1, 1, "import of 'subprocess' is not allowed"),
-    ("import torch\nt = torch.ones(1)\na = t.numpy()", 3, 7, "NumPy array"),
+    ("import torch\nt = torch.ones(1)\na = t.numpy().__array_interface__", 3, 15, "NumPy array"),
     ("x = 1\n\uff45\uff56\uff41\uff4c('1')", 2, 1, "non-ASCII identifiers"),
     ("import torch\nclass X(torch.autograd.Function, metaclass=type):\n    pass", 2, 44, "metaclass"),
     ("class X:\n    pass", 1, 1, "must derive from"),
@@ -195,3 +195,104 @@ def test_syntax_error_has_position():
 def test_source_size_limit():
     with pytest.raises(PolicyError, match="64 KiB"):
         compile_snippet("x = 1\n" * 20000)
+
+
+# --- capabilities opened for tutorials ----------------------------------------------------------------------------
+def run_isolated(code: str) -> str:
+    """`run` inside catch_warnings: a snippet's `import warnings` changes the process's filters."""
+    import warnings
+
+    with warnings.catch_warnings():
+        return run(code)
+
+
+def test_numpy_copy_prints_like_numpy_and_keeps_numpy_scalars():
+    out = run("import torch\nt = torch.tensor([[1.0, 0.1], [2.0, 3.0]])\na = t.numpy()\na[0, 0] = 9\n"
+              "print(a, t[0, 0].item(), a.sum(), repr(a[0, 1]), a.dtype, repr(a.dtype), type(a))")
+    assert out == ("[[9.  0.1]\n [2.  3. ]] 1.0 14.1 np.float32(0.1) float32 dtype('float32') "
+                   "<class 'numpy.ndarray'>\n")
+
+
+def test_numpy_dtype_is_the_real_dtype_behind_an_allowlist():
+    out = run("import torch\nd = torch.ones(2).numpy().dtype\n"
+              "print(d, d == 'float32', d.name, d.kind, d.itemsize, d.char, d.str, hasattr(d, 'type'))")
+    assert out == "float32 True float32 f 4 f <f4 False\n"
+    for attr in ("type", "base", "fields", "descr", "newbyteorder", "subdtype", "metadata"):
+        with pytest.raises(PolicyError):
+            run(f"import torch\nprint(torch.ones(2).numpy().dtype.{attr})")
+
+
+@pytest.mark.parametrize("expr", [
+    "a.tofile('x')", "a.dump('x')", "a.dumps()", "a.ctypes", "a.view('O')", "a.base", "a.data", "a.flags",
+    "a.setflags(write=False)", "a.getfield('f4')", "a.byteswap()", "a.resize(9)", "a.astype('O')",
+    "a.astype(str)", "a.sum(dtype='O')", "a.sum(out=a)", "a.flat", "a.sum().tofile('x')", "a[0].view('O')",
+])
+def test_numpy_escape_hatches_refused(expr):
+    with pytest.raises(PolicyError):
+        run(f"import torch\na = torch.ones(2).numpy()\nprint({expr})")
+
+
+def test_from_numpy_and_tensor_accept_snippet_arrays_only():
+    assert run("import torch\na = torch.arange(3.0).numpy()\nt = torch.from_numpy(a)\na[0] = 5\n"
+               "print(t.tolist(), torch.tensor(a * 2).tolist())") == "[5.0, 1.0, 2.0] [10.0, 2.0, 4.0]\n"
+    with pytest.raises(TypeError):
+        run("import torch\ntorch.from_numpy(torch.ones(2))")
+
+
+def test_module_registration_refuses_private_names_and_wrong_types():
+    assert run("import torch\nm = torch.nn.Linear(1, 1)\nm.register_buffer('running', torch.zeros(1))\n"
+               "print(list(m.state_dict()))") == "['weight', 'bias', 'running']\n"
+    for code in ("m.register_buffer('__array_interface__', torch.zeros(1))",
+                 "m.add_module('_hidden', torch.nn.Linear(1, 1))",
+                 "m.register_parameter('__array__', None)"):
+        with pytest.raises(PolicyError):
+            run("import torch\nm = torch.nn.Linear(1, 1)\n" + code)
+    with pytest.raises(TypeError):
+        run("import torch\nm = torch.nn.Linear(1, 1)\nm.register_buffer('x', {'data': (0, False)})")
+
+
+@pytest.mark.parametrize("stmt", [
+    "from torch.autograd.function import once_differentiable, Function, FunctionCtx",
+    "import torch.autograd.function", "import torch.autograd.graph", "import torch.autograd.functional",
+    "from torch.autograd.functional import jacobian, hessian", "from torch.utils.checkpoint import checkpoint",
+    "import torch.nn.init as init", "import torch.nn.functional as F", "from torch.autograd.gradcheck import gradcheck",
+    "from torch.autograd.anomaly_mode import detect_anomaly", "from torch import from_numpy",
+])
+def test_submodules_tutorials_import(stmt):
+    assert run(stmt + "\nprint('ok')") == "ok\n"
+
+
+@pytest.mark.parametrize("stmt", [
+    "from torch.autograd.function import FunctionMeta", "from torch.autograd.function import np",
+    "from torch.autograd.anomaly_mode import forward_stack", "from torch.utils.checkpoint import warnings",
+    "from torch import annotations", "import torch.autograd.grad_mode",
+])
+def test_submodule_internals_are_not_exported(stmt):
+    with pytest.raises(ImportError):
+        run(stmt)
+
+
+def test_warnings_facade_records_without_internals():
+    out = run_isolated(
+        "import warnings\nimport torch\nwith warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n    warnings.warn('mine', RuntimeWarning)\n"
+        "    torch.tensor(torch.ones(1, requires_grad=True))\n"
+        "print(len(w), w[0].category, w[0].filename, w[0].lineno, str(w[0].message), w[1].filename, w[1].lineno)")
+    assert out == "2 <class 'RuntimeWarning'> <snippet> 5 mine <snippet> 6\n"  # engine warnings point at the caller
+    assert run_isolated("import warnings\nwarnings.simplefilter('error')\ntry:\n    warnings.warn('x')\n"
+                        "except UserWarning as e:\n    print('caught', e)") == "caught x\n"
+    for code in ("warnings.showwarning = print", "print(warnings.filters)", "warnings.warn('x', source=print)",
+                 "warnings.simplefilter('error', int)"):
+        with pytest.raises((PolicyError, AttributeError, TypeError)):
+            run_isolated("import warnings\n" + code)
+
+
+def test_warning_text_keeps_only_snippet_frames():
+    from server.policy.warnfacade import clean_text
+
+    text = ('Error detected in X. Traceback of forward call that caused the error:\n'
+            '  File "/srv/app/server/sandbox/zygote.py", line 3, in spare_main\n    self.run()\n'
+            '  File "<snippet>", line 7, in <module>\n  File "/srv/engine/ops.py", line 9, in f\n'
+            '    return g()\n (Triggered internally at x.cpp:1.)')
+    assert clean_text(text) == ('Error detected in X. Traceback of forward call that caused the error:\n'
+                                '  File "<snippet>", line 7, in <module>\n (Triggered internally at x.cpp:1.)')

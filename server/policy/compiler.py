@@ -30,7 +30,9 @@ MAX_SOURCE_BYTES = 64 * 1024
 
 # Modules a snippet may import (and "from X import ..."). Whether a torch submodule really exists is
 # decided at run time by the facade; here only the shape of the name is checked.
-ALLOWED_IMPORT_ROOTS = ("torch", "math")
+ALLOWED_IMPORT_ROOTS = ("torch", "math", "warnings")
+# Roots that are a single module (no submodules).
+_SINGLE_MODULE_ROOTS = ("math", "warnings")
 
 # Builtins a snippet cannot use; named here for a clear compile-time message (they are also absent
 # from the run-time builtins, so a reference that slips through is a NameError).
@@ -43,7 +45,8 @@ FORBIDDEN_BUILTINS = frozenset({
 # Private attributes PyTorch tutorials legitimately read; the run-time guard re-checks the type.
 PRIVATE_ATTR_ALLOWED = re.compile(r"^(_saved_[A-Za-z0-9_]+|_version|_sequence_nr)$")
 # Attributes refused at compile time with a dedicated message (the guard refuses them too).
-NUMPY_ATTRS = frozenset({"numpy", "__array__", "__array_interface__", "__array_struct__"})
+# (`.numpy()` itself is allowed: the guard hands out a fresh copy, see guards.py and arrays.py.)
+NUMPY_ATTRS = frozenset({"__array__", "__array_interface__", "__array_struct__"})
 
 GRAD_MODE_DECORATORS = frozenset({"no_grad", "enable_grad", "inference_mode", "set_grad_enabled"})
 
@@ -243,9 +246,9 @@ class PolicyChecker(ast.NodeVisitor):
 
     def check_module(self, node: ast.AST, name: str) -> None:
         root = name.split(".")[0]
-        if root not in ALLOWED_IMPORT_ROOTS or (root == "math" and name != "math"):
-            self.fail(node, f"import of {name!r} is not allowed: only torch (and its submodules) "
-                            "and math can be imported")
+        if root not in ALLOWED_IMPORT_ROOTS or (root in _SINGLE_MODULE_ROOTS and name != root):
+            self.fail(node, f"import of {name!r} is not allowed: only torch (and its submodules), "
+                            "math and warnings can be imported")
         for part in name.split("."):
             self.check_identifier(node, part)
 

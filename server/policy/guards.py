@@ -7,13 +7,22 @@ Everything the snippet reaches goes through these guards:
   facades expose public names only. Every value handed back is checked: modules, NumPy objects
   (arrays, dtypes, ufuncs, scalar types), frames, code and tracebacks are refused.
 - `import torch` returns a read-only `Facade` holding only allowed public names; `from torch import
-  x` reads the facade directly, so the facade itself holds nothing unsafe.
+  x` reads the facade directly, so the facade itself holds nothing unsafe. Each importable torch
+  submodule has an explicit list of public names (`SUBMODULE_NAMES`). `import warnings` gives the
+  tiny facade of warnfacade.py.
+- NumPy: `tensor.numpy()` hands out a fresh copy; arrays, NumPy scalars and dtypes are read through
+  the allowlists of arrays.py. Engine objects never hand out their own arrays (check_value copies).
+- nn.Module registration (`register_buffer`, `add_module`...) refuses names starting with '_' and
+  values of the wrong type: Module.__getattr__ serves registered names, and NumPy reads
+  `__array_interface__` through it, so a dict registered under that name would let NumPy read any
+  memory address.
 - builtins are a small safe set; `type(x)` returns a `TypeName` that only exposes `__name__`.
 """
 
 from __future__ import annotations
 
 import builtins
+import collections
 import functools
 import math
 import operator
@@ -22,19 +31,54 @@ import types
 import weakref
 from typing import Any, Callable
 
+import importlib
+
+import numpy as np
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 
+from . import arrays, warnfacade
 from .compiler import format_field_is_unsafe
 from .errors import OutputLimitExceeded, PolicyError
 
 DEFAULT_MAX_OUTPUT_CHARS = 1_000_000
 
-# Torch submodules a snippet may import or reach as attributes (torch-relative paths).
-ALLOWED_SUBMODULES = frozenset({
-    "nn", "nn.functional", "nn.init", "nn.utils", "autograd", "autograd.function", "autograd.graph",
-    "autograd.functional", "optim", "optim.lr_scheduler", "utils", "utils.data", "linalg", "special",
-    "random", "fft",
-})
+# Torch submodules a snippet may import or reach as attributes (torch-relative paths), each with the
+# public names it shows (None: the engine module's __all__). Only those the engine provides exist.
+SUBMODULE_NAMES: dict[str, frozenset[str] | None] = {
+    "": None,
+    "autograd": None,
+    "autograd.function": frozenset({"Function", "FunctionCtx", "once_differentiable"}),
+    "autograd.functional": frozenset({"jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"}),
+    "autograd.graph": None,
+    "autograd.gradcheck": frozenset({"gradcheck", "gradgradcheck", "GradcheckError"}),
+    "autograd.anomaly_mode": frozenset({"detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
+                                        "is_anomaly_check_nan_enabled"}),
+    "nn": None,
+    "nn.functional": None,
+    "nn.init": frozenset({"calculate_gain", "constant_", "eye_", "kaiming_normal_", "kaiming_uniform_",
+                          "normal_", "ones_", "zeros_", "trunc_normal_", "uniform_", "xavier_normal_",
+                          "xavier_uniform_"}),
+    "nn.utils": None,
+    "optim": frozenset({"SGD", "Adam", "Optimizer"}),
+    "optim.lr_scheduler": None,
+    "utils": frozenset(),
+    "utils.checkpoint": frozenset({"checkpoint", "checkpoint_sequential"}),
+    "utils.data": None,
+    "random": frozenset({"manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
+                         "default_generator"}),
+    "linalg": None,
+    "special": None,
+    "fft": None,
+}
+ALLOWED_SUBMODULES = frozenset(k for k in SUBMODULE_NAMES if k)
+# Extra top-level names taken from engine submodules (PyTorch has them on `torch`).
+TOP_LEVEL_EXTRAS = {"is_anomaly_enabled": "autograd.anomaly_mode",
+                    "is_anomaly_check_nan_enabled": "autograd.anomaly_mode"}
+# Values from these modules are never facade entries (`from __future__ import annotations`, typing).
+_NOT_EXPORTED_MODULES = frozenset({"typing", "__future__", "typing_extensions", "collections.abc"})
+# nn.Module methods that register a name served by Module.__getattr__, and the value type each takes.
+MODULE_REGISTRATION = {"register_buffer": "Tensor", "register_parameter": "Parameter",
+                       "add_module": "Module", "register_module": "Module"}
 # Names never exposed by a facade or through an attribute, whatever object holds them.
 DENIED_NAMES = frozenset({"numpy", "np", "from_numpy", "observe", "ctypes", "tofile", "dump", "dumps",
                           "data_ptr_array", "storage", "untyped_storage"})
@@ -74,6 +118,8 @@ BUILTIN_TYPE_ATTRS: dict[type, frozenset[str]] = {
     range: frozenset({"start", "stop", "step", "count", "index"}),
     slice: frozenset({"start", "stop", "step", "indices"}),
     type(None): frozenset(),
+    # state_dict() returns one: reading is what tutorials do (writes stay refused, see check_setitem).
+    collections.OrderedDict: frozenset({"get", "items", "keys", "values", "copy"}),
 }
 
 SAFE_EXCEPTIONS = (
@@ -81,6 +127,7 @@ SAFE_EXCEPTIONS = (
     IndexError, KeyError, LookupError, ModuleNotFoundError, NameError, NotImplementedError,
     OverflowError, RecursionError, RuntimeError, StopIteration, TypeError, UnboundLocalError,
     ValueError, ZeroDivisionError, Warning, UserWarning, DeprecationWarning, RuntimeWarning,
+    FutureWarning, PendingDeprecationWarning,
 )
 
 _REFUSED_VALUE_TYPES = (types.ModuleType, types.FrameType, types.CodeType, types.TracebackType,
@@ -88,6 +135,9 @@ _REFUSED_VALUE_TYPES = (types.ModuleType, types.FrameType, types.CodeType, types
                         types.CellType, types.MappingProxyType, types.GetSetDescriptorType,
                         types.MemberDescriptorType, types.WrapperDescriptorType, types.MethodWrapperType,
                         types.MethodDescriptorType, types.ClassMethodDescriptorType)
+
+
+_WARNINGS_STARTED = "__gradstep_warnings_started__"
 
 
 def _refuse(message: str) -> PolicyError:
@@ -168,6 +218,25 @@ class TypeName:
         return f"<class '{self._shown}'>"
 
     __str__ = __repr__
+
+
+class _Bound:
+    """A callable handed to a snippet in place of an engine method (no attributes, fixed repr)."""
+
+    __slots__ = ("_fn", "_shown")
+
+    def __init__(self, fn: Callable[..., Any], shown: str) -> None:
+        object.__setattr__(self, "_fn", fn)
+        object.__setattr__(self, "_shown", shown)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._fn(*args, **kwargs)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise PolicyError("methods are read-only")
+
+    def __repr__(self) -> str:
+        return self._shown
 
 
 class _WriteProxy:
@@ -270,10 +339,9 @@ class Policy:
     def __init__(self, torch_module: types.ModuleType) -> None:
         self.torch_module = torch_module
         self.engine_prefix = torch_module.__name__.split(".")[0]
-        self.torch = self._build_facade("torch", torch_module, "")
-        self.math = Facade("math", {n: getattr(math, n) for n in dir(math) if not n.startswith("_")})
-        self.facades = self._index_facades()
         self._tensor_cls = getattr(torch_module, "Tensor", None)
+        self._parameter_cls = getattr(torch_module, "Parameter", None) or getattr(
+            getattr(torch_module, "nn", None), "Parameter", None)
         node_mod = sys.modules.get(f"{self.engine_prefix}.node")
         self._node_cls = getattr(node_mod, "Node", None) if node_mod else None
         autograd = getattr(torch_module, "autograd", None)
@@ -281,6 +349,10 @@ class Policy:
         self.function_base = getattr(autograd, "Function", None)
         self.module_base = getattr(nn, "Module", None)
         self.class_bases = tuple(c for c in (self.function_base, self.module_base) if isinstance(c, type))
+        self.facades = self._build_facades()
+        self.torch = self.facades["torch"]
+        self.math = Facade("math", {n: getattr(math, n) for n in dir(math) if not n.startswith("_")})
+        self.warnings = Facade("warnings", warnfacade.facade_attrs())
         self.user_classes: "weakref.WeakSet[type]" = weakref.WeakSet()
         self._kind_cache: dict[type, Any] = {}
         self._value_cache: dict[type, str] = {}
@@ -289,8 +361,20 @@ class Policy:
         self.builtins = self.builtins_dict()
 
     # -- facades --------------------------------------------------------------------------------
-    def _build_facade(self, shown: str, module: types.ModuleType, rel: str) -> Facade:
-        names = getattr(module, "__all__", None)
+    def _engine_module(self, rel: str) -> types.ModuleType | None:
+        if not rel:
+            return self.torch_module
+        name = f"{self.torch_module.__name__}.{rel}"
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            return None
+        return module if module.__name__.startswith(self.engine_prefix) else None
+
+    def _public_values(self, module: types.ModuleType, rel: str) -> dict[str, Any]:
+        names = SUBMODULE_NAMES.get(rel)
+        if names is None:
+            names = getattr(module, "__all__", None)
         if names is None:
             names = [n for n in dir(module) if not n.startswith("_")]
         attrs: dict[str, Any] = {}
@@ -301,21 +385,42 @@ class Policy:
                 value = getattr(module, name)
             except Exception:
                 continue
-            if isinstance(value, types.ModuleType):
-                sub_rel = f"{rel}.{name}" if rel else name
-                if sub_rel in ALLOWED_SUBMODULES and value.__name__.startswith(self.engine_prefix):
-                    attrs[name] = self._build_facade(f"{shown}.{name}", value, sub_rel)
-                continue
-            if self._value_kind_static(value) != "ok":
+            if isinstance(value, types.ModuleType) or self._value_kind_static(value) != "ok":
                 continue
             attrs[name] = value
-        return Facade(shown, attrs)
+        return attrs
+
+    def _build_facades(self) -> dict[str, Facade]:
+        """One read-only facade per importable torch (sub)module, children before parents."""
+        modules = {rel: m for rel in SUBMODULE_NAMES if (m := self._engine_module(rel)) is not None}
+        facades: dict[str, Facade] = {}
+        for rel in sorted(modules, key=lambda r: -r.count(".") if r else 1):
+            module = modules[rel]
+            attrs = self._public_values(module, rel)
+            if not rel:
+                for name, sub in TOP_LEVEL_EXTRAS.items():
+                    if sub in modules and hasattr(modules[sub], name):
+                        attrs[name] = getattr(modules[sub], name)
+                attrs["from_numpy"] = _Bound(self.from_numpy, "<built-in method from_numpy of type object>")
+            prefix = f"{rel}." if rel else ""
+            for child_rel, child in facades.items():
+                child_rel = child_rel[len("torch."):]
+                if child_rel.startswith(prefix) and "." not in child_rel[len(prefix):]:
+                    short = child_rel[len(prefix):]
+                    engine_value = getattr(module, short, None)
+                    if engine_value is None or isinstance(engine_value, types.ModuleType):
+                        attrs[short] = child
+            facades["torch" + (f".{rel}" if rel else "")] = Facade("torch" + (f".{rel}" if rel else ""), attrs)
+        return facades
 
     def _value_kind_static(self, value: Any) -> str:
         tp = type(value)
         if _is_numpy_type(tp) or isinstance(value, _REFUSED_VALUE_TYPES):
             return "refuse"
-        if isinstance(value, type) and _is_numpy_type(value):
+        if isinstance(value, type) and (_is_numpy_type(value) or issubclass(value, type)):
+            return "refuse"  # NumPy classes; metaclasses would create classes past build_class
+        if (getattr(tp, "__module__", None) in _NOT_EXPORTED_MODULES
+                or getattr(value, "__module__", None) in _NOT_EXPORTED_MODULES):
             return "refuse"
         if isinstance(value, (types.BuiltinFunctionType,)):
             owner = getattr(value, "__self__", None)
@@ -325,18 +430,6 @@ class Policy:
                     return "refuse"
         return "ok"
 
-    def _index_facades(self) -> dict[str, Facade]:
-        out = {"torch": self.torch}
-        stack = [("torch", self.torch)]
-        while stack:
-            path, f = stack.pop()
-            for name in dir(f):
-                v = facade_get(f, name)
-                if isinstance(v, Facade):
-                    out[f"{path}.{name}"] = v
-                    stack.append((f"{path}.{name}", v))
-        return out
-
     def _index_exposed(self) -> dict[type, str]:
         shown: dict[type, str] = {}
         for path, f in sorted(self.facades.items(), key=lambda kv: -len(kv[0])):
@@ -344,6 +437,7 @@ class Policy:
                 v = facade_get(f, name)
                 if isinstance(v, type):
                     shown[v] = f"{path}.{name}"
+        shown[np.ndarray] = "numpy.ndarray"
         return shown
 
     def guarded_import(self, name: str, globals: Any = None, locals: Any = None,
@@ -352,14 +446,66 @@ class Policy:
             raise ImportError("relative imports are not allowed")
         if name == "math":
             return self.math
+        if type(name) is str and name.startswith("numpy.") and name in sys.modules:
+            # NumPy's C code imports its own helpers lazily (array repr, dtype comparison) through the
+            # current frame's __import__, which inside a snippet is this one. PyImport_Import drops
+            # what __import__ returns and reads sys.modules itself, so nothing is handed out here;
+            # a snippet's own `import numpy...` never gets this far (refused at compile time).
+            return None
+        if name == "warnings":
+            if type(globals) is dict and not globals.get(_WARNINGS_STARTED):
+                globals[_WARNINGS_STARTED] = True  # once per run: a snippet's globals are fresh
+                warnfacade.start_run()
+            return self.warnings
         if name not in self.facades:
             root = name.split(".")[0]
-            if root in ("torch", "math"):
+            if root in ("torch", "math", "warnings"):
                 raise ModuleNotFoundError(f"No module named '{name}' (not available in gradstep)")
-            raise ImportError(f"import of '{name}' is not allowed: only torch and math can be imported")
+            raise ImportError(f"import of '{name}' is not allowed: only torch, math and warnings can be "
+                              "imported")
         if fromlist:
             return self.facades[name]
         return self.torch
+
+    # -- NumPy and nn.Module capabilities ----------------------------------------------------------
+    def from_numpy(self, array: Any) -> Any:
+        """torch.from_numpy for a snippet's own numeric array (shares its memory, as in PyTorch)."""
+        if type(array) is not np.ndarray:
+            raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+        if not arrays.is_plain_array(array) or array.dtype.kind == "c":
+            raise TypeError(f"can't convert np.ndarray of type numpy.{array.dtype.name}. The only supported "
+                            "types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.")
+        return self.torch_module.from_numpy(array)
+
+    def tensor_numpy(self, tensor: Any) -> "_Bound":
+        """What `t.numpy` gives a snippet: PyTorch's checks and errors, then a fresh copy."""
+        def numpy(*, force: bool = False) -> np.ndarray:
+            return arrays.fresh_copy(tensor.numpy(force=bool(force)))
+
+        return _Bound(numpy, "<built-in method numpy of Tensor object>")
+
+    def module_registration(self, method: Callable, name: str) -> Callable[..., Any]:
+        expected = MODULE_REGISTRATION[name]
+
+        def register(key: Any, value: Any, *args: Any, **kwargs: Any) -> Any:
+            if type(key) is not str:
+                raise TypeError(f"{name}() name should be a string. Got {type(key).__name__}")
+            if key.startswith("_") or "." in key or not key:
+                raise PolicyError(f"{name}(): names starting with '_', empty names and names with '.' "
+                                  f"are not allowed: {key!r}")
+            if value is not None and not self._registration_type_ok(value, expected):
+                raise TypeError(f"cannot assign '{type(value).__name__}' object to {name}() "
+                                f"({expected} or None required)")
+            return method(key, value, *args, **kwargs)
+
+        return _Bound(register, f"<bound method Module.{name}>")
+
+    def _registration_type_ok(self, value: Any, expected: str) -> bool:
+        if expected == "Module":
+            return isinstance(self.module_base, type) and isinstance(value, self.module_base)
+        if expected == "Parameter":
+            return isinstance(self._parameter_cls, type) and isinstance(value, self._parameter_cls)
+        return isinstance(self._tensor_cls, type) and isinstance(value, self._tensor_cls)
 
     # -- classification --------------------------------------------------------------------------
     def is_engine_class(self, cls: type) -> bool:
@@ -386,6 +532,16 @@ class Policy:
             kind = ("typename",)
         elif tp is super:
             kind = ("super",)
+        elif tp is np.ndarray:
+            kind = ("ndarray",)
+        elif issubclass(tp, np.generic):
+            kind = ("npscalar",)
+        elif issubclass(tp, np.dtype):
+            kind = ("npdtype",)
+        elif tp is warnfacade.WarningMessage:
+            kind = ("set", warnfacade.WARNING_MESSAGE_ATTRS)
+        elif _is_numpy_type(tp) or tp in (arrays.ArrayMethod, _Bound, warnfacade.catch_warnings):
+            kind = ("set", frozenset())
         elif self._tensor_cls is not None and issubclass(tp, self._tensor_cls):
             names = frozenset(n for n in dir(tp) if not n.startswith("_")) - DENIED_NAMES
             kind = ("tensor", names)
@@ -417,9 +573,11 @@ class Policy:
         tp = type(value)
         verdict = self._value_cache.get(tp)
         if verdict is None:
-            if _is_numpy_type(tp):
-                import numpy as np
-
+            if tp is np.ndarray:
+                verdict = "array"
+            elif _is_numpy_type(tp) and issubclass(tp, np.dtype):
+                verdict = "dtype"
+            elif _is_numpy_type(tp):
                 verdict = "scalar" if issubclass(tp, np.generic) else "refuse"
             elif issubclass(tp, _REFUSED_VALUE_TYPES):
                 verdict = "refuse"
@@ -434,7 +592,16 @@ class Policy:
         if verdict == "ok":
             return value
         if verdict == "scalar":
+            if arrays.is_plain_scalar(value) and isinstance(owner, (np.ndarray, np.generic)):
+                return value  # a snippet's own NumPy number keeps printing like NumPy
             return value.item()
+        if verdict == "array":
+            if arrays.is_plain_array(value):
+                # Views of a snippet's own arrays stay views; an engine object's array is copied.
+                return value if isinstance(owner, np.ndarray) else arrays.fresh_copy(value)
+        elif verdict == "dtype":
+            if arrays.is_numeric_dtype(value):
+                return value
         if verdict == "builtin":
             owner_obj = getattr(value, "__self__", None)
             if owner_obj is None or isinstance(owner_obj, types.ModuleType):
@@ -443,7 +610,7 @@ class Policy:
             elif not _is_numpy_type(type(owner_obj)) and not isinstance(owner_obj, _REFUSED_VALUE_TYPES):
                 return value
         elif verdict == "class":
-            if not _is_numpy_type(value):
+            if not _is_numpy_type(value) and not issubclass(value, type):
                 return value
         raise PolicyError(f"'.{name}' is not allowed here: it would hand out an internal object "
                           f"({tp.__name__})")
@@ -468,11 +635,20 @@ class Policy:
             if k == "public" and self._is_node_type(type(obj)) and name.startswith("_saved_"):
                 return self.check_value(getattr(obj, name), obj, name)
             raise PolicyError(f"names starting with '_' are not allowed: {name!r}")
+        if k == "ndarray":
+            return arrays.array_getattr(obj, name)
+        if k == "npscalar":
+            return arrays.scalar_getattr(obj, name)
+        if k == "npdtype":
+            return arrays.dtype_getattr(obj, name)
+        if name == "numpy" and k == "tensor":
+            return self.tensor_numpy(obj)
+        if k == "facade" and name == "from_numpy":  # the policy's own wrapper (see from_numpy)
+            return facade_get(obj, name)
         if name in DENIED_NAMES:
-            if name == "numpy":
-                raise PolicyError("'.numpy()' is not allowed: a tensor never hands out its NumPy array "
-                                  "(use .tolist() or .item())")
             raise PolicyError(f"'.{name}' is not allowed")
+        if name in MODULE_REGISTRATION and self._is_module_type(type(obj)):
+            return self.module_registration(getattr(obj, name), name)
         if k == "set" or k == "tensor" or k == "node":
             if name not in kind[1]:
                 raise PolicyError(f"'{type(obj).__name__}.{name}' is not allowed")
@@ -504,12 +680,16 @@ class Policy:
         if self._is_user_class(cls) or self.is_engine_class(cls):
             if self._is_node_type(cls):
                 raise PolicyError(f"'{cls.__name__}.{name}' is not allowed")
+            if name in MODULE_REGISTRATION and self._is_module_type(cls):
+                raise PolicyError(f"'{cls.__name__}.{name}' is not allowed (call it on an instance)")
             return self.check_value(getattr(cls, name), cls, name)
         if cls in SAFE_EXCEPTIONS:
             raise PolicyError(f"'{cls.__name__}.{name}' is not allowed")
         raise PolicyError(f"'{getattr(cls, '__name__', '?')}.{name}' is not allowed")
 
     def getitem_(self, obj: Any, key: Any) -> Any:
+        if type(obj) is np.ndarray:
+            return arrays.item_of_array(obj, key)
         value = obj[key]
         tp = type(value)
         if self._value_cache.get(tp) == "ok":
@@ -552,6 +732,10 @@ class Policy:
             return
         if self._tensor_cls is not None and isinstance(obj, self._tensor_cls):
             return
+        if tp is np.ndarray:
+            if not arrays.is_plain_array(obj):
+                raise PolicyError("only numeric NumPy arrays can be changed")
+            return
         if self.is_engine_class(tp) or self._is_user_class(tp):
             return
         raise PolicyError(f"item assignment on '{tp.__name__}' objects is not allowed")
@@ -593,6 +777,8 @@ class Policy:
             raise PolicyError("type() with three arguments (creating classes) is not allowed")
         cls = type(obj)
         shown = self._exposed_names.get(cls)
+        if shown is None and _is_numpy_type(cls):
+            shown = f"{cls.__module__}.{cls.__qualname__}"
         if shown is None:
             mod = getattr(cls, "__module__", "") or ""
             if self.is_engine_class(cls) or mod in ("builtins", "__main__") or self._is_user_class(cls):

@@ -75,7 +75,8 @@ def test_corpus_is_large_and_broad():
     cats = {c[0] for c in corpus.CASES}
     assert len(corpus.CASES) >= 100
     assert {"dunder", "getattr", "format", "frames", "builtins", "imports", "numpy", "unicode", "metaclass",
-            "decorators", "defaults", "files", "process", "persistence"} <= cats
+            "decorators", "defaults", "files", "process", "persistence", "numpy_arrays", "modules", "warnings",
+            "facades"} <= cats
 
 
 def test_state_does_not_persist_between_requests(sandbox, canary):
@@ -144,3 +145,45 @@ def test_process_layer_environment(raw_sandbox):
     if os.geteuid() == 0:
         assert out.startswith("True {}"), out
     assert out.rstrip().endswith("0 0"), out
+
+
+# --- capabilities opened for tutorials: what they hand out is a copy, and carries no internals ------------------------
+def _stdout(sandbox, canary, code: str) -> str:
+    trace = _check(sandbox.run(_fill(code, canary)), canary, frozenset({"ok"}))
+    return trace["stdout"]
+
+
+def test_numpy_is_a_fresh_copy_never_the_tensors_memory(sandbox, canary):
+    out = _stdout(sandbox, canary,
+                  "import torch\nt = torch.ones(3)\nn = t.numpy()\nn[0] = 7\nn += 1\n"
+                  "d = t.detach().numpy()\nd[1] = 5\nprint(t.tolist(), n.tolist())")
+    assert out == "[1.0, 1.0, 1.0] [8.0, 2.0, 2.0]\n"
+
+
+def test_engine_held_arrays_come_out_as_copies(sandbox, canary):
+    # The optimizer keeps its momentum as an array; what a snippet reaches must not alias it.
+    out = _stdout(sandbox, canary,
+                  "import torch\nw = torch.ones(2, requires_grad=True)\n"
+                  "opt = torch.optim.SGD([w], lr=0.1, momentum=0.9)\n(w * 2).sum().backward()\nopt.step()\n"
+                  "buf = opt.state[w]['momentum_buffer']\nprint(type(buf).__name__)\n"
+                  "if type(buf).__name__ == 'ndarray':\n    buf[0] = 100.0\n"
+                  "    print(opt.state[w]['momentum_buffer'][0] != 100.0)\nelse:\n    print(True)")
+    assert out.endswith("True\n"), out
+
+
+def test_recorded_warnings_and_anomaly_traces_show_no_server_paths(sandbox, canary):
+    code = ("import torch\nimport warnings\n"
+            "def f(v):\n    return torch.sqrt(v)\n"
+            "x = torch.tensor([0.0, 1.0], requires_grad=True)\n"
+            "with warnings.catch_warnings(record=True) as caught:\n    warnings.simplefilter('always')\n"
+            "    with torch.autograd.detect_anomaly():\n        y = f(x)\n        try:\n"
+            "            (y / y).sum().backward()\n        except RuntimeError as e:\n            print(e)\n"
+            "for w in caught:\n    print(w)\n    print(w.message.args)\n"
+            "warnings.simplefilter('error')\n"
+            "with torch.autograd.set_detect_anomaly(True):\n    z = torch.tensor([-1.0], requires_grad=True)\n"
+            "    try:\n        torch.sqrt(z).sum().backward()\n    except UserWarning as e:\n        print(e.args)\n")
+    out = _stdout(sandbox, canary, code)
+    assert 'File "<snippet>", line 11, in <module>' in out, out
+    assert "Error detected in DivBackward0" in out and "Error detected in SqrtBackward0" in out, out
+    for leak in (str(ROOT), "server/", "engine/", "site-packages", ".py\"", "zygote", "tracer", "spare_main"):
+        assert leak not in out, (leak, out)

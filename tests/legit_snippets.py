@@ -1,0 +1,783 @@
+"""Short tutorial-style PyTorch programs (our own) that the sandbox must run exactly like PyTorch.
+
+Used by tests/test_sandbox_keeps_legit_code.py: each runs in the real Sandbox and its stdout is
+compared with real PyTorch's. Each program imports what it uses, like a user's snippet would.
+"""
+
+TUTORIAL_SNIPPETS: dict[str, str] = {}
+
+
+def snippet(name: str, code: str) -> None:
+    assert name not in TUTORIAL_SNIPPETS, name
+    TUTORIAL_SNIPPETS[name] = code.strip("\n") + "\n"
+
+
+snippet("net_class_forward", """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+class Net(nn.Module):
+    def __init__(self, hidden=8):
+        super().__init__()
+        self.fc1 = nn.Linear(4, hidden)
+        self.fc2 = nn.Linear(hidden, 2)
+
+    def forward(self, x):
+        return self.fc2(F.relu(self.fc1(x)))
+
+torch.manual_seed(0)
+net = Net()
+print(net)
+out = net(torch.randn(3, 4))
+print(out.shape, out.grad_fn)
+print(sum(p.numel() for p in net.parameters()))
+""")
+
+snippet("training_loop_sgd", """
+import torch
+import torch.nn as nn
+
+torch.manual_seed(1)
+x = torch.linspace(-1, 1, 20).unsqueeze(1)
+y = 3 * x + 0.5
+model = nn.Linear(1, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.5)
+loss_fn = nn.MSELoss()
+for epoch in range(30):
+    opt.zero_grad()
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    opt.step()
+    if epoch % 10 == 9:
+        print(f"epoch {epoch + 1:3d}  loss {loss.item():.6f}")
+print(f"w={model.weight.item():.3f} b={model.bias.item():.3f}")
+""")
+
+snippet("training_loop_adam", """
+import torch
+import torch.nn as nn
+
+torch.manual_seed(2)
+model = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 1), nn.Sigmoid())
+x = torch.randn(32, 2)
+y = (x[:, 0] * x[:, 1] > 0).float().unsqueeze(1)
+opt = torch.optim.Adam(model.parameters(), lr=0.05)
+losses = []
+for step in range(50):
+    opt.zero_grad()
+    loss = nn.BCELoss()(model(x), y)
+    loss.backward()
+    opt.step()
+    losses.append(loss.item())
+print(round(losses[0], 4), round(losses[-1], 4), losses[-1] < losses[0])
+acc = ((model(x) > 0.5).float() == y).float().mean()
+print(f"accuracy: {acc.item():.2%}")
+""")
+
+snippet("custom_function_ctx_style", """
+import torch
+from torch.autograd import Function
+
+class Square(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, = ctx.saved_tensors
+        return 2 * x * grad_out
+
+x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+y = Square.apply(x)
+y.sum().backward()
+print(y, x.grad)
+print(type(y.grad_fn).__name__, y.grad_fn.name())
+""")
+
+snippet("custom_function_setup_context_style", """
+import torch
+
+class ScaledTanh(torch.autograd.Function):
+    @staticmethod
+    def forward(x, scale):
+        return torch.tanh(x) * scale
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, scale = inputs
+        ctx.scale = scale
+        ctx.save_for_backward(output)
+
+    @staticmethod
+    def backward(ctx, g):
+        out, = ctx.saved_tensors
+        t = out / ctx.scale
+        return g * ctx.scale * (1 - t * t), None
+
+x = torch.tensor([0.0, 0.5, -1.0], requires_grad=True)
+ScaledTanh.apply(x, 2.0).sum().backward()
+print(x.grad)
+ref = x.detach().clone().requires_grad_(True)
+(torch.tanh(ref) * 2.0).sum().backward()
+print(torch.allclose(x.grad, ref.grad))
+""")
+
+snippet("tensor_hooks", """
+import torch
+
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+seen = []
+def remember(grad):
+    seen.append(grad.tolist())
+x.register_hook(remember)
+h = x.register_hook(lambda g: g * 2)
+(x ** 2).sum().backward()
+print(seen, x.grad)
+h.remove()
+x.grad = None
+(x ** 2).sum().backward()
+print(x.grad)
+""")
+
+snippet("module_forward_hooks_by_hand", """
+import torch
+import torch.nn as nn
+
+layer = nn.Linear(3, 2)
+acts = {}
+def run(name, module, inp):
+    out = module(inp)
+    acts[name] = tuple(out.shape)
+    return out
+torch.manual_seed(0)
+x = torch.randn(4, 3)
+y = run("fc", layer, x)
+print(acts, y.requires_grad)
+""")
+
+snippet("retain_grad_intermediate", """
+import torch
+
+a = torch.tensor([2.0, 3.0], requires_grad=True)
+b = a * 3
+b.retain_grad()
+c = b.pow(2).sum()
+c.backward()
+print(b.grad, a.grad, b.is_leaf, a.is_leaf)
+print(b.requires_grad, c.grad_fn.name(), b.grad_fn.next_functions)
+""")
+
+snippet("no_grad_context_and_decorator", """
+import torch
+
+w = torch.ones(3, requires_grad=True)
+
+@torch.no_grad()
+def predict(x):
+    return (w * x).sum()
+
+with torch.no_grad():
+    y = w * 2
+print(y.requires_grad, predict(torch.arange(3.0)).requires_grad, torch.is_grad_enabled())
+z = w * 2
+print(z.requires_grad)
+with torch.enable_grad():
+    print((w * 1).requires_grad)
+""")
+
+snippet("fstrings_format_specs", """
+import torch
+
+t = torch.tensor([3.14159, 2.71828, 1.41421])
+print(f"{t[0].item():.2f} | {t.sum().item():>10.4f} | {t.mean().item():+.3e}")
+for i, v in enumerate(t.tolist()):
+    print(f"{i:02d}: {v:8.3f} {v:<8.1f}|")
+n = 1234567
+print(f"{n:,} {n:_} {0.125:%} {255:#x} {7:b} {'name':^10}|")
+print("{:.3f} and {}".format(t.max().item(), t.argmax().item()))
+""")
+
+snippet("exception_type_names", """
+import torch
+
+errors = []
+def attempt(fn):
+    try:
+        fn()
+    except Exception as e:
+        errors.append(type(e).__name__)
+        print(type(e).__name__, "->", e)
+
+attempt(lambda: torch.ones(2, 3) @ torch.ones(2, 3))
+attempt(lambda: torch.ones(3).view(2, 2))
+attempt(lambda: torch.ones(2, requires_grad=True).backward())
+attempt(lambda: [1, 2][5])
+attempt(lambda: {"a": 1}["b"])
+attempt(lambda: int("x"))
+print(errors)
+""")
+
+snippet("isinstance_checks", """
+import torch
+import torch.nn as nn
+
+layer = nn.Linear(2, 2)
+t = torch.ones(2)
+p = next(layer.parameters())
+print(isinstance(t, torch.Tensor), isinstance(p, nn.Parameter), isinstance(p, torch.Tensor))
+print(isinstance(layer, nn.Module), isinstance(3, (int, float)), isinstance(t, (list, tuple)))
+print(torch.is_tensor(p), type(p).__name__, type(layer).__name__, type(t.shape).__name__)
+""")
+
+snippet("comprehensions", """
+import torch
+
+xs = [torch.tensor(float(i)) for i in range(5)]
+squares = {i: (x ** 2).item() for i, x in enumerate(xs)}
+evens = [x.item() for x in xs if x.item() % 2 == 0]
+pairs = [(a, b) for a in range(3) for b in range(a)]
+flat = sum([[i] * i for i in range(4)], [])
+print(squares, evens, pairs, flat)
+print(torch.stack(xs), {k for k in "hello"} == set("helo"))
+""")
+
+snippet("zip_enumerate", """
+import torch
+
+names = ["w1", "w2", "w3"]
+values = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+loss = (values ** 2).sum()
+loss.backward()
+for i, (name, v, g) in enumerate(zip(names, values.tolist(), values.grad.tolist())):
+    print(i, name, v, g)
+print(dict(zip(names, values.grad.tolist())), list(zip(*[(1, 2), (3, 4)])))
+""")
+
+snippet("math_module", """
+import math
+import torch
+
+print(math.pi, math.e, math.sqrt(2), math.exp(1.0), math.log(10), math.floor(2.7), math.ceil(2.1))
+print(math.isclose(math.sin(math.pi), 0.0, abs_tol=1e-12), math.inf > 1e308, math.isnan(float("nan")))
+x = torch.tensor(math.pi / 4, requires_grad=True)
+torch.sin(x).backward()
+print(round(x.grad.item(), 6), round(math.cos(math.pi / 4), 6), math.factorial(5), math.gcd(12, 18))
+""")
+
+snippet("manual_seed_randn", """
+import torch
+
+torch.manual_seed(42)
+a = torch.randn(2, 3)
+torch.manual_seed(42)
+b = torch.randn(2, 3)
+print(torch.equal(a, b), a)
+print(torch.rand(4), torch.randint(0, 5, (3,)), torch.randn(2, dtype=torch.float64))
+g = torch.Generator().manual_seed(7)
+print(g.initial_seed())
+""")
+
+snippet("print_modules_and_parameters", """
+import torch
+import torch.nn as nn
+
+torch.manual_seed(3)
+model = nn.Sequential(nn.Linear(3, 2), nn.ReLU(), nn.Linear(2, 1, bias=False))
+print(model)
+for name, p in model.named_parameters():
+    print(name, tuple(p.shape), p.requires_grad)
+print(list(model.state_dict().keys()))
+print(model[0].bias)
+print(len(model), model[1], [type(m).__name__ for m in model.children()])
+""")
+
+snippet("state_dict_round_trip", """
+import torch
+import torch.nn as nn
+
+torch.manual_seed(4)
+a = nn.Linear(2, 2)
+b = nn.Linear(2, 2)
+print(torch.equal(a.weight, b.weight))
+result = b.load_state_dict(a.state_dict())
+print(result, torch.equal(a.weight, b.weight))
+sd = a.state_dict()
+print([(k, v.shape) for k, v in sd.items()])
+""")
+
+snippet("item_and_tolist", """
+import torch
+
+t = torch.tensor([[1.5, 2.0], [3.25, -4.0]])
+print(t.sum().item(), t[1, 0].item(), t.tolist(), t[0].tolist(), t.int().tolist())
+print(type(t.sum().item()).__name__, type(t.tolist()).__name__, torch.tensor(7).item() + 1)
+""")
+
+snippet("numpy_interop_basics", """
+import torch
+
+x = torch.tensor([[1.0, 2.0], [3.0, 4.5]], requires_grad=True)
+a = x.detach().numpy()
+print(a)
+print(a.shape, a.dtype, a.sum(), a.mean(axis=0), a.T)
+print(a.tolist(), a[1, 1], a[0], a > 2)
+b = a * 2 - 1
+print(b, type(b).__name__, b.max(), b.argmin())
+print(torch.from_numpy(b), torch.tensor(a).dtype)
+""")
+
+snippet("numpy_after_training", """
+import torch
+
+torch.manual_seed(5)
+w = torch.randn(3, requires_grad=True)
+for _ in range(5):
+    loss = ((w - 1.0) ** 2).sum()
+    loss.backward()
+    with torch.no_grad():
+        w -= 0.1 * w.grad
+    w.grad.zero_()
+arr = w.detach().numpy()
+print(arr.round(3), arr.round(3).tolist(), float(arr.sum()) > 0)
+print(f"{arr[0]:.4f}", arr.astype("float64").dtype, arr.copy().reshape(3, 1).shape)
+""")
+
+snippet("numpy_scalars_and_dtypes", """
+import torch
+
+a = torch.arange(6).numpy()
+f = torch.linspace(0, 1, 3).numpy()
+print(a.dtype, f.dtype, a.dtype == "int64", str(f.dtype), f.dtype.name, f.dtype.itemsize)
+s = f.sum()
+print(s, repr(s), s * 2, s.item(), type(s).__name__, s.dtype)
+print(a.sum(), a.max() - a.min(), a.cumsum(), a.std().round(4), a.var())
+print(a.reshape(2, 3).transpose(), a.reshape(2, 3).all(axis=1), a.any(), a.clip(1, 4))
+print(f[0] + 1, [v for v in f], list(a[:3]), a.squeeze().ndim, a.size, a.flatten().shape)
+""")
+
+snippet("numpy_modify_copy", """
+import torch
+
+t = torch.zeros(3)
+n = t.numpy()
+n[0] = 5.0
+n += 1
+print(n, n[0])
+m = torch.ones(2, 2).numpy()
+m[:, 0] = 9
+print(m, torch.tensor(m), torch.from_numpy(m).sum())
+""")
+
+snippet("autograd_grad_create_graph", """
+import torch
+
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = (x ** 3).sum()
+g, = torch.autograd.grad(y, x, create_graph=True)
+print(g, g.requires_grad)
+gg, = torch.autograd.grad(g.sum(), x, retain_graph=True)
+print(gg)
+penalty = (g ** 2).sum()
+penalty.backward()
+print(x.grad)
+""")
+
+snippet("functional_jacobian_hessian", """
+import torch
+from torch.autograd.functional import jacobian, hessian
+
+def f(v):
+    return torch.stack([v[0] * v[1], v[0] ** 2 + v[1]])
+
+def energy(v):
+    return (v ** 2).sum() + v[0] * v[1]
+
+x = torch.tensor([1.0, 2.0])
+print(jacobian(f, x))
+print(hessian(energy, x))
+print(torch.autograd.functional.jacobian(torch.sin, torch.zeros(2)))
+""")
+
+snippet("broadcasting", """
+import torch
+
+a = torch.arange(3.0).reshape(3, 1)
+b = torch.arange(4.0)
+c = a + b
+print(c.shape, c)
+w = torch.ones(1, 4, requires_grad=True)
+(c * w).sum().backward()
+print(w.grad)
+print((torch.ones(2, 1, 3) * torch.ones(4, 1)).shape)
+try:
+    torch.ones(2, 3) + torch.ones(4)
+except RuntimeError as e:
+    print("RuntimeError:", e)
+""")
+
+snippet("indexing_slicing", """
+import torch
+
+t = torch.arange(12.0).reshape(3, 4)
+print(t[0], t[:, 1], t[1:, ::2], t[-1, -1], t[t > 5])
+print(t[[0, 2]], t[..., 0], t[None, 0].shape, t[1][2])
+x = torch.arange(5.0, requires_grad=True)
+x[1:4].sum().backward()
+print(x.grad)
+t[0, :] = -1
+print(t)
+""")
+
+snippet("inplace_errors_caught", """
+import torch
+
+leaf = torch.ones(3, requires_grad=True)
+try:
+    leaf.add_(1)
+except RuntimeError as e:
+    print("RuntimeError:", e)
+a = torch.tensor([1.0, 2.0], requires_grad=True)
+b = a.exp()
+b.add_(1)
+try:
+    b.sum().backward()
+except RuntimeError as e:
+    print("RuntimeError:", e)
+with torch.no_grad():
+    leaf.add_(1)
+print(leaf)
+""")
+
+snippet("optimizer_zero_grad_pattern", """
+import torch
+
+w = torch.tensor([1.0, -1.0], requires_grad=True)
+opt = torch.optim.SGD([w], lr=0.1, momentum=0.9)
+history = []
+for i in range(4):
+    opt.zero_grad()
+    loss = (w ** 2).sum()
+    loss.backward()
+    opt.step()
+    history.append([round(v, 4) for v in w.tolist()])
+print(history)
+print(opt.param_groups[0]["lr"], len(opt.param_groups))
+""")
+
+snippet("gradient_accumulation", """
+import torch
+
+w = torch.tensor(1.0, requires_grad=True)
+for batch in [1.0, 2.0, 3.0]:
+    loss = (w * batch - 1) ** 2
+    loss.backward()
+    print(batch, w.grad.item())
+w.grad = None
+print(w.grad)
+""")
+
+snippet("detach_and_clone", """
+import torch
+
+a = torch.tensor([1.0, 2.0], requires_grad=True)
+b = a.detach()
+c = a.clone()
+d = a.detach().clone().requires_grad_(True)
+print(b.requires_grad, c.requires_grad, c.grad_fn.name(), d.is_leaf, d.requires_grad)
+b[0] = 10
+print(a)
+""")
+
+snippet("warnings_record", """
+import warnings
+import torch
+
+def legacy(x):
+    warnings.warn("legacy() is deprecated", DeprecationWarning)
+    return x + 1
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    legacy(torch.ones(1))
+    torch.tensor(torch.ones(1, requires_grad=True))
+print(len(caught))
+for w in caught:
+    print(w.category, str(w.message)[:45])
+print(issubclass(caught[0].category, DeprecationWarning))
+""")
+
+snippet("warnings_filters", """
+import warnings
+
+warnings.filterwarnings("ignore", message="noisy")
+with warnings.catch_warnings(record=True) as log:
+    warnings.warn("noisy thing")
+    warnings.warn("important", RuntimeWarning)
+print([str(w.message) for w in log])
+with warnings.catch_warnings():
+    warnings.simplefilter("error")
+    try:
+        warnings.warn("now an error", UserWarning)
+    except UserWarning as e:
+        print("caught:", e)
+warnings.warn("after the block: not an error")
+print("done")
+""")
+
+snippet("anomaly_mode_context", """
+import torch
+import warnings
+
+warnings.simplefilter("ignore")
+x = torch.tensor([1.0, 0.0], requires_grad=True)
+with torch.autograd.detect_anomaly():
+    y = x / x
+    try:
+        y.sum().backward()
+    except RuntimeError as e:
+        print("RuntimeError:", e)
+print(torch.is_anomaly_enabled())
+torch.autograd.set_detect_anomaly(True)
+print(torch.is_anomaly_enabled())
+torch.autograd.set_detect_anomaly(False)
+""")
+
+snippet("checkpoint_import", """
+import torch
+from torch.utils.checkpoint import checkpoint
+
+def block(t):
+    return torch.sin(t) * t
+
+x = torch.tensor([0.5, 1.0], requires_grad=True)
+y = checkpoint(block, x, use_reentrant=False)
+y.sum().backward()
+print(x.grad)
+""")
+
+snippet("autograd_submodule_imports", """
+import torch
+import torch.autograd.function
+import torch.nn.init as init
+import torch.autograd.graph
+from torch.autograd.function import once_differentiable, Function
+from torch.autograd import grad
+
+class Double(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, g):
+        return g * 2
+
+w = torch.empty(2, 2)
+init.constant_(w, 0.5)
+x = torch.ones(2, requires_grad=True)
+print(w, grad(Double.apply(x).sum(), x), torch.autograd.function.Function is torch.autograd.Function)
+""")
+
+snippet("nn_init_and_functional", """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(6)
+layer = nn.Linear(3, 2)
+nn.init.zeros_(layer.bias)
+nn.init.ones_(layer.weight)
+x = torch.tensor([[1.0, -2.0, 3.0]])
+print(layer(x), F.relu(layer(x) - 2), F.softmax(torch.tensor([1.0, 2.0, 3.0]), dim=0))
+print(F.mse_loss(torch.zeros(3), torch.ones(3)), F.cross_entropy(torch.tensor([[2.0, 0.5]]), torch.tensor([0])))
+""")
+
+snippet("module_train_eval_and_buffers", """
+import torch
+import torch.nn as nn
+
+class Counter(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("steps", torch.zeros(1))
+        self.lin = nn.Linear(1, 1)
+
+    def forward(self, x):
+        if self.training:
+            self.steps += 1
+        return self.lin(x)
+
+m = Counter()
+m(torch.ones(1, 1))
+m.eval()
+m(torch.ones(1, 1))
+print(m.steps, m.training, [k for k in m.state_dict()])
+""")
+
+snippet("module_list_and_loops", """
+import torch
+import torch.nn as nn
+
+class Deep(nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(a, b) for a, b in zip(sizes, sizes[1:])])
+
+    def forward(self, x):
+        for i, layer in enumerate(self.layers):
+            x = layer(x)
+            if i < len(self.layers) - 1:
+                x = torch.relu(x)
+        return x
+
+torch.manual_seed(8)
+net = Deep([4, 8, 8, 1])
+print(net(torch.randn(2, 4)).shape, len(net.layers))
+print([n for n, _ in net.named_parameters()])
+""")
+
+snippet("grad_fn_walk", """
+import torch
+
+x = torch.tensor(2.0, requires_grad=True)
+y = torch.exp(x * 3) + x
+node = y.grad_fn
+seen = []
+stack = [node]
+while stack:
+    n = stack.pop()
+    if n is None:
+        continue
+    seen.append(n.name())
+    stack.extend(f for f, _ in n.next_functions)
+print(seen)
+""")
+
+snippet("dtype_and_shapes", """
+import torch
+
+t = torch.ones(2, 3, dtype=torch.float64)
+print(t.dtype, t.shape, t.size(), t.dim(), t.numel(), t.float().dtype, t.long().dtype)
+print(torch.zeros(2).dtype, torch.tensor([1, 2]).dtype, torch.tensor([True]).dtype)
+print(t.view(3, 2).shape, t.reshape(-1).shape, t.unsqueeze(0).shape, t.t().shape, t.permute(1, 0).shape)
+""")
+
+snippet("reductions_and_math_ops", """
+import torch
+
+t = torch.tensor([[1.0, 4.0], [9.0, 16.0]])
+print(t.sqrt(), t.mean(dim=0), t.sum(dim=1, keepdim=True), t.max(), t.min(dim=1))
+print(torch.argmax(t), t.std(), t.var(), t.norm(), t.log().round(decimals=3))
+print(torch.where(t > 5, t, torch.zeros_like(t)), torch.clamp(t, 2, 10), t.abs().prod())
+""")
+
+snippet("dict_of_metrics", """
+import torch
+
+torch.manual_seed(9)
+preds = torch.randn(6)
+target = (torch.randn(6) > 0).float()
+metrics = {
+    "mse": torch.mean((torch.sigmoid(preds) - target) ** 2).item(),
+    "positives": int(target.sum().item()),
+    "max_logit": preds.max().item(),
+}
+for key in sorted(metrics):
+    value = metrics[key]
+    print(f"{key:>10}: {value:.4f}" if isinstance(value, float) else f"{key:>10}: {value}")
+""")
+
+snippet("closures_and_lambdas", """
+import torch
+
+def make_loss(target):
+    def loss(pred):
+        return ((pred - target) ** 2).mean()
+    return loss
+
+loss = make_loss(torch.tensor([1.0, 2.0]))
+p = torch.zeros(2, requires_grad=True)
+loss(p).backward()
+print(p.grad)
+apply_twice = lambda f, v: f(f(v))
+print(apply_twice(torch.exp, torch.zeros(1)))
+print(sorted([3.0, 1.0, 2.0], key=lambda v: -v), list(map(abs, [-1, 2])))
+""")
+
+snippet("string_methods_and_printing", """
+import torch
+
+t = torch.tensor([1.0, 2.0])
+s = str(t)
+print(s.upper(), s.startswith("tensor"), repr(t) == s, "-".join(["a", "b"]), s.split("(")[0])
+print("loss: %.3f" % 0.12345, "%d items" % 3, "{0}/{1}".format(1, 2))
+print(t, end=" | ")
+print("same line", sep="")
+print(*[1, 2, 3], sep=", ")
+""")
+
+snippet("vjp_and_backward_with_gradient", """
+import torch
+
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+y = x * x
+y.backward(torch.tensor([1.0, 0.5, 0.0]))
+print(x.grad)
+out, vjp = torch.autograd.functional.vjp(lambda v: v.sin(), torch.zeros(2), torch.ones(2))
+print(out, vjp)
+""")
+
+snippet("leaf_and_requires_grad_flags", """
+import torch
+
+a = torch.randn(2)
+b = torch.randn(2, requires_grad=True)
+c = a + b
+print(a.requires_grad, b.requires_grad, c.requires_grad, a.is_leaf, b.is_leaf, c.is_leaf)
+a.requires_grad_()
+print(a.requires_grad, (a * 2).grad_fn is not None)
+try:
+    c.requires_grad_(False)
+except RuntimeError as e:
+    print("RuntimeError:", e)
+""")
+
+snippet("graph_hooks_on_nodes", """
+import torch
+
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x.exp()
+y.grad_fn.register_hook(lambda gin, gout: print("grad_in", gin[0], "grad_out", gout[0]))
+y.sum().backward()
+z = torch.tensor([3.0], requires_grad=True)
+z.register_post_accumulate_grad_hook(lambda p: print("accumulated", p.grad))
+(z * 4).sum().backward()
+""")
+
+snippet("while_loop_newton", """
+import torch
+
+x = torch.tensor(3.0, requires_grad=True)
+steps = 0
+while True:
+    f = x ** 2 - 2
+    g, = torch.autograd.grad(f, x)
+    with torch.no_grad():
+        x -= f / g
+    steps += 1
+    if abs(f.item()) < 1e-6 or steps > 20:
+        break
+print(steps, round(x.item(), 6))
+""")
+
+snippet("tensor_creation_helpers", """
+import torch
+
+print(torch.zeros(2, 2), torch.ones(3), torch.full((2,), 7.0), torch.eye(2))
+print(torch.arange(0, 10, 3), torch.linspace(0, 1, 4), torch.zeros_like(torch.ones(2, 1)))
+print(torch.cat([torch.ones(1), torch.zeros(2)]), torch.stack([torch.ones(2), torch.zeros(2)], dim=1))
+""")
