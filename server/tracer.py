@@ -7,6 +7,7 @@ import builtins
 import importlib
 import sys
 import types
+from pathlib import Path
 import warnings
 from typing import Any, Callable
 
@@ -27,8 +28,10 @@ SNIPPET = "<snippet>"
 class Recorder:
     """The engine observer that turns engine events into trace tensors, nodes, edges and events."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, user_file: Callable[[str], bool] | None = None) -> None:
         self.limits = limits
+        # Which frames are the user's: the snippet's, or (live tracing) anything outside gradstep.
+        self.user_file = user_file or SNIPPET.__eq__
         self.tensors: list[dict] = []
         self.nodes: list[dict] = []
         self.edges: list[dict] = []
@@ -192,7 +195,7 @@ class Recorder:
     # --- source positions ------------------------------------------------------------------
     def _frame(self) -> Any:
         f = sys._getframe(2)
-        while f is not None and f.f_code.co_filename != SNIPPET:
+        while f is not None and not self.user_file(f.f_code.co_filename):
             f = f.f_back
         return f
 
@@ -518,6 +521,44 @@ def _compile(code: str, policy: Any) -> types.CodeType:
     if policy is not None:
         return policy.compile_snippet(code, SNIPPET, add_name_hooks)
     return compile(add_name_hooks(ast.parse(code, SNIPPET)), SNIPPET, "exec")
+
+
+_OWN_DIRS = tuple(str(Path(m.__file__).parent) for m in (engine, sys.modules["server"]))
+
+
+def _outside_gradstep(filename: str) -> bool:
+    return not filename.startswith(_OWN_DIRS) and not filename.startswith("<frozen")
+
+
+class recording:  # noqa: N801 - used like a function: `with recording() as r:`
+    """Trace live engine tensors from Python (a notebook, a script) instead of a snippet string.
+
+    with recording() as r:
+        y = (x * w).sum()
+        y.backward()
+    trace = r.trace()
+    """
+
+    def __init__(self, limits: Limits | None = None) -> None:
+        self.recorder = Recorder(limits or Limits(), user_file=_outside_gradstep)
+        self.error: dict | None = None
+
+    def __enter__(self) -> "recording":
+        self._previous = observe.attach(self.recorder)
+        return self
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> bool:
+        observe.detach(self._previous)
+        if isinstance(exc, LimitReached):
+            self.error = {"type": type(exc).__name__, "message": exc.message, "status": exc.status}
+            return True  # the limit ends the recording, not the caller's program
+        if exc is not None:
+            self.error = {"type": type(exc).__name__, "message": str(exc)}
+        return False
+
+    def trace(self, code: str = "") -> dict:
+        status = "ok" if self.error is None else self.error.pop("status", "error")
+        return _finish(self.recorder, code, status, self.error)
 
 
 def trace_code(code: str, *, limits: Limits | None = None, restricted: bool = True) -> dict:

@@ -121,3 +121,33 @@ def test_training_loop_passes_are_summarised_after_the_cap() -> None:
     assert trace["notes"] and "summarised" in trace["notes"][0]
     final = [e for e in trace["events"] if e["kind"] == "accumulate"][-1]
     assert final["after"]["data"] == [16.0]
+
+
+def test_recording_traces_live_tensors_with_their_source_lines() -> None:
+    import engine as torch
+    from server.tracer import recording
+
+    x = torch.tensor(3.0, requires_grad=True)
+    with recording() as rec:
+        y = x * x
+        y.backward()
+    trace = rec.trace()
+    Trace.model_validate(trace)
+    assert trace["status"] == "ok"
+    assert [n["name"] for n in trace["nodes"]] == ["MulBackward0", "AccumulateGrad"]
+    mul = trace["nodes"][0]
+    assert mul["span"]["line"] > 0  # this test file's line, not an engine frame
+    assert [e for e in trace["events"] if e["kind"] == "accumulate"][0]["after"]["data"] == [6.0]
+
+
+def test_recording_stops_at_a_limit_without_raising() -> None:
+    import engine as torch
+    from server.limits import Limits
+    from server.tracer import recording
+
+    v = torch.tensor(1.0, requires_grad=True)
+    with recording(Limits(max_nodes=5)) as rec:
+        for _ in range(10):
+            v = v * 2
+    trace = rec.trace()
+    assert trace["status"] == "limit" and "graph node limit (5 nodes)" in trace["error"]["message"]
