@@ -141,8 +141,6 @@ y.sum().backward(); print(a.grad)
 
 # Mismatches whose cause is outside the policy (see the report of the sandbox work).
 NOT_POLICY = {
-    "module_train_eval_and_buffers": "engine: nn.Module.__setattr__ pops a registered buffer when it "
-                                     "is reassigned (m.b = t), so it leaves state_dict()",
 }
 
 

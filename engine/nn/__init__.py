@@ -37,28 +37,33 @@ class Module:
 
     # --- attribute registry -------------------------------------------------------------
     def __setattr__(self, name: str, value: Any) -> None:
-        if "_parameters" not in self.__dict__:
-            if isinstance(value, (Parameter, Module)):
-                raise AttributeError("cannot assign parameters before Module.__init__() call")
-            object.__setattr__(self, name, value)
-            return
-        for registry in (self._parameters, self._buffers, self._modules):
-            registry.pop(name, None) if not isinstance(value, type(None)) or name not in registry else None
+        d = self.__dict__
+        params, buffers, modules = d.get("_parameters"), d.get("_buffers"), d.get("_modules")
         if isinstance(value, Parameter):
-            self.__dict__.pop(name, None)
-            self._parameters[name] = value
-        elif isinstance(value, Module):
-            self.__dict__.pop(name, None)
-            self._modules[name] = value
-        elif name in self._parameters:
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            _remove(name, d, buffers, modules)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
             if value is not None:
-                raise TypeError(
-                    f"cannot assign '{type(value).__name__}' as parameter '{name}' (torch.nn.Parameter "
-                    "or None expected)"
-                )
-            self._parameters[name] = None
-        elif name in self._buffers:
-            self._buffers[name] = value
+                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                                "(torch.nn.Parameter or None expected)")
+            self.register_parameter(name, value)
+        elif isinstance(value, Module):
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            _remove(name, d, params, buffers)
+            modules[name] = value
+        elif modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
+                                "(torch.nn.Module or None expected)")
+            modules[name] = value
+        elif buffers is not None and name in buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                                "(torch.nn.Buffer, torch.Tensor or None expected)")
+            buffers[name] = value
         else:
             object.__setattr__(self, name, value)
 
@@ -78,12 +83,34 @@ class Module:
         object.__delattr__(self, name)
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        _check_name("parameter", name, self, self._parameters)
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+                            "(torch.nn.Parameter or None required)")
         self._parameters[name] = param
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        _check_name("buffer", name, self, self._buffers)
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
+                            "(torch Tensor or None required)")
         self._buffers[name] = tensor
 
     def add_module(self, name: str, module: "Module | None") -> None:
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {_typename(name)}")
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
         self._modules[name] = module
 
     register_module = add_module
@@ -537,3 +564,27 @@ class utils:  # noqa: N801 - torch.nn.utils namespace
     @staticmethod
     def parameters_to_vector(parameters: Any) -> Tensor:
         return _f.cat([p.reshape(-1) for p in parameters])
+
+
+def _typename(obj: Any) -> str:
+    """torch.typename: 'torch.FloatTensor' for tensors, the class name otherwise."""
+    if isinstance(obj, Tensor):
+        return f"torch.{obj.dtype.legacy}Tensor"
+    return type(obj).__name__
+
+
+def _check_name(kind: str, name: Any, module: Module, registry: dict) -> None:
+    if not isinstance(name, str):
+        raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
+    if name == "":
+        raise KeyError(f'{kind} name can\'t be empty string ""')
+    if "." in name:
+        raise KeyError(f'{kind} name can\'t contain "."')
+    if hasattr(module, name) and name not in registry:
+        raise KeyError(f"attribute '{name}' already exists")
+
+
+def _remove(name: str, *registries: dict | None) -> None:
+    for registry in registries:
+        if registry is not None:
+            registry.pop(name, None)
