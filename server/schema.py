@@ -102,20 +102,20 @@ class ErrorInfo(Model):
 
 
 class TensorCreated(Model):
-    kind: Literal["tensor"] = "tensor"
+    kind: Literal["tensor"]
     tensor: str
     line: int | None = None
 
 
 class OpApplied(Model):
-    kind: Literal["op"] = "op"
+    kind: Literal["op"]
     node: str | None
     tensors: list[str]
     line: int | None = None
 
 
 class InplaceChanged(Model):
-    kind: Literal["inplace"] = "inplace"
+    kind: Literal["inplace"]
     tensor: str
     node: str | None
     version: int
@@ -124,13 +124,13 @@ class InplaceChanged(Model):
 
 
 class Printed(Model):
-    kind: Literal["print"] = "print"
+    kind: Literal["print"]
     text: str
     line: int | None = None
 
 
 class GradModeChanged(Model):
-    kind: Literal["grad_mode"] = "grad_mode"
+    kind: Literal["grad_mode"]
     enabled: bool
     line: int | None = None
 
@@ -142,7 +142,7 @@ class Seed(Model):
 
 
 class BackwardBegan(Model):
-    kind: Literal["backward_begin"] = "backward_begin"
+    kind: Literal["backward_begin"]
     pass_: int = Field(alias="pass")
     api: Literal["backward", "grad"]
     roots: list[Seed]
@@ -163,7 +163,7 @@ class Sent(Model):
 
 
 class NodeRan(Model):
-    kind: Literal["node_run"] = "node_run"
+    kind: Literal["node_run"]
     pass_: int = Field(alias="pass")
     node: str
     received: list[Contribution]
@@ -172,7 +172,7 @@ class NodeRan(Model):
 
 
 class GradAccumulated(Model):
-    kind: Literal["accumulate"] = "accumulate"
+    kind: Literal["accumulate"]
     pass_: int = Field(alias="pass")
     node: str
     tensor: str
@@ -184,28 +184,28 @@ class GradAccumulated(Model):
 class GradSet(Model):
     """The snippet (or an optimizer) set, zeroed or cleared a tensor's `.grad` outside backward."""
 
-    kind: Literal["grad_set"] = "grad_set"
+    kind: Literal["grad_set"]
     tensor: str
     grad: ArrayValue | None
     line: int | None = None
 
 
 class GradRetained(Model):
-    kind: Literal["retain_grad"] = "retain_grad"
+    kind: Literal["retain_grad"]
     pass_: int = Field(alias="pass")
     tensor: str
     grad: ArrayValue
 
 
 class GradCaptured(Model):
-    kind: Literal["capture"] = "capture"
+    kind: Literal["capture"]
     pass_: int = Field(alias="pass")
     tensor: str
     grad: ArrayValue | None
 
 
 class HookFired(Model):
-    kind: Literal["hook"] = "hook"
+    kind: Literal["hook"]
     pass_: int = Field(alias="pass")
     hook: Literal["tensor", "prehook", "posthook", "post_accumulate"]
     target: str
@@ -214,13 +214,13 @@ class HookFired(Model):
 
 
 class BackwardEnded(Model):
-    kind: Literal["backward_end"] = "backward_end"
+    kind: Literal["backward_end"]
     pass_: int = Field(alias="pass")
     freed: list[str]
 
 
 class ErrorRaised(Model):
-    kind: Literal["error"] = "error"
+    kind: Literal["error"]
     error: ErrorInfo
 
 

@@ -238,12 +238,12 @@ class Recorder:
         nid = None
         if node is not None:
             nid = self.node_id(node)
+        ids = [self.tensor_id(r, span) for r in results]  # before saved slots, which may name them
+        if node is not None:
             record = self.nodes[int(nid[1:])]
             record["inputs"] = [self._tensor_ids.get(id(x)) if isinstance(x, Tensor) else None for x in inputs]
             record["saved"] = self._saved(node)
             record["formulas"] = _formulas(node)
-        ids = [self.tensor_id(r, span) for r in results]
-        if node is not None:
             record["outputs"] = ids
             for i, r in enumerate(results):
                 self._output_tensor[(id(node), i)] = ids[i]

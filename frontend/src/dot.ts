@@ -1,25 +1,47 @@
 /**
  * Trace to Graphviz DOT with stable ids. Drawn top to bottom in forward order (leaves at the top,
  * the output at the bottom); edges point upwards, the way gradients flow in the backward pass.
+ * Large graphs collapse the nodes of one source line into a group box that expands on click.
  */
 
 import { DYNAMIC_LINES } from "./replay";
 import { shapeText } from "./format";
 import type { NodeInfo, TensorInfo, Trace } from "./trace/types";
 
+/** Nodes that share a source line, drawn as one box until the user expands it. */
+export interface Group {
+  /** "group-L<line>" */
+  id: string;
+  line: number;
+  /** Trace ids (grad_fn nodes and their output tensors) inside the group. */
+  members: string[];
+  /** "MulBackward0 ×150, AddBackward0 ×2" */
+  summary: string;
+}
+
+export interface Grouping {
+  groups: Map<string, Group>;
+  /** Group id of each grouped trace id. */
+  of: Map<string, string>;
+}
+
 export interface DotOptions {
   /** Draw a box per saved tensor slot, attached to its node. */
   saved: boolean;
-  /** Longest text of each dynamic label line per element id (from replay.labelWidths). */
+  /** Longest text of each dynamic label line per element id (from Replay.widths). */
   widths?: ReadonlyMap<string, readonly number[]>;
   /** "TB": forward order top to bottom; "LR": left to right (wide screens). */
   rankdir?: "TB" | "LR";
+  /** Groups to draw collapsed (from groupByLine); members of expanded groups are drawn one by one. */
+  grouping?: Grouping | null;
+  expanded?: ReadonlySet<string>;
 }
 
 /** Prefix of SVG element ids; the view strips it to find the trace id. */
 export const SVG_ID_PREFIX = "gs-";
 
-export type GraphElementKind = "tensor" | "node" | "edge" | "link" | "saved";
+/** Over this many drawn elements (nodes and tensor boxes) a graph is collapsed by source line. */
+export const COLLAPSE_THRESHOLD = 150;
 
 export function quote(s: string): string {
   return `"${s.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`;
@@ -46,7 +68,8 @@ function placeholders(id: string, count: number, widths: DotOptions["widths"]): 
   const out: string[] = [];
   for (let i = 0; i < count; i++) {
     const n = w[i] ?? 0;
-    out.push(n > 0 ? "0".repeat(n) : " ");
+    // The player's text is monospace: a little wider than Graphviz's estimate for the label font.
+    out.push(n > 0 ? "0".repeat(Math.ceil(n * 1.1)) : " ");
   }
   return out;
 }
@@ -73,6 +96,51 @@ export function shownTensors(trace: Trace): TensorInfo[] {
   );
 }
 
+/** Groups of op nodes by source line, or null when the graph is small enough to draw whole. */
+export function groupByLine(trace: Trace, threshold = COLLAPSE_THRESHOLD): Grouping | null {
+  const tensors = shownTensors(trace);
+  if (trace.nodes.length + tensors.length <= threshold) return null;
+  const byLine = new Map<number, NodeInfo[]>();
+  for (const n of trace.nodes) {
+    if (n.kind === "accumulate" || !n.span) continue;
+    const list = byLine.get(n.span.line) ?? [];
+    list.push(n);
+    byLine.set(n.span.line, list);
+  }
+  const groups = new Map<string, Group>();
+  const of = new Map<string, string>();
+  const leafShown = new Map(tensors.map((t) => [t.id, t.is_leaf]));
+  for (const [line, nodes] of [...byLine.entries()].sort((a, b) => a[0] - b[0])) {
+    if (nodes.length < 2) continue;
+    const id = `group-L${line}`;
+    const members: string[] = [];
+    const counts = new Map<string, number>();
+    for (const n of nodes) {
+      members.push(n.id);
+      of.set(n.id, id);
+      counts.set(n.name, (counts.get(n.name) ?? 0) + 1);
+      for (const o of n.outputs) {
+        if (o && leafShown.get(o) === false) {
+          members.push(o);
+          of.set(o, id);
+        }
+      }
+    }
+    const summary = [...counts.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 3)
+      .map(([name, k]) => `${name} ×${k}`)
+      .join(", ");
+    groups.set(id, { id, line, members, summary: counts.size > 3 ? `${summary}, …` : summary });
+  }
+  return groups.size > 0 ? { groups, of } : null;
+}
+
+/** The dynamic line of a collapsed group during backward. */
+export function groupStatus(ran: number, total: number): string {
+  return `ran ${ran}/${total}`;
+}
+
 function tensorClass(t: TensorInfo): string {
   if (t.is_leaf && t.requires_grad) return "gs-tensor gs-leaf";
   if (t.is_leaf) return "gs-tensor gs-const";
@@ -92,7 +160,25 @@ const FILL: Record<string, string> = {
   accumulate: "#dddddd",
   custom: "#ffe9b3",
   saved: "orange",
+  group: "#e7e9ff",
 };
+
+/** The id drawn for a trace id: itself, or its collapsed group. */
+function drawnAs(id: string, options: DotOptions): string {
+  const g = options.grouping?.of.get(id);
+  return g && !options.expanded?.has(g) ? g : id;
+}
+
+/** Label text for the saved slot box of a node. */
+function savedLabel(trace: Trace, tensors: ReadonlyMap<string, TensorInfo>, n: NodeInfo, slot: string): string {
+  const s = n.saved.find((x) => x.slot === slot);
+  const of = s?.tensor ? tensors.get(s.tensor) : undefined;
+  const what = of && of.names.length > 0 ? `${slot} = ${of.names.join(" = ")}` : slot;
+  const version = s && s.version !== null && s.version !== undefined ? ` v${s.version}` : "";
+  const err = trace.error;
+  const now = err?.node === n.id && err.saved_slot === slot && err.actual_version != null ? ` (now v${err.actual_version})` : "";
+  return what + version + now;
+}
 
 export function toDot(trace: Trace, options: DotOptions): string {
   const w = options.widths;
@@ -104,9 +190,22 @@ export function toDot(trace: Trace, options: DotOptions): string {
 
   const tensors = shownTensors(trace);
   const shown = new Set(tensors.map((t) => t.id));
+  const tensorById = new Map(trace.tensors.map((t) => [t.id, t]));
   const nodeIds = new Set(trace.nodes.map((n) => n.id));
+  const grouping = options.grouping ?? null;
+  const collapsed = (id: string): boolean => drawnAs(id, options) !== id;
+
+  if (grouping) {
+    for (const g of grouping.groups.values()) {
+      if (options.expanded?.has(g.id)) continue;
+      const nodes = g.members.filter((m) => nodeIds.has(m)).length;
+      const lines = [`line ${g.line}: ${nodes} nodes`, g.summary, "click to expand", "0".repeat(groupStatus(nodes, nodes).length)];
+      out.push(`  ${quote(g.id)} ${attrs({ id: SVG_ID_PREFIX + g.id, class: "gs-group", label: label(lines), fillcolor: FILL["group"], style: "rounded,filled,bold" })};`);
+    }
+  }
 
   for (const t of tensors) {
+    if (collapsed(t.id)) continue;
     const name = t.names.length > 0 ? t.names.join(" = ") : "tensor";
     const lines = [name, shapeLabel(t), ...placeholders(t.id, DYNAMIC_LINES.tensor, w)];
     const kind = t.is_leaf ? (t.requires_grad ? "leaf" : "const") : "output";
@@ -114,61 +213,70 @@ export function toDot(trace: Trace, options: DotOptions): string {
   }
 
   for (const n of trace.nodes) {
+    if (collapsed(n.id)) continue;
     const lines = [n.name, ...placeholders(n.id, DYNAMIC_LINES.node, w)];
     out.push(`  ${quote(n.id)} ${attrs({ id: SVG_ID_PREFIX + n.id, class: nodeClass(n), label: label(lines), fillcolor: FILL[n.kind], style: n.kind === "accumulate" ? "filled" : undefined })};`);
   }
 
   // Backward edges run consumer -> next function; written next -> consumer so forward order ranks them.
+  const groupEdges = new Set<string>();
   for (const e of trace.edges) {
-    const lines = [...(e.formula ? [e.formula] : []), ...placeholders(e.id, DYNAMIC_LINES.edge, w)];
-    out.push(`  ${quote(e.target)} -> ${quote(e.source)} ${attrs({ id: SVG_ID_PREFIX + e.id, class: "gs-edge", label: label(lines) })};`);
+    const from = drawnAs(e.target, options);
+    const to = drawnAs(e.source, options);
+    if (from === e.target && to === e.source) {
+      const lines = [...(e.formula ? [e.formula] : []), ...placeholders(e.id, DYNAMIC_LINES.edge, w)];
+      out.push(`  ${quote(e.target)} -> ${quote(e.source)} ${attrs({ id: SVG_ID_PREFIX + e.id, class: "gs-edge", label: label(lines) })};`);
+      continue;
+    }
+    const key = `${from}|${to}`;
+    if (from === to || groupEdges.has(key)) continue;
+    groupEdges.add(key);
+    out.push(`  ${quote(from)} -> ${quote(to)} ${attrs({ id: `${SVG_ID_PREFIX}gedge-${from}-${to}`, class: "gs-edge gs-group-edge" })};`);
   }
 
+  const links = new Set<string>();
   for (const t of tensors) {
+    if (collapsed(t.id)) continue;
     const acc = trace.nodes.find((n) => n.kind === "accumulate" && n.variable === t.id);
     if (acc) {
       out.push(`  ${quote(t.id)} -> ${quote(acc.id)} ${attrs({ id: `${SVG_ID_PREFIX}link-${t.id}`, class: "gs-link", style: "dashed" })};`);
     } else if (t.grad_fn && nodeIds.has(t.grad_fn)) {
-      out.push(`  ${quote(t.grad_fn)} -> ${quote(t.id)} ${attrs({ id: `${SVG_ID_PREFIX}link-${t.id}`, class: "gs-link", style: "dashed" })};`);
+      const fn = drawnAs(t.grad_fn, options);
+      if (links.has(`${fn}|${t.id}`)) continue;
+      links.add(`${fn}|${t.id}`);
+      out.push(`  ${quote(fn)} -> ${quote(t.id)} ${attrs({ id: `${SVG_ID_PREFIX}link-${t.id}`, class: "gs-link", style: "dashed" })};`);
     }
   }
 
   // Tensors that need no gradient still feed ops: a dotted line without arrow.
+  const inputs = new Set<string>();
   for (const n of trace.nodes) {
-    const seen = new Set<string>();
     for (const i of n.inputs) {
-      if (!i || seen.has(i) || !shown.has(i)) continue;
-      seen.add(i);
-      const t = trace.tensors.find((x) => x.id === i);
-      if (t && t.is_leaf && !t.requires_grad) {
-        out.push(`  ${quote(i)} -> ${quote(n.id)} ${attrs({ id: `${SVG_ID_PREFIX}input-${i}-${n.id}`, class: "gs-input", style: "dotted", dir: "none" })};`);
-      }
+      if (!i || !shown.has(i)) continue;
+      const t = tensorById.get(i);
+      if (!t || !t.is_leaf || t.requires_grad) continue;
+      const target = drawnAs(n.id, options);
+      const key = `${i}|${target}`;
+      if (inputs.has(key)) continue;
+      inputs.add(key);
+      out.push(`  ${quote(i)} -> ${quote(target)} ${attrs({ id: `${SVG_ID_PREFIX}input-${i}-${target}`, class: "gs-input", style: "dotted", dir: "none" })};`);
     }
   }
 
-  if (options.saved) {
-    for (const n of trace.nodes) {
-      for (const s of n.saved) {
-        const id = `${n.id}.saved.${s.slot}`;
-        const of = s.tensor ? trace.tensors.find((t) => t.id === s.tensor) : undefined;
-        const what = of && of.names.length > 0 ? `${s.slot} = ${of.names.join(" = ")}` : s.slot;
-        const version = s.version !== null && s.version !== undefined ? ` v${s.version}` : "";
-        out.push(`  ${quote(id)} ${attrs({ id: SVG_ID_PREFIX + id, class: "gs-saved", label: label([what + version]), fillcolor: FILL["saved"], fontsize: 11 })};`);
-        out.push(`  ${quote(id)} -> ${quote(n.id)} ${attrs({ id: `${SVG_ID_PREFIX}savedlink-${id}`, class: "gs-savedlink", style: "dotted", dir: "none" })};`);
-      }
+  // Saved slots: all of them when asked; the one an error names always (it appears at the error step).
+  const err = trace.error;
+  for (const n of trace.nodes) {
+    if (collapsed(n.id)) continue;
+    for (const s of n.saved) {
+      const isErr = err?.node === n.id && err.saved_slot === s.slot;
+      if (!options.saved && !isErr) continue;
+      const id = `${n.id}.saved.${s.slot}`;
+      const cls = isErr ? "gs-saved gs-error-saved" : "gs-saved";
+      out.push(`  ${quote(id)} ${attrs({ id: SVG_ID_PREFIX + id, class: cls, label: label([savedLabel(trace, tensorById, n, s.slot)]), fillcolor: FILL["saved"], fontsize: 11 })};`);
+      out.push(`  ${quote(id)} -> ${quote(n.id)} ${attrs({ id: `${SVG_ID_PREFIX}savedlink-${id}`, class: isErr ? "gs-savedlink gs-error-saved" : "gs-savedlink", style: "dotted", dir: "none" })};`);
     }
   }
 
   out.push("}");
   return out.join("\n");
-}
-
-/** Kind of a trace id as drawn: tensors start with t, nodes with n, edges with e. */
-export function elementKind(id: string, trace: Trace): GraphElementKind | null {
-  if (trace.tensors.some((t) => t.id === id)) return "tensor";
-  if (trace.nodes.some((n) => n.id === id)) return "node";
-  if (trace.edges.some((e) => e.id === id)) return "edge";
-  if (id.startsWith("link-")) return "link";
-  if (id.includes(".saved.")) return "saved";
-  return null;
 }

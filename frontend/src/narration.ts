@@ -87,6 +87,11 @@ export function narrate(ev: TraceEvent | null, lookup: TraceLookup): string {
       const sum = formatSum([ev.before ?? "0", ev.contribution], ev.after);
       return `AccumulateGrad adds ${formatValue(ev.contribution)} to ${who}.grad: ${sum}.`;
     }
+    case "grad_set": {
+      const who = lookup.tensorName(ev.tensor);
+      if (!ev.grad) return `${who}.grad is cleared to None${lineSuffix(ev.line)}.`;
+      return `${who}.grad is set to ${formatValue(ev.grad)}${lineSuffix(ev.line)}.`;
+    }
     case "retain_grad":
       return `${lookup.tensorName(ev.tensor)}.grad is kept (retain_grad): ${formatValue(ev.grad)}.`;
     case "capture":

@@ -1,4 +1,7 @@
-/** Trace to frames: the full visible state after every timeline step, so seeking is O(1). */
+/**
+ * Trace to frames: the full visible state at any timeline step. Frames are built on demand from
+ * checkpoints of the running state, so memory stays bounded on long traces and seeking stays cheap.
+ */
 
 import { addValues, formatSum, formatValue } from "./format";
 import { narrate } from "./narration";
@@ -44,11 +47,13 @@ export interface Frame {
   span: Span | null;
   stdout: string;
   error: ErrorInfo | null;
+  /** At an error step: the tensor whose saved copy is the problem (in-place version errors). */
+  errorTensor: string | null;
   /** Text for the dynamic label lines of graph elements, keyed by element id. */
   labels: Readonly<Record<string, readonly string[]>>;
 }
 
-interface Mutable {
+interface State {
   phase: Phase;
   pass: number | null;
   visible: Set<string>;
@@ -72,9 +77,12 @@ interface StepInfo {
   line: number | null;
   span: Span | null;
   error: ErrorInfo | null;
+  errorTensor: string | null;
+  /** Elements whose label text may have changed in this step (null: all of them). */
+  touched: string[] | null;
 }
 
-function initial(trace: Trace): Mutable {
+function initial(trace: Trace): State {
   const values: Record<string, ArrayValue> = {};
   for (const t of trace.tensors) values[t.id] = t.value;
   return {
@@ -95,38 +103,94 @@ function initial(trace: Trace): Mutable {
   };
 }
 
-/** AccumulateGrad nodes have no forward event: they appear once something that feeds them does. */
-function revealAccumulators(s: Mutable, lookup: TraceLookup): void {
-  for (const e of lookup.trace.edges) {
-    if (s.visible.has(e.source) && !s.visible.has(e.target)) {
-      const n = lookup.nodes.get(e.target);
-      if (n?.kind === "accumulate") {
-        s.visible.add(e.target);
-        if (n.variable) s.visible.add(n.variable);
-      }
+function clone(s: State): State {
+  return {
+    ...s,
+    visible: new Set(s.visible),
+    edgeGrads: { ...s.edgeGrads },
+    buffered: { ...s.buffered },
+    nodeGrads: { ...s.nodeGrads },
+    ran: new Set(s.ran),
+    grads: { ...s.grads },
+    captured: { ...s.captured },
+    values: { ...s.values },
+    versions: { ...s.versions },
+    freed: new Set(s.freed),
+    accumulated: { ...s.accumulated },
+  };
+}
+
+/** Static facts about the graph that apply() needs in O(1). */
+class Index {
+  /** AccumulateGrad nodes fed by each node's edges (they have no forward event of their own). */
+  readonly accumulatorsFedBy = new Map<string, string[]>();
+
+  constructor(readonly lookup: TraceLookup) {
+    for (const e of lookup.trace.edges) {
+      const target = lookup.nodes.get(e.target);
+      if (target?.kind !== "accumulate") continue;
+      const list = this.accumulatorsFedBy.get(e.source) ?? [];
+      list.push(e.target);
+      this.accumulatorsFedBy.set(e.source, list);
     }
   }
 }
 
-function apply(ev: TraceEvent, s: Mutable, lookup: TraceLookup): StepInfo {
-  const info: StepInfo = { active: null, activeEdges: [], sum: null, line: null, span: null, error: null };
+function show(s: State, id: string, touched: string[] | null): void {
+  if (s.visible.has(id)) return;
+  s.visible.add(id);
+  touched?.push(id);
+}
+
+/** AccumulateGrad nodes appear once something that feeds them does, with their leaf. */
+function revealAccumulators(s: State, nodeId: string, idx: Index, touched: string[] | null): void {
+  for (const acc of idx.accumulatorsFedBy.get(nodeId) ?? []) {
+    show(s, acc, touched);
+    const variable = idx.lookup.nodes.get(acc)?.variable;
+    if (variable) show(s, variable, touched);
+  }
+}
+
+function spanOfError(e: ErrorInfo): Span | null {
+  if (!e.line) return null;
+  return {
+    line: e.line,
+    col: e.col ?? 1,
+    end_line: e.end_line ?? e.line,
+    end_col: e.end_col ?? (e.col ?? 1) + 1,
+  };
+}
+
+function apply(ev: TraceEvent, s: State, idx: Index): StepInfo {
+  const lookup = idx.lookup;
+  const touched: string[] = [];
+  const info: StepInfo = {
+    active: null,
+    activeEdges: [],
+    sum: null,
+    line: null,
+    span: null,
+    error: null,
+    errorTensor: null,
+    touched,
+  };
   switch (ev.kind) {
     case "tensor": {
-      s.visible.add(ev.tensor);
+      show(s, ev.tensor, touched);
       info.active = ev.tensor;
       info.line = ev.line ?? null;
       info.span = lookup.tensors.get(ev.tensor)?.span ?? null;
       break;
     }
     case "op": {
-      for (const t of ev.tensors) s.visible.add(t);
+      for (const t of ev.tensors) show(s, t, touched);
       if (ev.node) {
-        s.visible.add(ev.node);
+        show(s, ev.node, touched);
         const node = lookup.nodes.get(ev.node);
-        for (const i of node?.inputs ?? []) if (i) s.visible.add(i);
+        for (const i of node?.inputs ?? []) if (i) show(s, i, touched);
         info.span = node?.span ?? null;
+        revealAccumulators(s, ev.node, idx, touched);
       }
-      revealAccumulators(s, lookup);
       info.active = ev.node ?? ev.tensors[0] ?? null;
       info.span = info.span ?? lookup.tensors.get(ev.tensors[0] ?? "")?.span ?? null;
       info.line = ev.line ?? info.span?.line ?? null;
@@ -135,11 +199,15 @@ function apply(ev: TraceEvent, s: Mutable, lookup: TraceLookup): StepInfo {
     case "inplace": {
       s.values[ev.tensor] = ev.value;
       s.versions[ev.tensor] = ev.version;
-      s.visible.add(ev.tensor);
-      if (ev.node) s.visible.add(ev.node);
-      revealAccumulators(s, lookup);
+      touched.push(ev.tensor);
+      show(s, ev.tensor, touched);
+      if (ev.node) {
+        show(s, ev.node, touched);
+        revealAccumulators(s, ev.node, idx, touched);
+      }
       info.active = ev.node ?? ev.tensor;
       info.line = ev.line ?? null;
+      info.span = (ev.node ? lookup.nodes.get(ev.node)?.span : null) ?? null;
       break;
     }
     case "print": {
@@ -148,6 +216,14 @@ function apply(ev: TraceEvent, s: Mutable, lookup: TraceLookup): StepInfo {
       break;
     }
     case "grad_mode": {
+      info.line = ev.line ?? null;
+      break;
+    }
+    case "grad_set": {
+      s.grads[ev.tensor] = ev.grad;
+      touched.push(ev.tensor);
+      show(s, ev.tensor, touched);
+      info.active = ev.tensor;
       info.line = ev.line ?? null;
       break;
     }
@@ -161,18 +237,21 @@ function apply(ev: TraceEvent, s: Mutable, lookup: TraceLookup): StepInfo {
       for (const r of ev.roots) {
         if (r.node) {
           s.buffered[r.node] = r.grad;
-          s.visible.add(r.node);
+          show(s, r.node, touched);
+          touched.push(r.node);
         }
-        s.visible.add(r.tensor);
+        show(s, r.tensor, touched);
       }
       info.active = ev.roots[0]?.tensor ?? null;
       info.line = ev.line ?? null;
+      info.touched = null;
       break;
     }
     case "node_run": {
       s.phase = "backward";
       s.pass = ev.pass;
-      s.visible.add(ev.node);
+      show(s, ev.node, touched);
+      touched.push(ev.node);
       const grads = ev.received.map((c) => c.grad);
       const total = ev.grad_outputs[0] ?? addValues(grads);
       if (total) s.nodeGrads[ev.node] = total;
@@ -182,9 +261,11 @@ function apply(ev: TraceEvent, s: Mutable, lookup: TraceLookup): StepInfo {
       for (const sent of ev.sent) {
         s.edgeGrads[sent.edge] = sent.grad;
         info.activeEdges.push(sent.edge);
+        touched.push(sent.edge);
         const edge = lookup.edges.get(sent.edge);
         if (!edge) continue;
-        s.visible.add(edge.target);
+        show(s, edge.target, touched);
+        touched.push(edge.target);
         const running = sent.total ?? sent.grad;
         if (running && !s.ran.has(edge.target)) s.buffered[edge.target] = running;
       }
@@ -200,20 +281,22 @@ function apply(ev: TraceEvent, s: Mutable, lookup: TraceLookup): StepInfo {
       s.nodeGrads[ev.node] = ev.contribution;
       info.sum = formatSum([ev.before ?? "0", ev.contribution], ev.after);
       s.accumulated[ev.node] = info.sum;
-      s.visible.add(ev.node);
-      s.visible.add(ev.tensor);
+      show(s, ev.node, touched);
+      show(s, ev.tensor, touched);
+      touched.push(ev.node, ev.tensor);
       info.active = ev.tensor;
-      const t = lookup.tensors.get(ev.tensor);
-      info.span = t?.span ?? null;
+      info.span = lookup.tensors.get(ev.tensor)?.span ?? null;
       break;
     }
     case "retain_grad": {
       s.grads[ev.tensor] = ev.grad;
+      touched.push(ev.tensor);
       info.active = ev.tensor;
       break;
     }
     case "capture": {
       s.captured[ev.tensor] = ev.grad;
+      touched.push(ev.tensor);
       info.active = ev.tensor;
       break;
     }
@@ -225,56 +308,70 @@ function apply(ev: TraceEvent, s: Mutable, lookup: TraceLookup): StepInfo {
       s.phase = "after";
       for (const id of ev.freed) s.freed.add(id);
       s.buffered = {};
+      info.touched = null;
       break;
     }
     case "error": {
       info.error = ev.error;
       info.active = ev.error.node ?? null;
       info.line = ev.error.line ?? null;
-      if (ev.error.line) {
-        info.span = {
-          line: ev.error.line,
-          col: ev.error.col ?? 1,
-          end_line: ev.error.end_line ?? ev.error.line,
-          end_col: ev.error.end_col ?? (ev.error.col ?? 1) + 1,
-        };
-      }
+      info.span = spanOfError(ev.error);
+      info.errorTensor = ev.error.node && ev.error.saved_slot ? lookup.savedTensor(ev.error.node, ev.error.saved_slot) : null;
       break;
+    }
+    default: {
+      const unknown: never = ev;
+      throw new Error(`unhandled event ${JSON.stringify(unknown)}`);
     }
   }
   return info;
 }
 
-function labelsOf(s: Mutable, lookup: TraceLookup): Record<string, string[]> {
+function tensorLabel(s: State, id: string): string[] {
+  const v = s.values[id];
+  const grad = s.grads[id];
+  const captured = s.captured[id];
+  let gradLine = "";
+  if (grad) gradLine = `grad ${formatValue(grad)}`;
+  else if (id in s.grads) gradLine = "grad None";
+  else if (captured) gradLine = `returned ${formatValue(captured)}`;
+  return [s.visible.has(id) && v ? `= ${formatValue(v)}` : "", gradLine];
+}
+
+function nodeLabel(s: State, id: string, kind: string, info: StepInfo): string[] {
+  const acc = s.accumulated[id];
+  const waiting = s.buffered[id];
+  const got = s.nodeGrads[id];
+  // The step that sums several contributions shows the sum on the node itself.
+  if (info.active === id && info.sum) return [info.sum];
+  if (kind === "accumulate" && acc && s.ran.has(id)) return [acc];
+  if (waiting) return [`grad ${formatValue(waiting)}`];
+  if (got && s.ran.has(id)) return [`grad ${formatValue(got)}`];
+  return [""];
+}
+
+function edgeLabel(s: State, id: string): string[] {
+  const g = s.edgeGrads[id];
+  return [id in s.edgeGrads ? (g ? formatValue(g) : "None") : ""];
+}
+
+function labelOf(s: State, id: string, lookup: TraceLookup, info: StepInfo): string[] | null {
+  if (lookup.tensors.has(id)) return tensorLabel(s, id);
+  const n = lookup.nodes.get(id);
+  if (n) return nodeLabel(s, id, n.kind, info);
+  if (lookup.edges.has(id)) return edgeLabel(s, id);
+  return null;
+}
+
+function labelsOf(s: State, lookup: TraceLookup, info: StepInfo): Record<string, string[]> {
   const labels: Record<string, string[]> = {};
-  for (const t of lookup.trace.tensors) {
-    const visible = s.visible.has(t.id);
-    const v = s.values[t.id];
-    const grad = s.grads[t.id];
-    const captured = s.captured[t.id];
-    let gradLine = "";
-    if (grad) gradLine = `grad ${formatValue(grad)}`;
-    else if (captured) gradLine = `returned ${formatValue(captured)}`;
-    labels[t.id] = [visible && v ? `= ${formatValue(v)}` : "", gradLine];
-  }
-  for (const n of lookup.trace.nodes) {
-    let line = "";
-    const acc = s.accumulated[n.id];
-    const waiting = s.buffered[n.id];
-    const got = s.nodeGrads[n.id];
-    if (n.kind === "accumulate" && acc && s.ran.has(n.id)) line = acc;
-    else if (waiting) line = `grad ${formatValue(waiting)}`;
-    else if (got && s.ran.has(n.id)) line = `grad ${formatValue(got)}`;
-    labels[n.id] = [line];
-  }
-  for (const e of lookup.trace.edges) {
-    const g = s.edgeGrads[e.id];
-    labels[e.id] = [e.id in s.edgeGrads ? (g ? formatValue(g) : "None") : ""];
-  }
+  for (const t of lookup.trace.tensors) labels[t.id] = tensorLabel(s, t.id);
+  for (const n of lookup.trace.nodes) labels[n.id] = nodeLabel(s, n.id, n.kind, info);
+  for (const e of lookup.trace.edges) labels[e.id] = edgeLabel(s, e.id);
   return labels;
 }
 
-function snapshot(step: number, ev: TraceEvent | null, s: Mutable, info: StepInfo, lookup: TraceLookup): Frame {
+function snapshot(step: number, ev: TraceEvent | null, s: State, info: StepInfo, lookup: TraceLookup): Frame {
   return {
     step,
     event: ev,
@@ -298,35 +395,152 @@ function snapshot(step: number, ev: TraceEvent | null, s: Mutable, info: StepInf
     span: info.span,
     stdout: s.stdout,
     error: info.error,
-    labels: labelsOf(s, lookup),
+    errorTensor: info.errorTensor,
+    labels: labelsOf(s, lookup, info),
   };
 }
 
-/** Every step of the trace as a frame; a trace with no events still has one frame. */
-export function buildFrames(trace: Trace, lookup: TraceLookup = new TraceLookup(trace)): Frame[] {
-  const s = initial(trace);
-  const frames: Frame[] = [];
-  trace.events.forEach((ev, i) => {
-    const info = apply(ev, s, lookup);
-    frames.push(snapshot(i, ev, s, info, lookup));
-  });
-  if (frames.length === 0) {
-    const info: StepInfo = { active: null, activeEdges: [], sum: null, line: null, span: null, error: trace.error };
-    const first = snapshot(0, null, s, info, lookup);
-    frames.push(trace.error ? { ...first, narration: `${trace.error.type}: ${trace.error.message}` } : first);
+export interface ReplayOptions {
+  /** Keep a copy of the state every this many steps (default: sized so copies hold ~1M entries). */
+  checkpointEvery?: number;
+  /** Frames kept in the small recently-used cache. */
+  cacheSize?: number;
+}
+
+/**
+ * The timeline of one trace. `frame(i)` rebuilds step i from the nearest checkpoint; stepping forward
+ * continues from the last state, so playing is O(1) per step and a seek costs at most one interval.
+ */
+export class Replay {
+  readonly length: number;
+  /** Longest text each dynamic label line ever shows, so the layout reserves room once. */
+  readonly widths = new Map<string, number[]>();
+  readonly checkpointEvery: number;
+  private readonly idx: Index;
+  private readonly infos: StepInfo[] = [];
+  private readonly checkpoints = new Map<number, State>();
+  private readonly cache = new Map<number, Frame>();
+  private readonly cacheSize: number;
+  private cursor: { step: number; state: State } | null = null;
+
+  constructor(
+    readonly trace: Trace,
+    readonly lookup: TraceLookup = new TraceLookup(trace),
+    options: ReplayOptions = {},
+  ) {
+    this.idx = new Index(lookup);
+    const events = trace.events;
+    const elements = trace.tensors.length + trace.nodes.length + trace.edges.length + 1;
+    this.checkpointEvery = Math.max(1, options.checkpointEvery ?? Math.max(16, Math.ceil((events.length * elements) / 1_000_000)));
+    this.cacheSize = Math.max(1, options.cacheSize ?? 8);
+    this.length = Math.max(1, events.length);
+    const s = initial(trace);
+    events.forEach((ev, i) => {
+      const info = apply(ev, s, this.idx);
+      this.measure(s, info);
+      info.touched = null;
+      this.infos.push(info);
+      if (i % this.checkpointEvery === 0) this.checkpoints.set(i, clone(s));
+    });
+    if (events.length === 0) {
+      this.infos.push({ active: null, activeEdges: [], sum: null, line: null, span: null, error: trace.error, errorTensor: null, touched: null });
+      this.checkpoints.set(0, s);
+    }
   }
-  return frames;
+
+  private measure(s: State, info: StepInfo): void {
+    const ids = info.touched ?? [
+      ...this.lookup.trace.tensors.map((t) => t.id),
+      ...this.lookup.trace.nodes.map((n) => n.id),
+      ...this.lookup.trace.edges.map((e) => e.id),
+    ];
+    for (const id of ids) {
+      const lines = labelOf(s, id, this.lookup, info);
+      if (!lines) continue;
+      const w = this.widths.get(id) ?? lines.map(() => 0);
+      lines.forEach((l, i) => {
+        w[i] = Math.max(w[i] ?? 0, l.length);
+      });
+      this.widths.set(id, w);
+    }
+  }
+
+  /** The state after step i, from the cursor when it is just behind, else from a checkpoint. */
+  private stateAt(i: number): State {
+    const cur = this.cursor;
+    let state: State;
+    let from: number;
+    const base = Math.floor(i / this.checkpointEvery) * this.checkpointEvery;
+    if (cur && cur.step <= i && cur.step >= base) {
+      state = cur.state;
+      from = cur.step;
+    } else {
+      state = clone(this.checkpoints.get(base) ?? initial(this.trace));
+      from = base;
+    }
+    const events = this.trace.events;
+    for (let k = from + 1; k <= i; k++) {
+      const ev = events[k];
+      if (ev) apply(ev, state, this.idx);
+    }
+    this.cursor = { step: i, state };
+    return state;
+  }
+
+  frame(step: number): Frame {
+    const i = Math.min(Math.max(0, Math.round(step)), this.length - 1);
+    const hit = this.cache.get(i);
+    if (hit) {
+      this.cache.delete(i);
+      this.cache.set(i, hit);
+      return hit;
+    }
+    const state = this.stateAt(i);
+    const info = this.infos[i]!;
+    const ev = this.trace.events[i] ?? null;
+    let frame = snapshot(i, ev, state, info, this.lookup);
+    if (!ev && this.trace.error) frame = { ...frame, narration: `${this.trace.error.type}: ${this.trace.error.message}` };
+    this.cache.set(i, frame);
+    if (this.cache.size > this.cacheSize) this.cache.delete(this.cache.keys().next().value as number);
+    return frame;
+  }
+
+  /** Where the player starts: the graph fully built, just before the first backward pass. */
+  get start(): number {
+    return startIndex(this.trace.events);
+  }
+
+  /** Index of the error event, if the run stopped with one. */
+  get errorStep(): number | null {
+    const i = this.trace.events.findIndex((e) => e.kind === "error");
+    return i >= 0 ? i : null;
+  }
+
+  /** Number of backward passes (backward() or autograd.grad calls) in the timeline. */
+  get passCount(): number {
+    return this.trace.events.filter((e) => e.kind === "backward_begin").length;
+  }
+}
+
+function startIndex(events: readonly (TraceEvent | null)[]): number {
+  const first = events.findIndex((e) => e?.kind === "backward_begin");
+  if (first > 0) return first - 1;
+  if (first === 0) return 0;
+  return Math.max(0, events.length - 1);
+}
+
+/** Every step of the trace as a frame (for tests and small traces; the app uses Replay). */
+export function buildFrames(trace: Trace, lookup: TraceLookup = new TraceLookup(trace)): Frame[] {
+  const replay = new Replay(trace, lookup);
+  return Array.from({ length: replay.length }, (_, i) => replay.frame(i));
 }
 
 /** Where the player starts: the graph fully built, just before the first backward pass. */
 export function startStep(frames: readonly Frame[]): number {
-  const first = frames.findIndex((f) => f.event?.kind === "backward_begin");
-  if (first > 0) return first - 1;
-  if (first === 0) return 0;
-  return Math.max(0, frames.length - 1);
+  return startIndex(frames.map((f) => f.event));
 }
 
-/** The longest text each dynamic label line ever shows, so the layout can reserve room once. */
+/** The longest text each dynamic label line ever shows, computed from full frames. */
 export function labelWidths(frames: readonly Frame[]): Map<string, number[]> {
   const widths = new Map<string, number[]>();
   for (const f of frames) {

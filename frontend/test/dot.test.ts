@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { instance } from "@viz-js/viz";
-import { SVG_ID_PREFIX, toDot } from "../src/dot";
+import { SVG_ID_PREFIX, groupByLine, toDot } from "../src/dot";
 import { buildFrames, labelWidths } from "../src/replay";
-import { validateTrace } from "../src/trace/validate";
 import type { Trace } from "../src/trace/types";
-import { goldenTraces, handMade } from "./fixtures";
+import { handMade } from "./fixtures";
 
 function dotFor(trace: Trace, saved = false): string {
   return toDot(trace, { saved, widths: labelWidths(buildFrames(trace)) });
@@ -42,17 +41,37 @@ describe("DOT for y = x * x + sin(x)", () => {
   });
 });
 
-describe("golden traces from the tracer", () => {
-  const golden = goldenTraces();
-  it.skipIf(golden.length === 0)("all validate, replay and lay out", async () => {
-    const viz = await instance();
-    for (const [file, raw] of golden) {
-      const trace = validateTrace(raw);
-      const frames = buildFrames(trace);
-      expect(frames.length, file).toBeGreaterThan(0);
-      for (const f of frames) expect(f.narration.length, file).toBeGreaterThan(0);
-      const svg = viz.renderString(dotFor(trace), { format: "svg" });
-      for (const n of trace.nodes) expect(svg, `${file} ${n.id}`).toContain(`id="gs&#45;${n.id}"`);
+describe("large graphs", () => {
+  /** A chain of n MulBackward0 nodes all created on line 4 (a loop), with one leaf. */
+  function chain(n: number): Trace {
+    const v = { shape: [], dtype: "float32", data: [1] };
+    const span = { line: 4, col: 9, end_line: 4, end_col: 17 };
+    const tensors: Record<string, unknown>[] = [{ id: "t0", names: ["x"], shape: [], dtype: "float32", requires_grad: true, is_leaf: true, grad_fn: null, value: v, span: null }];
+    const nodes: Record<string, unknown>[] = [{ id: "n0", name: "AccumulateGrad", kind: "accumulate" as const, variable: "t0", inputs: [], outputs: [], saved: [], formulas: [], span: null, created_in_pass: null }];
+    const edges: Record<string, unknown>[] = [];
+    for (let i = 1; i <= n; i++) {
+      tensors.push({ id: `t${i}`, names: ["y"], shape: [], dtype: "float32", requires_grad: true, is_leaf: false, grad_fn: `n${i}`, value: v, span: null });
+      nodes.push({ id: `n${i}`, name: "MulBackward0", kind: "op" as const, variable: null, inputs: [`t${i - 1}`], outputs: [`t${i}`], saved: [], formulas: ["grad * other"], span, created_in_pass: null });
+      edges.push({ id: `e${i}`, source: `n${i}`, target: `n${i - 1}`, input_nr: 0, formula: "grad * other", local: null });
     }
+    return { version: "1.0", status: "ok", code: "", stdout: "", error: null, tensors, nodes, edges, events: [], notes: [] } as unknown as Trace;
+  }
+
+  it("draws a small graph whole", () => {
+    expect(groupByLine(chain(20))).toBeNull();
+  });
+
+  it("collapses a large graph by source line into one box per line, which expands", () => {
+    const trace = chain(200);
+    const grouping = groupByLine(trace)!;
+    expect([...grouping.groups.keys()]).toEqual(["group-L4"]);
+    expect(grouping.groups.get("group-L4")!.summary).toBe("MulBackward0 ×200");
+    const collapsed = toDot(trace, { saved: false, grouping });
+    expect(collapsed).toContain('id="gs-group-L4"');
+    expect(collapsed).not.toContain('id="gs-n57"');
+    expect(collapsed.split("\n").length).toBeLessThan(20);
+    const expanded = toDot(trace, { saved: false, grouping, expanded: new Set(["group-L4"]) });
+    expect(expanded).not.toContain('id="gs-group-L4"');
+    for (const n of trace.nodes) expect(expanded).toContain(`id="gs-${n.id}"`);
   });
 });

@@ -69,7 +69,7 @@ describe("replay of y = x * x + sin(x)", () => {
 
   it("reserves label room for the longest text", () => {
     const widths = labelWidths(frames);
-    expect(widths.get("n0")![0]).toBe("0 + 3.5839 = 3.5839".length);
+    expect(widths.get("n0")![0]).toBe("-0.4161 + 2.0 + 2.0 = 3.5839".length);
   });
 });
 

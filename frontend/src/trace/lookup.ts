@@ -49,6 +49,33 @@ export class TraceLookup {
     return n.name;
   }
 
+  /**
+   * The tensor a node saved under `slot`: its id when the trace names it, else the node's output for
+   * `result`, or the input of the same name (`self` is input 0, `other` input 1).
+   */
+  savedTensor(nodeId: string, slot: string): string | null {
+    const n = this.nodes.get(nodeId);
+    if (!n) return null;
+    const saved = n.saved.find((s) => s.slot === slot);
+    if (saved?.tensor) return saved.tensor;
+    if (slot === "result") return n.outputs.find((o): o is string => !!o) ?? null;
+    const input = { self: 0, other: 1 }[slot];
+    return input !== undefined ? (n.inputs[input] ?? null) : null;
+  }
+
+  /** The smallest node span (or tensor span for leaves) that contains a source position. */
+  elementAt(line: number, col: number): string | null {
+    let best: { id: string; size: number } | null = null;
+    const consider = (id: string, span: Span | null): void => {
+      if (!span || !contains(span, line, col)) return;
+      const size = (span.end_line - span.line) * 10000 + (span.end_col - span.col);
+      if (!best || size < best.size) best = { id, size };
+    };
+    for (const n of this.trace.nodes) consider(n.id, n.span);
+    for (const t of this.trace.tensors) if (t.is_leaf) consider(t.id, t.span);
+    return (best as { id: string } | null)?.id ?? null;
+  }
+
   /** The source text a span covers, on one line (multi-line spans are joined). */
   sourceText(span: Span | null | undefined): string | null {
     if (!span) return null;
@@ -63,4 +90,11 @@ export class TraceLookup {
     const joined = out.join(" ").trim();
     return joined.length > 0 ? joined : null;
   }
+}
+
+function contains(span: Span, line: number, col: number): boolean {
+  if (line < span.line || line > span.end_line) return false;
+  if (line === span.line && col < span.col) return false;
+  if (line === span.end_line && col >= span.end_col) return false;
+  return true;
 }

@@ -1,220 +1,56 @@
-/** The trace contract as TypeScript types, hand-written from server/schema.py (version 1.0). */
+/**
+ * The trace as the app uses it: the generated wire types (generated.ts, from server/schema.py's JSON
+ * Schema) with the defaults validate.ts fills in made required, so no reader re-checks for `undefined`.
+ */
 
-export type JsonNumber = number | boolean | "NaN" | "Infinity" | "-Infinity";
+import type * as Wire from "./generated";
 
-export interface ArrayValue {
-  shape: number[];
-  dtype: string;
-  data: JsonNumber[];
-  truncated?: boolean;
-  min?: JsonNumber | null;
-  max?: JsonNumber | null;
-  mean?: JsonNumber | null;
-}
+export type { Wire };
 
-export interface Span {
-  line: number;
-  col: number;
-  end_line: number;
-  end_col: number;
-}
+/** T with the keys K present (their schema defaults filled in by validateTrace). */
+type Filled<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: Exclude<T[P], undefined> };
 
-export interface TensorInfo {
-  id: string;
-  names: string[];
-  shape: number[];
-  dtype: string;
-  requires_grad: boolean;
-  is_leaf: boolean;
-  grad_fn: string | null;
-  value: ArrayValue;
-  span: Span | null;
-  is_param?: boolean;
-}
+/** Every event carries its `kind` (the schema marks it optional only because it has a default). */
+type Kinded<T> = T extends { kind?: infer K } ? Omit<T, "kind"> & { kind: Exclude<K, undefined> } : never;
 
-export interface SavedInfo {
-  slot: string;
-  tensor: string | null;
-  value: ArrayValue | JsonNumber | JsonNumber[] | string | null;
-  version: number | null;
-}
+export type ArrayValue = Wire.ArrayValue;
+export type JsonNumber = ArrayValue["data"][number];
+export type Span = Wire.Span;
+export type SavedInfo = Wire.SavedInfo;
+export type LocalGradient = Wire.LocalGradient;
+export type ErrorInfo = Wire.ErrorInfo;
 
-export type NodeKind = "op" | "accumulate" | "custom";
+export type TensorInfo = Filled<Wire.TensorInfo, "names" | "grad_fn" | "span">;
+export type NodeInfo = Filled<
+  Wire.NodeInfo,
+  "inputs" | "outputs" | "variable" | "saved" | "formulas" | "span" | "created_in_pass"
+>;
+export type NodeKind = NodeInfo["kind"];
+export type EdgeInfo = Filled<Wire.EdgeInfo, "formula" | "local">;
 
-export interface NodeInfo {
-  id: string;
-  name: string;
-  kind: NodeKind;
-  op?: string | null;
-  inputs: (string | null)[];
-  outputs: (string | null)[];
-  variable: string | null;
-  saved: SavedInfo[];
-  formulas: (string | null)[];
-  span: Span | null;
-  created_in_pass: number | null;
-}
-
-export interface LocalGradient {
-  kind: "elementwise" | "jacobian";
-  value: ArrayValue;
-}
-
-export interface EdgeInfo {
-  id: string;
-  source: string;
-  target: string;
-  input_nr: number;
-  output_nr?: number;
-  formula: string | null;
-  local: LocalGradient | null;
-}
-
-export interface ErrorInfo {
-  type: string;
-  message: string;
-  line?: number | null;
-  col?: number | null;
-  end_line?: number | null;
-  end_col?: number | null;
-  node?: string | null;
-  saved_slot?: string | null;
-  expected_version?: number | null;
-  actual_version?: number | null;
-}
-
-export interface TensorCreated {
-  kind: "tensor";
-  tensor: string;
-  line?: number | null;
-}
-
-export interface OpApplied {
-  kind: "op";
-  node: string | null;
-  tensors: string[];
-  line?: number | null;
-}
-
-export interface InplaceChanged {
-  kind: "inplace";
-  tensor: string;
-  node: string | null;
-  version: number;
-  value: ArrayValue;
-  line?: number | null;
-}
-
-export interface Printed {
-  kind: "print";
-  text: string;
-  line?: number | null;
-}
-
-export interface GradModeChanged {
-  kind: "grad_mode";
-  enabled: boolean;
-  line?: number | null;
-}
-
-export interface Seed {
-  tensor: string;
-  node: string | null;
-  grad: ArrayValue;
-}
-
-export interface BackwardBegan {
-  kind: "backward_begin";
-  pass: number;
-  api: "backward" | "grad";
-  roots: Seed[];
-  retain_graph: boolean;
-  create_graph: boolean;
-  line?: number | null;
-}
-
-export interface Contribution {
-  edge: string | null;
-  grad: ArrayValue;
-}
-
-export interface Sent {
-  edge: string;
-  grad: ArrayValue | null;
-  total?: ArrayValue | null;
-}
-
-export interface NodeRan {
-  kind: "node_run";
-  pass: number;
-  node: string;
-  received: Contribution[];
-  grad_outputs: (ArrayValue | null)[];
-  sent: Sent[];
-}
-
-export interface GradAccumulated {
-  kind: "accumulate";
-  pass: number;
-  node: string;
-  tensor: string;
-  before: ArrayValue | null;
-  contribution: ArrayValue;
-  after: ArrayValue;
-}
-
-export interface GradRetained {
-  kind: "retain_grad";
-  pass: number;
-  tensor: string;
-  grad: ArrayValue;
-}
-
-export interface GradCaptured {
-  kind: "capture";
-  pass: number;
-  tensor: string;
-  grad: ArrayValue | null;
-}
-
-export interface HookFired {
-  kind: "hook";
-  pass: number;
-  hook: "tensor" | "prehook" | "posthook" | "post_accumulate";
-  target: string;
-  name: string;
-  result?: ArrayValue | null;
-}
-
-export interface BackwardEnded {
-  kind: "backward_end";
-  pass: number;
-  freed: string[];
-}
-
-export interface ErrorRaised {
-  kind: "error";
-  error: ErrorInfo;
-}
-
-export type TraceEvent =
-  | TensorCreated
-  | OpApplied
-  | InplaceChanged
-  | Printed
-  | GradModeChanged
-  | BackwardBegan
-  | NodeRan
-  | GradAccumulated
-  | GradRetained
-  | GradCaptured
-  | HookFired
-  | BackwardEnded
-  | ErrorRaised;
-
+export type TraceEvent = Kinded<NonNullable<Wire.Trace["events"]>[number]>;
 export type EventKind = TraceEvent["kind"];
+export type EventOf<K extends EventKind> = Extract<TraceEvent, { kind: K }>;
 
-export type TraceStatus = "ok" | "error" | "limit" | "timeout";
+export type TensorCreated = EventOf<"tensor">;
+export type OpApplied = EventOf<"op">;
+export type InplaceChanged = EventOf<"inplace">;
+export type Printed = EventOf<"print">;
+export type GradModeChanged = EventOf<"grad_mode">;
+export type BackwardBegan = EventOf<"backward_begin">;
+export type NodeRan = EventOf<"node_run">;
+export type GradAccumulated = EventOf<"accumulate">;
+export type GradSet = EventOf<"grad_set">;
+export type GradRetained = EventOf<"retain_grad">;
+export type GradCaptured = EventOf<"capture">;
+export type HookFired = EventOf<"hook">;
+export type BackwardEnded = EventOf<"backward_end">;
+export type ErrorRaised = EventOf<"error">;
+export type Seed = Wire.Seed;
+export type Contribution = Wire.Contribution;
+export type Sent = NodeRan["sent"][number];
+
+export type TraceStatus = Wire.Trace["status"];
 
 export interface Trace {
   version: string;
@@ -229,7 +65,7 @@ export interface Trace {
   notes: string[];
 }
 
-/** An example from GET /api/v1/examples. */
+/** An example from GET /api/v1/examples (not part of the trace schema). */
 export interface Example {
   id: string;
   title: string;

@@ -87,6 +87,8 @@ export interface EditorOptions {
   doc: string;
   onRun: () => void;
   onChange: (code: string) => void;
+  /** The user clicked the code at this line and column (both from 1). */
+  onPick?: (line: number, col: number) => void;
 }
 
 export class CodeEditor {
@@ -116,6 +118,15 @@ export class CodeEditor {
       keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
       markField,
       EditorView.contentAttributes.of({ "aria-label": "PyTorch code" }),
+      EditorView.domEventHandlers({
+        click: (event, view) => {
+          const pos = view.posAtCoords({ x: event.clientX, y: event.clientY });
+          if (pos === null || !opts.onPick) return false;
+          const line = view.state.doc.lineAt(pos);
+          opts.onPick(line.number, pos - line.from + 1);
+          return false;
+        },
+      }),
       EditorView.updateListener.of((u) => {
         if (u.docChanged) opts.onChange(u.state.doc.toString());
       }),

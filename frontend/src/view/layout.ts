@@ -1,4 +1,4 @@
-/** Client of the layout worker: DOT in, SVG text out (falls back to the main thread without workers). */
+/** Client of the layout worker: DOT in, SVG text out, with a time limit so a huge graph cannot hang the app. */
 
 interface Reply {
   id: number;
@@ -6,46 +6,79 @@ interface Reply {
   error?: string;
 }
 
+/** Graphviz took longer than the limit; the worker was stopped and replaced. */
+export class LayoutTimeout extends Error {
+  constructor(ms: number) {
+    super(`the graph layout took longer than ${ms / 1000} s`);
+    this.name = "LayoutTimeout";
+  }
+}
+
+interface Pending {
+  resolve: (s: string) => void;
+  reject: (e: Error) => void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
 export class Layout {
   private worker: Worker | null = null;
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (s: string) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<number, Pending>();
 
-  constructor() {
+  constructor(private readonly timeoutMs = 10000) {
+    this.worker = this.spawn();
+  }
+
+  private spawn(): Worker | null {
     try {
-      this.worker = new Worker(new URL("../layout.worker.ts", import.meta.url), { type: "module" });
-      this.worker.onmessage = (e: MessageEvent<Reply>) => this.reply(e.data);
-      this.worker.onerror = () => {
+      const worker = new Worker(new URL("../layout.worker.ts", import.meta.url), { type: "module" });
+      worker.onmessage = (e: MessageEvent<Reply>) => this.reply(e.data);
+      worker.onerror = () => {
         this.worker = null;
-        for (const [, p] of this.pending) p.reject(new Error("layout worker failed"));
-        this.pending.clear();
+        this.failAll(new Error("layout worker failed"));
       };
+      return worker;
     } catch {
-      this.worker = null;
+      return null;
     }
+  }
+
+  private failAll(error: Error): void {
+    for (const [, p] of this.pending) {
+      clearTimeout(p.timer);
+      p.reject(error);
+    }
+    this.pending.clear();
   }
 
   private reply(r: Reply): void {
     const p = this.pending.get(r.id);
     if (!p) return;
     this.pending.delete(r.id);
+    clearTimeout(p.timer);
     if (r.svg !== undefined) p.resolve(r.svg);
     else p.reject(new Error(r.error ?? "layout failed"));
   }
 
   async render(dot: string): Promise<string> {
-    if (this.worker) {
-      const id = this.nextId++;
-      const worker = this.worker;
-      return new Promise((resolve, reject) => {
-        this.pending.set(id, { resolve, reject });
+    if (!this.worker) return this.renderHere(dot);
+    const id = this.nextId++;
+    const worker = this.worker;
+    try {
+      return await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          // Graphviz cannot be interrupted: stop the worker, start a fresh one for the next layout.
+          worker.terminate();
+          this.worker = this.spawn();
+          this.failAll(new LayoutTimeout(this.timeoutMs));
+        }, this.timeoutMs);
+        this.pending.set(id, { resolve, reject, timer });
         worker.postMessage({ id, dot });
-      }).then(
-        (s) => s as string,
-        () => this.renderHere(dot),
-      );
+      });
+    } catch (e) {
+      if (e instanceof LayoutTimeout) throw e;
+      return this.renderHere(dot);
     }
-    return this.renderHere(dot);
   }
 
   private async renderHere(dot: string): Promise<string> {

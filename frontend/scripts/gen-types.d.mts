@@ -1,0 +1,3 @@
+export const SCHEMA_PATH: string;
+export const GENERATED_PATH: string;
+export function generate(schema: unknown): Promise<string>;
