@@ -10,6 +10,7 @@ from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from server.api import meta, trace
 from server.config import Settings
@@ -52,6 +53,14 @@ def create_app(settings: Settings | None = None, runner: Runner | None = None) -
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "no-referrer")
         return response
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        # FastAPI answers 400 when a body is not even text; to clients that is a malformed request too.
+        if exc.status_code == 400:
+            detail = [{"loc": ["body"], "msg": "the request body is not valid UTF-8 JSON", "type": "json_invalid"}]
+            return JSONResponse(status_code=422, content={"detail": detail})
+        return JSONResponse(status_code=exc.status_code, content={"detail": exc.detail}, headers=exc.headers)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
