@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-import heapq
+import gc
+from heapq import heappop, heappush
 from typing import Any, Sequence
 
 import numpy as np
 
 from engine import grad_mode, observe
 from engine.node import AccumulateGrad, Node
+from engine.rules import backward_node
+
+_F32 = np.dtype(np.float32)
 
 
 class Pass:
@@ -32,37 +36,56 @@ class Pass:
         self.captured: list[Any] = [None] * len(self.capture or ())
 
     def run(self) -> list[Any]:
-        reach, runs = self._reach_and_run(self._walk())
-        dependencies = self._count_dependencies(runs, reach)
+        simple = self.capture is None and self.accumulate_into is None
+        if simple:
+            # backward() without inputs=: every node below the roots receives and runs.
+            dependencies = self._walk_counting()
+            if observe.current is None:
+                self._run_plain(dependencies)
+                return self.captured
+            reach = runs = dependencies
+        else:
+            reach, runs = self._reach_and_run(self._walk())
+            dependencies = self._count_dependencies(runs, reach)
         buffers: dict[Node, list] = {}
         ready: list = []
         order = 0
         obs = observe.current
+        create_graph = self.create_graph
+        release = not self.retain_graph
         # The roots behave like one graph root that sends each seed along its edge.
         for (node, nr), seed in zip(self.roots, self.seeds):
             if obs is not None:
                 obs.grad_sent(None, None, node, nr, seed, _buffer_total(buffers, node, nr, seed))
+            elif type(seed) is np.ndarray and not seed.shape and seed.dtype is _F32:
+                seed = seed[()]  # 0-d float32 gradients flow as NumPy scalars (see rules._unpack)
             _add(buffers, node, nr, seed)
             dependencies[node] -= 1
         for node in dict.fromkeys(n for n, _ in self.roots):
             if dependencies[node] == 0:
-                heapq.heappush(ready, (-node._seq, order, node))
+                heappush(ready, (-node._seq, order, node))
                 order += 1
         previous_mode = grad_mode.state.enabled
-        grad_mode.state.enabled = self.create_graph
+        grad_mode.state.enabled = create_graph
         try:
             while ready:
-                _, _, node = heapq.heappop(ready)
+                node = heappop(ready)[2]
                 grads = buffers.pop(node)
-                grads = self._run_tensor_hooks(node, grads, obs)
-                if self.capture is not None:
-                    for i, (target, nr) in enumerate(self.capture):
-                        if target is node:
-                            self.captured[i] = grads[nr]
-                if node not in runs:
-                    continue
+                if node._tensor_pre_hooks or node._retained:
+                    grads = self._run_tensor_hooks(node, grads, obs)
+                if not simple:
+                    if self.capture is not None:
+                        for i, (target, nr) in enumerate(self.capture):
+                            if target is node:
+                                self.captured[i] = grads[nr]
+                    if node not in runs:
+                        continue
                 try:
-                    sent = self._execute(node, grads, obs)
+                    if (node._plain and obs is None and node._pre_hooks is None
+                            and node._post_hooks is None and _complete(grads)):
+                        sent = backward_node(node, grads, create_graph)
+                    else:
+                        sent = self._execute(node, grads, obs)
                 except Exception:
                     if grad_mode.state.anomaly and node._anomaly is not None:
                         from engine.autograd.anomaly_mode import report_failure
@@ -73,25 +96,134 @@ class Pass:
                     from engine.autograd.anomaly_mode import check_nan
 
                     check_nan(node, sent)
-                for i, edge in enumerate(node._edges):
-                    if edge is None or sent[i] is None:
+                i = -1
+                for edge in node._edges:
+                    i += 1
+                    if edge is None:
+                        continue
+                    g = sent[i]
+                    if g is None:
                         continue
                     target, nr = edge
-                    if target not in reach:
+                    if not simple and target not in reach:
                         continue
                     if obs is not None:
-                        total = _buffer_total(buffers, target, nr, sent[i])
-                        obs.grad_sent(node, i, target, nr, sent[i], total)
-                    _add(buffers, target, nr, sent[i])
-                    dependencies[target] -= 1
-                    if dependencies[target] == 0:
-                        heapq.heappush(ready, (-target._seq, order, target))
+                        obs.grad_sent(node, i, target, nr, g, _buffer_total(buffers, target, nr, g))
+                    slots = buffers.get(target)
+                    if slots is None:
+                        if nr == 0 and (type(target) is AccumulateGrad or len(target._out_meta) == 1):
+                            buffers[target] = [g]
+                        else:
+                            _add(buffers, target, nr, g)
+                    else:
+                        _add(buffers, target, nr, g)
+                    left = dependencies[target] - 1
+                    dependencies[target] = left
+                    if left == 0:
+                        heappush(ready, (-target._seq, order, target))
                         order += 1
-                if not self.retain_graph:
+                if release and (node._was_saved or not node._plain):
                     node.release()
         finally:
             grad_mode.state.enabled = previous_mode
         return self.captured
+
+    def _run_plain(self, dependencies: dict[Node, int]) -> None:
+        """run() for the common case, kept tight: every node below the roots runs, no observer."""
+        buffers: dict[Node, list] = {}
+        ready: list = []
+        order = 0
+        create_graph = self.create_graph
+        release = not self.retain_graph
+        state = grad_mode.state
+        for (node, nr), seed in zip(self.roots, self.seeds):
+            if type(seed) is np.ndarray and not seed.shape and seed.dtype is _F32:
+                seed = seed[()]  # 0-d float32 gradients flow as NumPy scalars (see rules.backward_node)
+            _add(buffers, node, nr, seed)
+            dependencies[node] -= 1
+        for node in dict.fromkeys(n for n, _ in self.roots):
+            if dependencies[node] == 0:
+                heappush(ready, (-node._seq, order, node))
+                order += 1
+        previous_mode = state.enabled
+        state.enabled = create_graph
+        # The pass allocates many short-lived objects and frees none of the graph: generation-0
+        # collections would scan young objects for cycles that are not there. Objects made by hooks
+        # or under create_graph are collected as usual once the pass ends.
+        collecting = gc.isenabled()
+        if collecting:
+            gc.disable()
+        try:
+            while ready:
+                node = heappop(ready)[2]
+                grads = buffers.pop(node)
+                if node._tensor_pre_hooks or node._retained:
+                    grads = self._run_tensor_hooks(node, grads, None)
+                try:
+                    if (node._plain and node._pre_hooks is None and node._post_hooks is None
+                            and (len(grads) == 1 or _complete(grads))):
+                        sent = backward_node(node, grads, create_graph)
+                    else:
+                        sent = self._execute(node, grads, None)
+                except Exception:
+                    if state.anomaly and node._anomaly is not None:
+                        from engine.autograd.anomaly_mode import report_failure
+
+                        report_failure(node)
+                    raise
+                if state.anomaly and state.check_nan:
+                    from engine.autograd.anomaly_mode import check_nan
+
+                    check_nan(node, sent)
+                for edge, g in zip(node._edges, sent):
+                    if edge is None or g is None:
+                        continue
+                    target, nr = edge
+                    slots = buffers.get(target)
+                    if slots is None:
+                        if nr == 0 and (type(target) is AccumulateGrad or len(target._out_meta) == 1):
+                            buffers[target] = [g]
+                        else:
+                            _add(buffers, target, nr, g)
+                    else:
+                        previous = slots[nr]
+                        slots[nr] = g if previous is None else previous + g
+                    left = dependencies[target] - 1
+                    dependencies[target] = left
+                    if left == 0:
+                        heappush(ready, (-target._seq, order, target))
+                        order += 1
+                if release and (node._was_saved or not node._plain):
+                    node.release()
+        finally:
+            state.enabled = previous_mode
+            if collecting:
+                gc.enable()
+
+    def _walk_counting(self) -> dict[Node, int]:
+        """Every node below the roots, with how many gradients it waits for (one walk)."""
+        counts: dict[Node, int] = {}
+        stack = []
+        for node, _ in self.roots:
+            if node not in counts:
+                counts[node] = 0
+                stack.append(node)
+        get = counts.get
+        push = stack.append
+        pop = stack.pop
+        while stack:
+            for edge in pop()._edges:
+                if edge is not None:
+                    target = edge[0]
+                    n = get(target)
+                    if n is None:
+                        counts[target] = 1
+                        push(target)
+                    else:
+                        counts[target] = n + 1
+        for node, _ in self.roots:
+            counts[node] += 1
+        return counts
 
     def _walk(self) -> dict[Node, None]:
         """Every node below the roots (insertion-ordered)."""
@@ -181,7 +313,7 @@ class Pass:
         else:
             if obs is not None:
                 obs.node_started(node, grads)
-            ctx = getattr(node, "ctx", None)
+            ctx = node.ctx
             if ctx is None or ctx.materialize_grads:
                 grads = _materialize(node, grads, self.create_graph)
             sent = node.apply_backward(tuple(grads), self.create_graph)
@@ -195,6 +327,13 @@ class Pass:
                 if out is not None:
                     sent = tuple(_as_internal(g, self.create_graph) for g in out)
         return sent
+
+
+def _complete(grads: list) -> bool:
+    for g in grads:
+        if g is None:
+            return False
+    return True
 
 
 def _buffer_total(buffers: dict, node: Node, nr: int, grad: Any) -> Any:
@@ -272,7 +411,7 @@ def _retain(tensor: Any, grad: Any, create_graph: bool) -> None:
     elif create_graph:
         tensor._grad = tensor._grad + grad
     else:
-        tensor._grad = Tensor._make(tensor._grad._data + grad)
+        tensor._grad = Tensor._make(np.asarray(tensor._grad._data + grad))
 
 
 def _accumulate(node: AccumulateGrad, grad: Any, create_graph: bool, obs: Any) -> None:

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from engine import grad_mode, messages, observe, ops
-from engine.rules import apply
+from engine.rules import apply, scalar_binary, scalar_unary
 from engine.node import Node
 from engine.rules import Rule, _node_classes
 from engine.tensor import Tensor
@@ -31,10 +31,13 @@ def _check_broadcast(a: Any, b: Any) -> None:
             raise RuntimeError(problem)
 
 
+_OPERAND = (Tensor, *Number)
+
+
 def _binary(rule: Any, a: Any, b: Any, attrs: dict | None = None) -> Tensor:
     if type(b) is np.ndarray:
         b = Tensor._make(b)  # constants inside gradient formulas under create_graph
-    elif not isinstance(b, (Tensor, *Number)):
+    elif not isinstance(b, _OPERAND):
         return NotImplemented
     _check_broadcast(a, b)
     return apply(rule, (a, b), attrs)
@@ -42,12 +45,20 @@ def _binary(rule: Any, a: Any, b: Any, attrs: dict | None = None) -> Tensor:
 
 # --- arithmetic -------------------------------------------------------------------------------
 def add(input: Any, other: Any, alpha: Any = 1) -> Tensor:
+    if type(input) is Tensor and type(alpha) is int and alpha == 1:
+        result = scalar_binary(ops.ADD, input, other)
+        if result is not None:
+            return result
     if not isinstance(input, Tensor):
         input, other = other, input
     return _binary(ops.ADD, input, other, {"alpha": alpha} if alpha != 1 else None)
 
 
 def sub(input: Any, other: Any, alpha: Any = 1) -> Tensor:
+    if type(input) is Tensor and type(alpha) is int and alpha == 1:
+        result = scalar_binary(ops.SUB, input, other)
+        if result is not None:
+            return result
     if not isinstance(input, Tensor):
         return apply(ops.RSUB, (other,), {"other": input, "alpha": alpha})
     return _binary(ops.SUB, input, other, {"alpha": alpha} if alpha != 1 else None)
@@ -60,12 +71,20 @@ def rsub(input: Tensor, other: Any, alpha: Any = 1) -> Tensor:
 
 
 def mul(input: Any, other: Any) -> Tensor:
+    if type(input) is Tensor:
+        result = scalar_binary(ops.MUL, input, other)
+        if result is not None:
+            return result
     if not isinstance(input, Tensor):
         input, other = other, input
     return _binary(ops.MUL, input, other)
 
 
 def div(input: Any, other: Any) -> Tensor:
+    if type(input) is Tensor:
+        result = scalar_binary(ops.DIV, input, other)
+        if result is not None:
+            return result
     if not isinstance(input, Tensor):
         # 2 / a is 2 * a.reciprocal() in PyTorch's graph
         return mul(apply(ops.RECIPROCAL, (other,)), input)
@@ -73,6 +92,10 @@ def div(input: Any, other: Any) -> Tensor:
 
 
 def neg(input: Tensor) -> Tensor:
+    if type(input) is Tensor:
+        result = scalar_unary(ops.NEG, input)
+        if result is not None:
+            return result
     return apply(ops.NEG, (input,))
 
 
@@ -90,12 +113,24 @@ def square(input: Tensor) -> Tensor:
 
 
 def reciprocal(input: Tensor) -> Tensor:
+    if type(input) is Tensor:
+        result = scalar_unary(ops.RECIPROCAL, input)
+        if result is not None:
+            return result
     return apply(ops.RECIPROCAL, (input,))
 
 
 def _unary(rule: Any) -> Any:
-    def fn(input: Tensor) -> Tensor:
-        return apply(rule, (as_tensor(input),))
+    if rule.scalar is not None:
+        def fn(input: Tensor) -> Tensor:
+            if type(input) is Tensor:
+                result = scalar_unary(rule, input)
+                if result is not None:
+                    return result
+            return apply(rule, (as_tensor(input),))
+    else:
+        def fn(input: Tensor) -> Tensor:
+            return apply(rule, (as_tensor(input),))
 
     fn.__name__ = rule.name
     return fn

@@ -97,6 +97,8 @@ class Node:
         "__weakref__",
     )
     rule: Any = None
+    ctx: Any = None  # custom Function nodes have a ctx slot
+    _plain = False  # a node of an op-table rule whose backward is rules.backward_node
 
     def __init__(self) -> None:
         self._seq = next(_sequence)
@@ -169,7 +171,12 @@ class Node:
     def release(self) -> None:
         """Free the tensors saved for backward (after a pass without retain_graph); attributes stay."""
         saved = self._saved
-        if saved and self._was_saved:
+        was_saved = self._was_saved
+        if saved and was_saved:
+            if type(was_saved) is tuple:  # the slots to free, known when they were saved
+                for slot in was_saved:
+                    saved[slot] = FREED
+                return
             inputs = self.rule.inputs
             for slot, value in saved.items():
                 if type(value) is SavedTensor or slot in inputs:

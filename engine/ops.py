@@ -8,6 +8,8 @@ returned in the broadcast shape: the engine sums them back to each input's shape
 
 from __future__ import annotations
 
+import math
+import operator
 from typing import Any, Sequence
 
 import numpy as np
@@ -57,23 +59,27 @@ BINARY = ("self", "other")
 
 ADD = rule("add", "AddBackward0", lambda a, b, alpha=1: a + b if alpha == 1 else a + alpha * b,
            (lambda F, g: g, lambda F, g, alpha: g if alpha == 1 else g * alpha),
-           ("grad", "grad * alpha"), inputs=BINARY, elementwise=True, defaults={"alpha": 1})
+           ("grad", "grad * alpha"), inputs=BINARY, elementwise=True, defaults={"alpha": 1},
+           scalar=operator.add)
 SUB = rule("sub", "SubBackward0", lambda a, b, alpha=1: a - b if alpha == 1 else a - alpha * b,
            (lambda F, g: g, lambda F, g, alpha: -g if alpha == 1 else -g * alpha),
-           ("grad", "-grad * alpha"), inputs=BINARY, elementwise=True, defaults={"alpha": 1})
+           ("grad", "-grad * alpha"), inputs=BINARY, elementwise=True, defaults={"alpha": 1},
+           scalar=operator.sub)
 RSUB = rule("rsub", "RsubBackward1", lambda a, other, alpha=1: other - alpha * a,
             (lambda F, g, alpha: -g if alpha == 1 else -g * alpha,),
             ("-grad * alpha",), elementwise=True, defaults={"alpha": 1})
 MUL = rule("mul", "MulBackward0", np.multiply,
            (lambda F, g, other: g * other, lambda F, g, self: g * self),
-           ("grad * other", "grad * self"), inputs=BINARY, elementwise=True)
+           ("grad * other", "grad * self"), inputs=BINARY, elementwise=True, scalar=operator.mul)
 DIV = rule("div", "DivBackward0", np.true_divide,
            (lambda F, g, other: g / other, lambda F, g, self, other: -g * self / (other * other)),
-           ("grad / other", "-grad * self / other²"), inputs=BINARY, elementwise=True)
+           ("grad / other", "-grad * self / other²"), inputs=BINARY, elementwise=True,
+           scalar=operator.truediv)
 MUL_SCALAR = rule("mul_scalar", "MulBackward1", lambda a, other: a * other,
                   (lambda F, g, other: g * other,), ("grad * other",), elementwise=True,
                   extra_saves=("other",))
-NEG = rule("neg", "NegBackward0", np.negative, (lambda F, g: -g,), ("-grad",), elementwise=True)
+NEG = rule("neg", "NegBackward0", np.negative, (lambda F, g: -g,), ("-grad",), elementwise=True,
+           scalar=operator.neg)
 POW = rule("pow", "PowBackward0", lambda a, exponent: a ** exponent, (_pow_grad,),
            ("grad * exponent * self^(exponent - 1)",), elementwise=True, extra_saves=("exponent",))
 POW_TENSOR = rule(
@@ -87,28 +93,29 @@ RPOW = rule("rpow", "PowBackward2", lambda exponent, self: np.power(self, expone
             ("grad * result * log(self)",), inputs=("exponent",), elementwise=True,
             extra_saves=("self", "exponent"))
 RECIPROCAL = rule("reciprocal", "ReciprocalBackward0", np.reciprocal,
-                  (lambda F, g, result: -g * result * result,), ("-grad * result²",), elementwise=True)
+                  (lambda F, g, result: -g * result * result,), ("-grad * result²",), elementwise=True,
+                  scalar=lambda a: 1.0 / a)
 
 # --- unary math and activations -----------------------------------------------------------------
 EXP = rule("exp", "ExpBackward0", _via64(np.exp), (lambda F, g, result: g * result,), ("grad * result",),
-           elementwise=True)
+           elementwise=True, scalar=math.exp)
 LOG = rule("log", "LogBackward0", _via64(np.log), (lambda F, g, self: g / self,), ("grad / self",),
-           elementwise=True)
+           elementwise=True, scalar=math.log)
 SIN = rule("sin", "SinBackward0", _via64(np.sin), (lambda F, g, self: g * F.cos(self),), ("grad * cos(self)",),
-           elementwise=True)
+           elementwise=True, scalar=math.sin)
 COS = rule("cos", "CosBackward0", _via64(np.cos), (lambda F, g, self: -g * F.sin(self),),
-           ("-grad * sin(self)",), elementwise=True)
+           ("-grad * sin(self)",), elementwise=True, scalar=math.cos)
 TANH = rule("tanh", "TanhBackward0", _via64(np.tanh), (lambda F, g, result: g * (1 - result * result),),
-            ("grad * (1 - result²)",), elementwise=True)
+            ("grad * (1 - result²)",), elementwise=True, scalar=math.tanh)
 SIGMOID = rule("sigmoid", "SigmoidBackward0", lambda a: 1 / (1 + np.exp(-a)),
                (lambda F, g, result: g * (1 - result) * result,), ("grad * result * (1 - result)",),
                elementwise=True)
 RELU = rule("relu", "ReluBackward0", lambda a: np.maximum(a, 0),
             (lambda F, g, result: F.where(result > 0, g, 0),), ("grad * (result > 0)",), elementwise=True)
 SQRT = rule("sqrt", "SqrtBackward0", np.sqrt, (lambda F, g, result: g / (2 * result),),
-            ("grad / (2 * result)",), elementwise=True)
+            ("grad / (2 * result)",), elementwise=True, scalar=math.sqrt)
 ABS = rule("abs", "AbsBackward0", np.abs, (lambda F, g, self: g * F.sign(self),),
-           ("grad * sign(self)",), elementwise=True)
+           ("grad * sign(self)",), elementwise=True, scalar=abs)
 
 # --- reductions ---------------------------------------------------------------------------------
 SUM = rule("sum", "SumBackward0", lambda a: np.sum(a),
