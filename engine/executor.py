@@ -10,7 +10,7 @@ import numpy as np
 
 from engine import grad_mode, observe
 from engine.node import AccumulateGrad, Node
-from engine.rules import backward_node
+from engine.rules import backward_node, scalar_backward
 
 _F32 = np.dtype(np.float32)
 
@@ -97,14 +97,13 @@ class Pass:
 
                     check_nan(node, sent)
                 i = -1
-                for edge in node._edges:
+                for target, nr in zip(node._next, node._nrs):
                     i += 1
-                    if edge is None:
+                    if target is None:
                         continue
                     g = sent[i]
                     if g is None:
                         continue
-                    target, nr = edge
                     if not simple and target not in reach:
                         continue
                     if obs is not None:
@@ -129,7 +128,11 @@ class Pass:
         return self.captured
 
     def _run_plain(self, dependencies: dict[Node, int]) -> None:
-        """run() for the common case, kept tight: every node below the roots runs, no observer."""
+        """run() for the common case, kept tight: every node below the roots runs, no observer.
+
+        Same order as run(): ready nodes by descending sequence number. A node that becomes ready
+        while no other one waits is run next without going through the heap or the buffers.
+        """
         buffers: dict[Node, list] = {}
         ready: list = []
         order = 0
@@ -153,16 +156,31 @@ class Pass:
         collecting = gc.isenabled()
         if collecting:
             gc.disable()
+        held = None  # the next node to run, when it is the only ready one
+        held_grads = None
+        done = False  # the node's saved values were already released
         try:
-            while ready:
-                node = heappop(ready)[2]
-                grads = buffers.pop(node)
+            while held is not None or ready:
+                if held is not None:
+                    node, grads = held, held_grads
+                    held = held_grads = None  # no reference may outlive its node (big arrays)
+                else:
+                    node = heappop(ready)[2]
+                    grads = buffers.pop(node)
                 if node._tensor_pre_hooks or node._retained:
                     grads = self._run_tensor_hooks(node, grads, None)
                 try:
                     if (node._plain and node._pre_hooks is None and node._post_hooks is None
                             and (len(grads) == 1 or _complete(grads))):
-                        sent = backward_node(node, grads, create_graph)
+                        sv = node._sv
+                        sent = None
+                        if type(sv) is tuple and not create_graph:
+                            sent = scalar_backward(node, sv, grads[0])
+                        if sent is None:
+                            sent = backward_node(node, grads, create_graph)
+                        elif release:
+                            node._sv = node.rule.scalar_plans[sv[0]].released
+                            done = True
                     else:
                         sent = self._execute(node, grads, None)
                 except Exception:
@@ -175,25 +193,41 @@ class Pass:
                     from engine.autograd.anomaly_mode import check_nan
 
                     check_nan(node, sent)
-                for edge, g in zip(node._edges, sent):
-                    if edge is None or g is None:
+                for target, nr, g in zip(node._next, node._nrs, sent):
+                    if target is None or g is None:
                         continue
-                    target, nr = edge
+                    left = dependencies[target] - 1
+                    dependencies[target] = left
                     slots = buffers.get(target)
                     if slots is None:
                         if nr == 0 and (type(target) is AccumulateGrad or len(target._out_meta) == 1):
-                            buffers[target] = [g]
+                            slots = [g]
                         else:
-                            _add(buffers, target, nr, g)
+                            slots = [None] * max(len(target._out_meta), nr + 1)
+                            slots[nr] = g
+                        if left:
+                            buffers[target] = slots
                     else:
                         previous = slots[nr]
                         slots[nr] = g if previous is None else previous + g
-                    left = dependencies[target] - 1
-                    dependencies[target] = left
-                    if left == 0:
-                        heappush(ready, (-target._seq, order, target))
-                        order += 1
-                if release and (node._was_saved or not node._plain):
+                        if not left:
+                            del buffers[target]
+                    if not left:
+                        if held is None and not ready:
+                            held = target
+                            held_grads = slots
+                        else:
+                            if held is not None:
+                                buffers[held] = held_grads
+                                heappush(ready, (-held._seq, order, held))
+                                order += 1
+                                held = held_grads = None
+                            buffers[target] = slots
+                            heappush(ready, (-target._seq, order, target))
+                            order += 1
+                if done:
+                    done = False
+                elif release and (node._was_saved or not node._plain):
                     node.release()
         finally:
             state.enabled = previous_mode
@@ -212,9 +246,8 @@ class Pass:
         push = stack.append
         pop = stack.pop
         while stack:
-            for edge in pop()._edges:
-                if edge is not None:
-                    target = edge[0]
+            for target in pop()._next:
+                if target is not None:
                     n = get(target)
                     if n is None:
                         counts[target] = 1
@@ -234,10 +267,10 @@ class Pass:
                 seen[node] = None
                 stack.append(node)
         while stack:
-            for edge in stack.pop()._edges:
-                if edge is not None and edge[0] not in seen:
-                    seen[edge[0]] = None
-                    stack.append(edge[0])
+            for target in stack.pop()._next:
+                if target is not None and target not in seen:
+                    seen[target] = None
+                    stack.append(target)
         return seen
 
     def _count_dependencies(self, runs: Any, reach: Any) -> dict[Node, int]:
@@ -246,9 +279,9 @@ class Pass:
         for node, _ in self.roots:
             dependencies[node] = dependencies.get(node, 0) + 1
         for node in runs:
-            for edge in node._edges:
-                if edge is not None and edge[0] in dependencies:
-                    dependencies[edge[0]] += 1
+            for target in node._next:
+                if target is not None and target in dependencies:
+                    dependencies[target] += 1
         return dependencies
 
     def _reach_and_run(self, graph: dict[Node, None]) -> tuple[Any, Any]:
@@ -269,14 +302,14 @@ class Pass:
         while stack:
             node, expanded = stack.pop()
             if expanded:
-                if any(e is not None and (e[0] in leads or e[0] in targets) for e in node._edges):
+                if any(n is not None and (n in leads or n in targets) for n in node._next):
                     leads.add(node)
                 continue
             if node in done:
                 continue
             done.add(node)
             stack.append((node, True))
-            stack.extend((e[0], False) for e in node._edges if e is not None and e[0] not in done)
+            stack.extend((n, False) for n in node._next if n is not None and n not in done)
         return leads | targets, leads | accumulated
 
     def _run_tensor_hooks(self, node: Node, grads: list, obs: Any) -> list:

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from engine import grad_mode, messages, observe, ops
-from engine.rules import apply, scalar_binary, scalar_unary
+from engine.rules import apply, scalar_binary_op, scalar_unary_op
 from engine.node import Node
 from engine.rules import Rule, _node_classes
 from engine.tensor import Tensor
@@ -44,24 +44,37 @@ def _binary(rule: Any, a: Any, b: Any, attrs: dict | None = None) -> Tensor:
 
 
 # --- arithmetic -------------------------------------------------------------------------------
-def add(input: Any, other: Any, alpha: Any = 1) -> Tensor:
-    if type(input) is Tensor and type(alpha) is int and alpha == 1:
-        result = scalar_binary(ops.ADD, input, other)
-        if result is not None:
-            return result
+# add, sub, mul, div, neg, reciprocal and the unary functions below run 0-d float32 operands
+# through their rule's scalar kernel (see rules.scalar_binary_op), everything else as written here.
+# The operators (`x + y`, `x * 0.5`) call the fast functions directly.
+def _add(input: Any, other: Any, alpha: Any = 1) -> Tensor:
     if not isinstance(input, Tensor):
         input, other = other, input
     return _binary(ops.ADD, input, other, {"alpha": alpha} if alpha != 1 else None)
 
 
-def sub(input: Any, other: Any, alpha: Any = 1) -> Tensor:
-    if type(input) is Tensor and type(alpha) is int and alpha == 1:
-        result = scalar_binary(ops.SUB, input, other)
-        if result is not None:
-            return result
+add_op = scalar_binary_op(ops.ADD, _add)
+
+
+def add(input: Any, other: Any, alpha: Any = 1) -> Tensor:
+    if type(alpha) is int and alpha == 1:
+        return add_op(input, other)
+    return _add(input, other, alpha)
+
+
+def _sub(input: Any, other: Any, alpha: Any = 1) -> Tensor:
     if not isinstance(input, Tensor):
         return apply(ops.RSUB, (other,), {"other": input, "alpha": alpha})
     return _binary(ops.SUB, input, other, {"alpha": alpha} if alpha != 1 else None)
+
+
+sub_op = scalar_binary_op(ops.SUB, _sub)
+
+
+def sub(input: Any, other: Any, alpha: Any = 1) -> Tensor:
+    if type(alpha) is int and alpha == 1:
+        return sub_op(input, other)
+    return _sub(input, other, alpha)
 
 
 def rsub(input: Tensor, other: Any, alpha: Any = 1) -> Tensor:
@@ -70,33 +83,24 @@ def rsub(input: Tensor, other: Any, alpha: Any = 1) -> Tensor:
     return apply(ops.RSUB, (input,), {"other": other, "alpha": alpha} if alpha != 1 else {"other": other})
 
 
-def mul(input: Any, other: Any) -> Tensor:
-    if type(input) is Tensor:
-        result = scalar_binary(ops.MUL, input, other)
-        if result is not None:
-            return result
+def _mul(input: Any, other: Any) -> Tensor:
     if not isinstance(input, Tensor):
         input, other = other, input
     return _binary(ops.MUL, input, other)
 
 
-def div(input: Any, other: Any) -> Tensor:
-    if type(input) is Tensor:
-        result = scalar_binary(ops.DIV, input, other)
-        if result is not None:
-            return result
+mul = scalar_binary_op(ops.MUL, _mul)
+
+
+def _div(input: Any, other: Any) -> Tensor:
     if not isinstance(input, Tensor):
         # 2 / a is 2 * a.reciprocal() in PyTorch's graph
         return mul(apply(ops.RECIPROCAL, (other,)), input)
     return _binary(ops.DIV, input, other)
 
 
-def neg(input: Tensor) -> Tensor:
-    if type(input) is Tensor:
-        result = scalar_unary(ops.NEG, input)
-        if result is not None:
-            return result
-    return apply(ops.NEG, (input,))
+div = scalar_binary_op(ops.DIV, _div)
+neg = scalar_unary_op(ops.NEG, lambda input: apply(ops.NEG, (input,)))
 
 
 def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001 - PyTorch's name
@@ -112,28 +116,15 @@ def square(input: Tensor) -> Tensor:
     return pow(input, 2)
 
 
-def reciprocal(input: Tensor) -> Tensor:
-    if type(input) is Tensor:
-        result = scalar_unary(ops.RECIPROCAL, input)
-        if result is not None:
-            return result
-    return apply(ops.RECIPROCAL, (input,))
+reciprocal = scalar_unary_op(ops.RECIPROCAL, lambda input: apply(ops.RECIPROCAL, (input,)))
 
 
 def _unary(rule: Any) -> Any:
-    if rule.scalar is not None:
-        def fn(input: Tensor) -> Tensor:
-            if type(input) is Tensor:
-                result = scalar_unary(rule, input)
-                if result is not None:
-                    return result
-            return apply(rule, (as_tensor(input),))
-    else:
-        def fn(input: Tensor) -> Tensor:
-            return apply(rule, (as_tensor(input),))
+    def fn(input: Tensor) -> Tensor:
+        return apply(rule, (as_tensor(input),))
 
     fn.__name__ = rule.name
-    return fn
+    return fn if rule.scalar is None else scalar_unary_op(rule, fn)
 
 
 exp = _unary(ops.EXP)

@@ -113,7 +113,7 @@ def _get_device(self: Tensor) -> int:
 
 METHODS = {
     # operators
-    "__add__": f.add, "__radd__": f.add, "__sub__": f.sub, "__rsub__": f.rsub,
+    "__add__": f.add_op, "__radd__": f.add_op, "__sub__": f.sub_op, "__rsub__": f.rsub,
     "__mul__": f.mul, "__rmul__": f.mul, "__truediv__": f.div, "__rtruediv__": _reflected(f.div),
     "__neg__": f.neg, "__pos__": lambda self: self, "__pow__": f.pow, "__rpow__": _reflected(f.pow),
     "__matmul__": f.matmul, "__rmatmul__": _reflected(f.matmul), "__abs__": f.abs,

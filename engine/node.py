@@ -42,6 +42,17 @@ def add_hook(registry: dict, fn: Callable) -> RemovableHandle:
 
 FREED = object()  # marks a saved slot released after backward
 
+ZEROS = ((), (0,), (0, 0), (0, 0, 0))  # output numbers of nodes whose inputs are all output 0
+_NRS: dict[tuple, tuple] = {z: z for z in ZEROS}
+
+
+def output_numbers(nrs: tuple) -> tuple:
+    """The shared tuple equal to `nrs` (one per distinct value: nodes do not each own one)."""
+    shared = _NRS.get(nrs)
+    if shared is None:
+        shared = nrs if len(_NRS) > 4096 else _NRS.setdefault(nrs, nrs)
+    return shared
+
 
 # Active torch.autograd.graph.saved_tensors_hooks (pack, unpack) pairs, innermost last.
 SAVED_HOOKS: list = []
@@ -81,8 +92,9 @@ class Node:
     """A grad_fn: one per differentiable op application; its class name is PyTorch's node name."""
 
     __slots__ = (
-        "_edges",
-        "_saved",
+        "_next",
+        "_nrs",
+        "_sv",
         "_in_meta",
         "_out_meta",
         "_seq",
@@ -102,7 +114,7 @@ class Node:
 
     def __init__(self) -> None:
         self._seq = next(_sequence)
-        self._saved = None
+        self._sv = None
         self._was_saved = False
         self._pre_hooks = None
         self._post_hooks = None
@@ -112,11 +124,25 @@ class Node:
         self._attrs = None
         self._anomaly = None
 
+    # --- edges ---------------------------------------------------------------------------
+    # Per input, the node its gradient flows to (None where none flows) and that node's output
+    # number, kept as two parallel tuples: the output numbers are small ints (shared tuples when all
+    # are 0), so a node costs the garbage collector two tracked objects, not one per edge more.
+    @property
+    def _edges(self) -> tuple:
+        """Per input, (node, output_nr) or None: the edge view the tracer and next_functions read."""
+        return tuple(None if n is None else (n, nr) for n, nr in zip(self._next, self._nrs))
+
+    @_edges.setter
+    def _edges(self, edges: Any) -> None:
+        self._next = tuple(None if e is None else e[0] for e in edges)
+        self._nrs = output_numbers(tuple(0 if e is None else e[1] for e in edges))
+
     # --- PyTorch's public Node API -------------------------------------------------------
     @property
     def next_functions(self) -> tuple:
         """One (node, input_nr) per input; (None, 0) where no gradient flows, as in PyTorch."""
-        return tuple((None, 0) if e is None else e for e in self._edges)
+        return tuple((None, 0) if n is None else (n, nr) for n, nr in zip(self._next, self._nrs))
 
     def name(self) -> str:
         return type(self).__name__
@@ -168,9 +194,30 @@ class Node:
     def saved_slots(self) -> tuple[str, ...]:
         return self.rule.saves if self.rule is not None else ()
 
+    @property
+    def _saved(self) -> dict | None:
+        """Slot name -> SavedTensor, Python value, or FREED; None when the node saved nothing.
+
+        Nodes of the 0-d fast path keep what they saved in a compact tuple (see
+        rules.ScalarPlan); the first read here turns it into this dict for good."""
+        sv = self._sv
+        if type(sv) is tuple:
+            from engine.rules import expand_compact
+
+            sv = self._sv = expand_compact(self, sv)
+        return sv
+
+    @_saved.setter
+    def _saved(self, value: dict | None) -> None:
+        self._sv = value
+
     def release(self) -> None:
         """Free the tensors saved for backward (after a pass without retain_graph); attributes stay."""
-        saved = self._saved
+        sv = self._sv
+        if type(sv) is tuple:
+            self._sv = self.rule.released_compact(sv)
+            return
+        saved = sv
         was_saved = self._was_saved
         if saved and was_saved:
             if type(was_saved) is tuple:  # the slots to free, known when they were saved
@@ -184,9 +231,12 @@ class Node:
 
     def unpack(self, slot: str, as_tensor: bool) -> Any:
         """The saved value of `slot`, checking its version; raises if it was freed."""
-        if self._saved is None:
+        saved = self._sv
+        if saved is None:
             return None
-        value = self._saved.get(slot)
+        if type(saved) is tuple:
+            saved = self._saved
+        value = saved.get(slot)
         if type(value) is SavedTensor:
             return unpack_saved(self, value, as_tensor)
         if value is FREED:
@@ -249,7 +299,8 @@ class AccumulateGrad(Node):
         super().__init__()
         self._seq = UINT64_MAX
         self.variable = variable
-        self._edges = ()
+        self._next = ()
+        self._nrs = ()
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"  # PyTorch's C++ name; the class name is AccumulateGrad

@@ -18,6 +18,17 @@ _MASK24 = (1 << 24) - 1
 _MASK53 = (1 << 53) - 1
 _TWO_PI = 2.0 * math.pi
 
+# torch's CPUGeneratorImplState (ATen/CPUGeneratorImpl.cpp), byte for byte: the legacy POD (initial
+# seed, mt19937 left/seeded/next, 624 state words widened to 64 bits, the double normal cache)
+# followed by the float normal cache. get_rng_state() returns these bytes as a uint8 tensor.
+_STATE = np.dtype({
+    "names": ["seed", "left", "seeded", "next", "mt", "normal_x", "normal_y", "normal_rho",
+              "normal_is_valid", "float_sample", "float_valid"],
+    "formats": ["<u8", "<i4", "<i4", "<u8", ("<u8", (624,)), "<f8", "<f8", "<f8", "<i4", "<f4", "u1"],
+    "offsets": [0, 8, 12, 16, 24, 5016, 5024, 5032, 5040, 5048, 5052],
+    "itemsize": 5056,
+})
+
 
 class Generator:
     """A torch.Generator on the CPU."""
@@ -35,6 +46,7 @@ class Generator:
         self._bits = np.random.RandomState(seed & 0xFFFFFFFF)._bit_generator
         self._next_double: float | None = None
         self._next_float: float | None = None
+        self._fresh = True  # seeded, nothing drawn yet (torch's next index is 0, not 624)
         return self
 
     def initial_seed(self) -> int:
@@ -46,17 +58,61 @@ class Generator:
         return seed
 
     def get_state(self) -> Any:
-        return (self._seed, self._bits.state, self._next_double, self._next_float)
+        """torch's CPUGeneratorImplState as a uint8 tensor of 5056 bytes, laid out as torch lays it."""
+        from engine.tensor import Tensor
 
-    def set_state(self, state: Any) -> "Generator":
-        self._seed, bits, self._next_double, self._next_float = state
-        self._bits = np.random.RandomState()._bit_generator
-        self._bits.state = bits
+        state = np.zeros((), _STATE)
+        mt = self._bits.state["state"]
+        pos = int(mt["pos"])
+        state["seed"] = self._seed
+        # torch's mt19937 counts `left` down to 1 before regenerating and reads state[next++];
+        # NumPy's reads key[pos++] and regenerates at pos == 624. A fresh seed is left=1, next=0.
+        state["left"] = 625 - pos if pos < 624 else 1
+        state["seeded"] = 1
+        state["next"] = 0 if self._fresh else pos
+        state["mt"] = mt["key"]
+        if self._next_double is not None:
+            state["normal_is_valid"] = 1
+            state["normal_y"] = self._next_double
+        if self._next_float is not None:
+            state["float_valid"] = 1
+            state["float_sample"] = self._next_float
+        return Tensor._make(np.frombuffer(state.tobytes(), np.uint8).copy())
+
+    def set_state(self, new_state: Any) -> "Generator":
+        from engine.tensor import Tensor
+
+        if not isinstance(new_state, Tensor):
+            raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
+        data = new_state._data
+        if data.dtype != np.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        if data.size != _STATE.itemsize:
+            raise RuntimeError(
+                f"Expected a CPUGeneratorImplState of size {_STATE.itemsize} but found the input RNG "
+                f"state size to be {data.size}"
+            )
+        state = np.frombuffer(np.ascontiguousarray(data).reshape(-1).tobytes(), _STATE)[0]
+        left, nxt = int(state["left"]), int(state["next"])
+        if not state["seeded"] or not 0 < left <= 624 or nxt > 624:
+            raise RuntimeError("Invalid mt19937 state")
+        bits = np.random.RandomState()._bit_generator
+        # The next draw regenerates when left is 1 (NumPy: pos 624); otherwise it reads state[next].
+        bits.state = {"bit_generator": "MT19937",
+                      "state": {"key": state["mt"].astype(np.uint32), "pos": 624 if left == 1 else nxt}}
+        self._bits = bits
+        self._seed = int(state["seed"])
+        self._fresh = left == 1 and nxt == 0
+        self._next_double = float(state["normal_y"]) if state["normal_is_valid"] else None
+        self._next_float = float(state["float_sample"]) if state["float_valid"] else None
         return self
 
     # --- raw draws -------------------------------------------------------------------------
     def random32(self, n: int) -> np.ndarray:
-        return self._bits.random_raw(n).astype(np.uint64) if n else np.zeros(0, np.uint64)
+        if not n:
+            return np.zeros(0, np.uint64)
+        self._fresh = False
+        return self._bits.random_raw(n).astype(np.uint64)
 
     def random64(self, n: int) -> np.ndarray:
         raw = self.random32(2 * n)

@@ -16,7 +16,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from engine import grad_mode, messages, observe
-from engine.node import FREED, SAVED_HOOKS, Node, SavedTensor, unpack_saved
+from engine import node as _node_module
+from engine.node import FREED, SAVED_HOOKS, ZEROS as _ZEROS, Node, SavedTensor, output_numbers, unpack_saved
 from engine.tensor import Tensor
 
 _F64 = np.dtype(np.float64)
@@ -106,6 +107,8 @@ class Rule:
             (g, names, any(n in CALL_CONTEXT for n in names)) for g, names in zip(self.grads, self.needs)
         )
         self._save_plans: dict[int, tuple[tuple, tuple[str, ...]]] = {}
+        # ScalarPlan per key (see scalar_plan); index 0-7 built on first use.
+        self.scalar_plans: list[ScalarPlan | None] = [None] * 16  # 8-15: released, stay None
         self.node_cls: type[Node] = _node_class(node, self)
 
     def save_plan(self, mask: int) -> tuple[tuple, tuple[str, ...]]:
@@ -135,8 +138,128 @@ class Rule:
                 entries.append((slot, _ATTR, None))
         return tuple(entries), tuple(slot for slot, kind, _ in entries if kind in (_OUTPUT, _INPUT))
 
+    def scalar_plan(self, key: int) -> "ScalarPlan":
+        plan = self.scalar_plans[key]
+        if plan is None:
+            plan = self.scalar_plans[key] = ScalarPlan(self, key)
+        return plan
+
+    def released_compact(self, sv: tuple) -> tuple:
+        """The compact saved form of a node after backward freed what it saved."""
+        return self.scalar_plans[sv[0] & 7].released
+
     def __repr__(self) -> str:
         return f"Rule({self.name} -> {self.node_name})"
+
+
+class ScalarPlan:
+    """What a node of the 0-d fast path saves, kept compactly, and how its backward reads it.
+
+    The key is the mask of inputs that require grad (bits 0 and 1) plus 4 when the second input is
+    a tensor rather than a Python number. Instead of a dict of SavedTensor objects, such a node
+    keeps one tuple: (key, value, version, value, version...) with one pair per saved input or
+    output in `entries` order (version None for a Python number); attributes come from the
+    rule's defaults. After backward the tuple becomes `released`: (key | 8,). Node._saved turns the
+    tuple into the usual dict on first read, so everything but the plain backward sees the dict.
+    """
+
+    __slots__ = ("key", "entries", "freeable", "layout", "constants", "args", "bare", "released")
+
+    def __init__(self, rule: Rule, key: int) -> None:
+        mask = key & 3
+        self.key = key
+        self.entries, self.freeable = rule.save_plan(mask)
+        layout = []  # per stored pair: 0 self, 1 other, 2 result
+        names = []
+        constants = []
+        for slot, kind, ref in self.entries:
+            if kind == _OUTPUT:
+                layout.append(2)
+                names.append(slot)
+            elif kind == _INPUT:
+                layout.append(ref)
+                names.append(slot)
+            elif kind == _ATTR and slot in rule.defaults:
+                constants.append((slot, rule.defaults[slot]))
+            else:
+                raise ValueError(f"rule {rule.name}: slot {slot} cannot be saved on the scalar path")
+        self.layout = tuple(layout)
+        self.constants = tuple(constants)
+        # Per input: None, or (gradient function, indices into [stored values..., constants...]).
+        order = names + [slot for slot, _ in constants]
+        args = []
+        for i, (fn, slots, context) in enumerate(rule.grad_plan):
+            if not mask >> i & 1 or fn is None:
+                args.append(None)
+            else:
+                if context:
+                    raise ValueError(f"rule {rule.name}: call context on the scalar path")
+                args.append((fn, tuple(order.index(slot) for slot in slots)))
+        self.args = tuple(args)
+        self.bare = (key,)
+        self.released = (key | 8,)
+
+
+def expand_compact(node: Node, sv: tuple) -> dict:
+    """The dict of saved slots equal to a compact tuple (see ScalarPlan)."""
+    key = sv[0]
+    plan = node.rule.scalar_plans[key & 7]
+    released = key & 8
+    saved: dict[str, Any] = {}
+    k = 1
+    constants = dict(plan.constants)
+    for slot, kind, _ in plan.entries:
+        if kind == _OUTPUT or kind == _INPUT:
+            if released:
+                saved[slot] = FREED
+                continue
+            value, version = sv[k], sv[k + 1]
+            k += 2
+            if type(value) is Tensor:
+                st = _object_new(SavedTensor)
+                st.tensor = value
+                st.version = version
+                st.is_output = kind == _OUTPUT
+                st.packed = None
+                value = st
+            saved[slot] = value
+        else:
+            saved[slot] = constants[slot]
+    return saved
+
+
+def scalar_backward(node: Node, sv: tuple, g: Any) -> tuple | None:
+    """Plain backward of a node holding a compact saved tuple; None when the general path must
+    run instead (released, or a saved tensor changed since: it raises PyTorch's errors)."""
+    plan = node.rule.scalar_plans[sv[0]]
+    if plan is None:  # released: the general path raises or reads the attributes that stay
+        return None
+    values = []
+    k = 1
+    n = len(sv)
+    while k < n:
+        value = sv[k]
+        if type(value) is Tensor:
+            if value._vc[0] != sv[k + 1]:
+                return None
+            value = value._data[()]  # 0-d float32 as a NumPy scalar: float32 math, fast
+        values.append(value)
+        k += 2
+    if plan.constants:
+        values.extend([c for _, c in plan.constants])
+    out = []
+    for spec in plan.args:
+        if spec is None:
+            out.append(None)
+            continue
+        fn, at = spec
+        if not at:
+            out.append(fn(ArrayMath, g))
+        elif len(at) == 1:
+            out.append(fn(ArrayMath, g, values[at[0]]))
+        else:
+            out.append(fn(ArrayMath, g, *[values[j] for j in at]))
+    return tuple(out)
 
 
 # Parameter names a gradient function may ask for that describe the call, not saved values:
@@ -207,7 +330,7 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
     node = None
     if mask and state.enabled:
         node = rule.node_cls()
-        node._edges = tuple([_edge(x) for x in inputs])
+        _link(node, inputs)
         node._in_meta = tuple([a.shape if type(a) is _NDARRAY else np.shape(a) for a in arrays])
         node._out_meta = tuple([(r._data.shape, r._data.dtype) for r in results])
         if attrs:
@@ -229,13 +352,28 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
     return result
 
 
-def _edge(x: Any) -> tuple[Node, int] | None:
-    if type(x) is not Tensor and not isinstance(x, Tensor) or not x._requires_grad:
-        return None
-    fn = x.grad_fn
-    if fn is not None:
-        return (fn, x._output_nr)
-    return (x._grad_accumulator(), 0)
+def _link(node: Node, inputs: tuple) -> None:
+    """Set the node's edges: per input, the node its gradient goes to and that node's output nr."""
+    targets = []
+    numbered = False  # some input is output 1, 2... of its grad_fn
+    for x in inputs:
+        if type(x) is not Tensor and not isinstance(x, Tensor) or not x._requires_grad:
+            targets.append(None)
+            continue
+        fn = x.grad_fn
+        if fn is None:
+            targets.append(x._grad_accumulator())
+        else:
+            targets.append(fn)
+            if x._output_nr:
+                numbered = True
+    node._next = tuple(targets)
+    if numbered or len(targets) >= len(_ZEROS):
+        node._nrs = output_numbers(tuple(
+            x._output_nr if t is not None and x.grad_fn is not None else 0 for x, t in zip(inputs, targets)
+        ))
+    else:
+        node._nrs = _ZEROS[len(targets)]
 
 
 def _new_tensor(data: np.ndarray, inference: bool) -> Tensor:
@@ -289,115 +427,188 @@ def _round32(c: Any) -> float | None:
     return r
 
 
-def scalar_unary(rule: Rule, a: Tensor) -> Tensor | None:
-    """`rule` on a 0-d float32 tensor through its scalar kernel, or None to take the array path."""
-    d = a._data
-    if d.shape or d.dtype is not _F32 or observe.current is not None:
-        return None
-    state = _state
-    if state.anomaly:
-        return None
-    try:
-        value = rule.scalar(d.item())
-    except (ArithmeticError, ValueError):
-        return None  # overflow, log(0)...: NumPy's inf and nan come from the array path
-    result = _new_tensor(_array(value, _F32), state.inference)
-    if a._requires_grad and state.enabled:
-        node = rule.node_cls()
-        fn = a.grad_fn
-        node._edges = ((fn, a._output_nr) if fn is not None else (a._grad_accumulator(), 0),)
-        node._in_meta = _SCALAR_IN_META[1]
-        node._out_meta = _SCALAR_OUT_META
-        result.grad_fn = node
-        result._requires_grad = True
-        if rule.saves:
-            _save_scalar(node, rule, 1, a, None, result)
-    return result
+_ZERO32 = np.zeros((), np.float32)
+_new_f32 = _ZERO32.copy  # a fresh 0-d float32 array; assigning a Python float rounds like np.array
+_sequence = _node_module._sequence
 
 
-def scalar_binary(rule: Rule, a: Tensor, b: Any) -> Tensor | None:
-    """`rule` on a 0-d float32 tensor and a 0-d float32 tensor or Python number, or None."""
-    da = a._data
-    if da.shape or da.dtype is not _F32 or observe.current is not None:
-        return None
-    tb = type(b)
-    if tb is Tensor:
-        db = b._data
-        if db.shape or db.dtype is not _F32:
-            return None
-        y = db.item()
-    elif tb is float or tb is int:
-        y = _ROUNDED.get(b)
-        if y is None:
-            y = _round32(b)
-            if y is None:
-                return None
-    else:
-        return None
-    state = _state
-    if state.anomaly:
-        return None
-    try:
-        value = rule.scalar(da.item(), y)
-    except (ArithmeticError, ValueError):
-        return None
-    result = _new_tensor(_array(value, _F32), state.inference)
-    mask = 1 if a._requires_grad else 0
-    if tb is Tensor and b._requires_grad:
-        mask |= 2
-    if mask and state.enabled:
-        node = rule.node_cls()
-        if mask & 1:
+def _scalar_result(value: float, inference: bool) -> Tensor:
+    data = _new_f32()
+    data[()] = value
+    t = _object_new(Tensor)  # Tensor._make's fields, set here without its call overhead
+    t._data = data
+    t.grad_fn = None
+    t._requires_grad = False
+    t._grad = None
+    t._output_nr = 0
+    t._vc = [0]
+    t._base = None
+    t._view_of_multi = None
+    t._accumulator = None
+    t._retains_grad = False
+    t._post_acc_hooks = None
+    t._inference = inference
+    t._no_grad_view = False
+    return t
+
+
+def _scalar_node(cls: type[Node], n_inputs: int) -> Node:
+    node = _object_new(cls)  # Node.__init__'s fields, set here without its call overhead
+    node._seq = next(_sequence)
+    node._sv = None
+    node._was_saved = False
+    node._pre_hooks = None
+    node._post_hooks = None
+    node._tensor_pre_hooks = None
+    node._retained = None
+    node._metadata = None
+    node._attrs = None
+    node._anomaly = None
+    node._in_meta = _SCALAR_IN_META[n_inputs]
+    node._out_meta = _SCALAR_OUT_META
+    return node
+
+
+def scalar_unary_op(rule: Rule, general: Callable) -> Callable:
+    """`rule` as a function of one tensor that runs 0-d float32 tensors through the scalar
+    kernel and everything else (other shapes and dtypes, kernel errors such as overflow, an
+    observer, anomaly mode) through `general`."""
+    kernel = rule.scalar
+    node_cls = rule.node_cls
+    plans = rule.scalar_plans
+    saves = bool(rule.saves)
+
+    def op(a: Any) -> Any:
+        if type(a) is not Tensor or observe.current is not None:
+            return general(a)
+        d = a._data
+        state = _state
+        if d.shape or d.dtype is not _F32 or state.anomaly:
+            return general(a)
+        try:
+            value = kernel(d.item())
+        except (ArithmeticError, ValueError):
+            return general(a)  # overflow, log(0)...: NumPy's inf and nan come from the array path
+        result = _scalar_result(value, state.inference)
+        if a._requires_grad and state.enabled:
+            node = _scalar_node(node_cls, 1)
             fn = a.grad_fn
-            ea = (fn, a._output_nr) if fn is not None else (a._grad_accumulator(), 0)
-        else:
-            ea = None
-        if mask & 2:
-            fn = b.grad_fn
-            eb = (fn, b._output_nr) if fn is not None else (b._grad_accumulator(), 0)
-        else:
-            eb = None
-        node._edges = (ea, eb)
-        node._in_meta = _SCALAR_IN_META[2]
-        node._out_meta = _SCALAR_OUT_META
-        result.grad_fn = node
-        result._requires_grad = True
-        if rule.saves:
-            _save_scalar(node, rule, mask, a, b, result)
-    return result
+            if fn is not None:
+                node._next = (fn,)
+                nr = a._output_nr
+                node._nrs = _ZEROS[1] if nr == 0 else output_numbers((nr,))
+            else:
+                node._next = (a._grad_accumulator(),)
+                node._nrs = _ZEROS[1]
+            result.grad_fn = node
+            result._requires_grad = True
+            if saves:
+                if SAVED_HOOKS or a._inference:
+                    _save(node, rule, 1, (a,), None, (result,), None)
+                else:
+                    plan = plans[1] or rule.scalar_plan(1)
+                    layout = plan.layout
+                    if not layout:
+                        node._sv = plan.bare
+                    elif len(layout) == 1:
+                        x = result if layout[0] == 2 else a
+                        node._sv = (1, x, x._vc[0])
+                    else:
+                        _save_compact(node, plan, a, None, result)
+                    node._was_saved = plan.freeable
+        return result
+
+    op.__name__ = op.__qualname__ = rule.name
+    return op
 
 
-def _save_scalar(node: Node, rule: Rule, mask: int, a: Tensor, b: Any, result: Tensor) -> None:
-    """_save for the scalar path: one or two inputs, one output, no attributes passed."""
-    plan = rule._save_plans.get(mask)
-    entries, freeable = plan if plan is not None else rule.save_plan(mask)
-    if SAVED_HOOKS or a._inference or (type(b) is Tensor and b._inference):
-        _save(node, rule, mask, (a,) if b is None else (a, b), None, (result,), None)
-        return
-    saved: dict[str, Any] = {}
-    for slot, kind, ref in entries:
-        if kind == _INPUT:
-            x = a if ref == 0 else b
-            if type(x) is not Tensor:
-                saved[slot] = x
-                continue
-            is_output = False
-        elif kind == _OUTPUT:
-            x = result
-            is_output = True
-        elif slot in rule.defaults:
-            saved[slot] = rule.defaults[slot]
-            continue
+def scalar_binary_op(rule: Rule, general: Callable) -> Callable:
+    """`rule` as a function of a tensor and a tensor or Python number, with the 0-d float32 path
+    for a 0-d float32 first operand and a 0-d float32 or Python number second one."""
+    kernel = rule.scalar
+    node_cls = rule.node_cls
+    plans = rule.scalar_plans
+    saves = bool(rule.saves)
+
+    def op(a: Any, b: Any) -> Any:
+        if type(a) is not Tensor or observe.current is not None:
+            return general(a, b)
+        da = a._data
+        if da.shape or da.dtype is not _F32:
+            return general(a, b)
+        tb = type(b)
+        if tb is Tensor:
+            db = b._data
+            if db.shape or db.dtype is not _F32:
+                return general(a, b)
+            y = db.item()
+        elif tb is float or tb is int:
+            y = _ROUNDED.get(b)
+            if y is None:
+                y = _round32(b)
+                if y is None:
+                    return general(a, b)
         else:
-            continue
-        st = _object_new(SavedTensor)
-        st.tensor = x
-        st.version = x._vc[0]
-        st.is_output = is_output
-        st.packed = None
-        saved[slot] = st
-    node._saved = saved
-    node._was_saved = freeable
+            return general(a, b)
+        state = _state
+        if state.anomaly:
+            return general(a, b)
+        try:
+            value = kernel(da.item(), y)
+        except (ArithmeticError, ValueError):
+            return general(a, b)
+        result = _scalar_result(value, state.inference)
+        mask = 1 if a._requires_grad else 0
+        if tb is Tensor and b._requires_grad:
+            mask |= 2
+        if mask and state.enabled:
+            node = _scalar_node(node_cls, 2)
+            na = nb = 0
+            if mask & 1:
+                ea = a.grad_fn
+                if ea is None:
+                    ea = a._grad_accumulator()
+                else:
+                    na = a._output_nr
+            else:
+                ea = None
+            if mask & 2:
+                eb = b.grad_fn
+                if eb is None:
+                    eb = b._grad_accumulator()
+                else:
+                    nb = b._output_nr
+            else:
+                eb = None
+            node._next = (ea, eb)
+            node._nrs = _ZEROS[2] if na == 0 and nb == 0 else output_numbers((na, nb))
+            result.grad_fn = node
+            result._requires_grad = True
+            if saves:
+                if SAVED_HOOKS or a._inference or (tb is Tensor and b._inference):
+                    _save(node, rule, mask, (a, b), None, (result,), None)
+                else:
+                    key = mask | 4 if tb is Tensor else mask
+                    plan = plans[key] or rule.scalar_plan(key)
+                    if plan.layout:
+                        _save_compact(node, plan, a, b, result)
+                    else:
+                        node._sv = plan.bare
+                    node._was_saved = plan.freeable
+        return result
+
+    op.__name__ = op.__qualname__ = rule.name
+    return op
+
+
+def _save_compact(node: Node, plan: ScalarPlan, a: Tensor, b: Any, result: Tensor) -> None:
+    items: list = [plan.key]
+    sources = (a, b, result)
+    for code in plan.layout:
+        x = sources[code]
+        items.append(x)
+        items.append(x._vc[0] if type(x) is Tensor else None)
+    node._sv = tuple(items)
 
 
 _SCALAR_IN_META = ((), ((),), ((), ()))
@@ -422,7 +633,7 @@ def _save(node: Node, rule: Rule, mask: int, inputs: tuple, arrays: list | None,
             saved[slot] = attrs[slot]
         elif slot in rule.defaults:
             saved[slot] = rule.defaults[slot]
-    node._saved = saved
+    node._sv = saved
     # Truthy when something backward frees was saved (wrapped Python numbers count: PyTorch saves
     # them as tensors too); the slot names themselves, so release() need not look.
     node._was_saved = freeable
@@ -449,13 +660,15 @@ def backward_node(node: Node, grads: Sequence, create_graph: bool) -> tuple:
     g = grads[0] if rule.outputs == 1 else grads
     plans = rule.grad_plan
     variadic = rule.variadic
-    saved = node._saved
+    saved = node._sv
+    if type(saved) is tuple:
+        saved = node._saved  # a compact tuple of the 0-d path, turned into the dict
     in_meta = node._in_meta
     out = []
     i = -1
-    for edge in node._edges:
+    for target in node._next:
         i += 1
-        if edge is None:
+        if target is None:
             out.append(None)
             continue
         fn, slots, context = plans[0 if variadic else i]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import AsyncIterator, Awaitable, Callable
@@ -31,11 +32,13 @@ def create_app(settings: Settings | None = None, runner: Runner | None = None) -
         try:
             yield
         finally:
-            app.state.runner.close()
+            if runner is None:  # a runner handed in belongs to the caller, who closes it
+                app.state.runner.close()
 
     app = FastAPI(title="gradstep", version="0.1.0", lifespan=lifespan,
                   description="Run a PyTorch snippet on gradstep's engine and get its autograd trace.")
     app.state.settings = settings
+    frame_ancestors = frame_ancestors_value(settings.frame_ancestors)
     app.include_router(trace.router, prefix=API, tags=["trace"])
     app.include_router(meta.router, prefix=API, tags=["meta"])
 
@@ -52,6 +55,12 @@ def create_app(settings: Settings | None = None, runner: Runner | None = None) -
         response = await call_next(request)
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "no-referrer")
+        if request.url.path.rstrip("/") == "/embed":
+            # The embed is meant to be framed, by the sites in the allow-list only.
+            response.headers["Content-Security-Policy"] = f"frame-ancestors {frame_ancestors}"
+        else:
+            response.headers.setdefault("X-Frame-Options", "DENY")
+            response.headers.setdefault("Content-Security-Policy", "frame-ancestors 'none'")
         return response
 
     @app.exception_handler(StarletteHTTPException)
@@ -72,6 +81,27 @@ def create_app(settings: Settings | None = None, runner: Runner | None = None) -
     return app
 
 
+_SOURCE = re.compile(r"^(\*|'self'|'none'|[a-z][a-z0-9+.-]*:|(?:[a-z][a-z0-9+.-]*://)?(?:\*\.)?"
+                     r"[a-z0-9.-]+(?::(?:\d+|\*))?(?:/[^\s;,']*)?)$", re.IGNORECASE)
+
+
+def frame_ancestors_value(setting: str) -> str:
+    """GRADSTEP_FRAME_ANCESTORS (sources separated by spaces or commas) as a CSP frame-ancestors list.
+
+    A source that is not a valid CSP host source is refused at start-up, so nothing can smuggle another
+    directive into the header. Empty means no site may frame the embed.
+    """
+    sources = [s for s in re.split(r"[\s,]+", setting.strip()) if s]
+    bad = [s for s in sources if not _SOURCE.match(s)]
+    if bad:
+        raise ValueError(f"GRADSTEP_FRAME_ANCESTORS: not a valid frame-ancestors source: {', '.join(bad)}")
+    if not sources:
+        return "'none'"
+    if "'none'" in sources and len(sources) > 1:
+        raise ValueError("GRADSTEP_FRAME_ANCESTORS: 'none' cannot be combined with other sources")
+    return " ".join(sources)
+
+
 def _mount_frontend(app: FastAPI, static: Path) -> None:
     index = static / "index.html"
     if not index.exists():
@@ -86,3 +116,10 @@ def _mount_frontend(app: FastAPI, static: Path) -> None:
     @app.get("/embed", include_in_schema=False)
     async def embed() -> FileResponse:
         return FileResponse(index)
+
+    offline = static / "offline.html"
+
+    @app.get("/offline.html", include_in_schema=False)
+    async def offline_template() -> FileResponse:
+        # The single-file player that the Download button fills with the current trace.
+        return FileResponse(offline)

@@ -245,6 +245,13 @@ Event = Annotated[
 ]
 
 
+class Caption(Model):
+    """A lesson caption: the text of a `# step: ...` comment and the source line it belongs to."""
+
+    line: int
+    text: str
+
+
 class Trace(Model):
     version: str = TRACE_VERSION
     status: Literal["ok", "error", "limit", "timeout"]
@@ -256,3 +263,4 @@ class Trace(Model):
     edges: list[EdgeInfo] = []
     events: list[Event] = []
     notes: list[str] = []
+    captions: list[Caption] = []

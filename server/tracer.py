@@ -5,7 +5,10 @@ from __future__ import annotations
 import ast
 import builtins
 import importlib
+import io
+import re
 import sys
+import tokenize
 import types
 from pathlib import Path
 import warnings
@@ -152,7 +155,9 @@ class Recorder:
                 local = input_gradient(node, i, np.ones(out_shape, out_dtype), ArrayMath, reduce=False)
                 if local is None:
                     return None
-                return {"kind": "elementwise", "value": self._array(np.broadcast_to(local, out_shape))}
+                if np.shape(local) != out_shape:
+                    local = np.broadcast_to(local, out_shape)
+                return {"kind": "elementwise", "value": self._array(local)}
             m, n = int(np.prod(out_shape)), int(np.prod(node._in_meta[i]))
             if m * n > self.limits.jacobian_entries or m > 256:
                 return None
@@ -597,6 +602,40 @@ def trace_code(code: str, *, limits: Limits | None = None, restricted: bool = Tr
     return _finish(recorder, code, status, error)
 
 
+_CAPTION = re.compile(r"#\s*step:\s*(.*\S)", re.IGNORECASE)
+
+
+def captions(code: str) -> list[dict]:
+    """Lesson captions: `# step: text` comments, by the line they describe.
+
+    A comment after code describes its own line; a comment on a line of its own describes the next
+    line that has code. Captions on consecutive comment lines are joined with a space.
+    """
+    found: dict[int, list[str]] = {}
+    code_lines: set[int] = set()
+    comments: list[tuple[int, bool, str]] = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(code).readline):
+            if tok.type == tokenize.COMMENT:
+                match = _CAPTION.match(tok.string)
+                if match:
+                    alone = not tok.line[: tok.start[1]].strip()
+                    comments.append((tok.start[0], alone, match.group(1)))
+            elif tok.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+                                  tokenize.ENDMARKER, tokenize.COMMENT):
+                code_lines.update(range(tok.start[0], tok.end[0] + 1))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        pass  # a snippet that does not tokenize has its error in the trace; no captions then
+    for line, alone, text in comments:
+        if not alone:
+            found.setdefault(line, []).append(text)
+            continue
+        following = [n for n in code_lines if n > line]
+        if following:
+            found.setdefault(min(following), []).append(text)
+    return [{"line": line, "text": " ".join(texts)} for line, texts in sorted(found.items())]
+
+
 def _finish(recorder: Recorder, code: str, status: str, error: dict | None) -> dict:
     if error is not None:
         recorder.events.append({"kind": "error", "error": error})
@@ -611,5 +650,6 @@ def _finish(recorder: Recorder, code: str, status: str, error: dict | None) -> d
         "edges": recorder.edges,
         "events": recorder.events,
         "notes": recorder.notes,
+        "captions": captions(code),
     }
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import traceback
 import warnings
 from typing import Any
@@ -21,12 +22,20 @@ def forward_stack() -> str:
 
 
 def report_failure(node: Any) -> None:
-    warnings.warn(
+    """Warns with the forward stack of the failing node; the failure itself is raised by the caller.
+
+    When warning filters turn the warning into an error, PyTorch does not let it replace the
+    failure: it prints the escalated warning to stderr and raises the original error.
+    """
+    message = (
         f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
         f"{node._anomaly} (Triggered internally at "
-        "/__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:122.)",
-        UserWarning, stacklevel=2,
+        "/__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:122.)"
     )
+    try:
+        warnings.warn(message, UserWarning, stacklevel=2)
+    except Warning as escalated:
+        print(f"{type(escalated).__name__}: {escalated}", file=sys.stderr)
 
 
 def check_nan(node: Any, sent: Any) -> None:

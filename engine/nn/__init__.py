@@ -25,6 +25,7 @@ class Module:
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "_modules", OrderedDict())
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
@@ -42,7 +43,7 @@ class Module:
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            _remove(name, d, buffers, modules)
+            _remove(name, d, buffers, modules, d.get("_non_persistent_buffers_set"))
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
@@ -52,7 +53,7 @@ class Module:
         elif isinstance(value, Module):
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            _remove(name, d, params, buffers)
+            _remove(name, d, params, buffers, d.get("_non_persistent_buffers_set"))
             modules[name] = value
         elif modules is not None and name in modules:
             if value is not None:
@@ -79,6 +80,8 @@ class Module:
         for key in ("_parameters", "_buffers", "_modules"):
             if name in self.__dict__.get(key, {}):
                 del self.__dict__[key][name]
+                if key == "_buffers":
+                    self._non_persistent_buffers_set.discard(name)
                 return
         object.__delattr__(self, name)
 
@@ -99,6 +102,10 @@ class Module:
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
         self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)  # kept out of state_dict, as in torch
 
     def add_module(self, name: str, module: "Module | None") -> None:
         if module is not None and not isinstance(module, Module):
@@ -194,6 +201,14 @@ class Module:
         fn(self)
         return self
 
+    def _non_persistent_names(self) -> set[str]:
+        """Qualified names of the buffers registered with persistent=False."""
+        names = set()
+        for prefix, module in self.named_modules():
+            for name in module.__dict__.get("_non_persistent_buffers_set", ()):
+                names.add(prefix + ("." if prefix else "") + name)
+        return names
+
     def state_dict(self, destination: Any = None, prefix: str = "", keep_vars: bool = False) -> OrderedDict:
         out: OrderedDict = OrderedDict() if destination is None else destination
         for mod_prefix, module in self.named_modules(prefix=prefix.rstrip(".")):
@@ -201,14 +216,15 @@ class Module:
             for name, p in module._parameters.items():
                 if p is not None:
                     out[dot + name] = p if keep_vars else p.detach()
+            skip = module.__dict__.get("_non_persistent_buffers_set", ())
             for name, b in module._buffers.items():
-                if b is not None:
+                if b is not None and name not in skip:
                     out[dot + name] = b if keep_vars else b.detach()
         return out
 
     def load_state_dict(self, state_dict: Any, strict: bool = True, assign: bool = False) -> Any:
         own = dict(self.named_parameters())
-        own.update(dict(self.named_buffers()))
+        own.update((k, b) for k, b in self.named_buffers() if k not in self._non_persistent_names())
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
         if strict and (missing or unexpected):
@@ -566,11 +582,37 @@ class utils:  # noqa: N801 - torch.nn.utils namespace
         return _f.cat([p.reshape(-1) for p in parameters])
 
 
+# Where torch defines the layers this module provides: torch.typename names them by that path.
+_TORCH_HOMES = {
+    "torch.nn.modules.module": ("Module",),
+    "torch.nn.modules.linear": ("Identity", "Linear"),
+    "torch.nn.modules.container": ("ModuleDict", "ModuleList", "Sequential"),
+    "torch.nn.modules.flatten": ("Flatten",),
+    "torch.nn.modules.dropout": ("Dropout",),
+    "torch.nn.modules.activation": ("ELU", "GELU", "Hardtanh", "LeakyReLU", "LogSigmoid", "LogSoftmax",
+                                    "ReLU", "ReLU6", "SiLU", "Sigmoid", "Softmax", "Softplus", "Softsign",
+                                    "Tanh"),
+    "torch.nn.modules.loss": ("BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "HuberLoss", "KLDivLoss",
+                              "L1Loss", "MSELoss", "NLLLoss", "SmoothL1Loss"),
+}
+_TORCH_HOME = {name: home for home, names in _TORCH_HOMES.items() for name in names}
+
+
 def _typename(obj: Any) -> str:
-    """torch.typename: 'torch.FloatTensor' for tensors, the class name otherwise."""
+    """torch.typename: 'torch.FloatTensor' for tensors, else the class's module and qualified name."""
     if isinstance(obj, Tensor):
         return f"torch.{obj.dtype.legacy}Tensor"
-    return type(obj).__name__
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module = type(obj).__module__ or ""
+        qualname = type(obj).__qualname__
+    if module == __name__ and qualname in _TORCH_HOME:
+        module = _TORCH_HOME[qualname]
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
 def _check_name(kind: str, name: Any, module: Module, registry: dict) -> None:
@@ -584,7 +626,9 @@ def _check_name(kind: str, name: Any, module: Module, registry: dict) -> None:
         raise KeyError(f"attribute '{name}' already exists")
 
 
-def _remove(name: str, *registries: dict | None) -> None:
+def _remove(name: str, *registries: dict | set | None) -> None:
     for registry in registries:
-        if registry is not None:
+        if isinstance(registry, set):
+            registry.discard(name)
+        elif registry is not None:
             registry.pop(name, None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from typing import Any, Iterable
 
 import numpy as np
@@ -25,7 +26,8 @@ class Optimizer:
                     raise ValueError("can't optimize a non-leaf Tensor")
         self.param_groups = groups
         self.defaults = defaults
-        self.state: dict[Tensor, dict] = {}
+        # Like torch: a defaultdict of per-parameter dicts holding tensors (buffers and step counts).
+        self.state: defaultdict[Tensor, dict] = defaultdict(dict)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         for group in self.param_groups:
@@ -60,13 +62,16 @@ class SGD(Optimizer):
             if group["weight_decay"]:
                 d = d + group["weight_decay"] * p._data
             if group["momentum"]:
-                state = self.state.setdefault(p, {})
-                buf = state.get("momentum_buffer")
-                if buf is None:
-                    buf = state["momentum_buffer"] = np.array(d, copy=True)
+                state = self.state[p]
+                buffer = state.get("momentum_buffer")
+                if buffer is None:
+                    buffer = state["momentum_buffer"] = _state_tensor(np.array(d, p._data.dtype, copy=True))
                 else:
+                    buf = buffer._data
                     buf *= group["momentum"]
                     buf += (1 - group["dampening"]) * d
+                    buffer._vc[0] += 2  # torch's mul_ and add_
+                buf = buffer._data
                 d = d + group["momentum"] * buf if group["nesterov"] else buf
             p.add_(Tensor._make(np.asarray(d, p._data.dtype)), alpha=-group["lr"])
         return loss
@@ -88,26 +93,36 @@ class Adam(Optimizer):
             if group["weight_decay"]:
                 g = g + group["weight_decay"] * p._data
             beta1, beta2 = group["betas"]
-            state = self.state.setdefault(p, {})
+            state = self.state[p]
             if not state:
-                state["step"] = 0
-                state["exp_avg"] = np.zeros_like(p._data)
-                state["exp_avg_sq"] = np.zeros_like(p._data)
+                state["step"] = _state_tensor(np.zeros((), np.float32))  # torch keeps a float32 count
+                state["exp_avg"] = _state_tensor(np.zeros_like(p._data))
+                state["exp_avg_sq"] = _state_tensor(np.zeros_like(p._data))
                 if group["amsgrad"]:
-                    state["max_exp_avg_sq"] = np.zeros_like(p._data)
-            state["step"] += 1
-            step = state["step"]
-            m, v = state["exp_avg"], state["exp_avg_sq"]
+                    state["max_exp_avg_sq"] = _state_tensor(np.zeros_like(p._data))
+            state["step"]._data += 1
+            state["step"]._vc[0] += 1
+            step = state["step"].item()
+            m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
+            state["exp_avg"]._vc[0] += 1  # torch's lerp_
+            state["exp_avg_sq"]._vc[0] += 2  # mul_ and addcmul_
             m += (1 - beta1) * (g - m)
             v *= beta2
             v += (1 - beta2) * g * g
             bias1 = 1 - beta1 ** step
             bias2_sqrt = math.sqrt(1 - beta2 ** step)
             if group["amsgrad"]:
-                np.maximum(state["max_exp_avg_sq"], v, out=state["max_exp_avg_sq"])
-                denom = np.sqrt(state["max_exp_avg_sq"]) / bias2_sqrt + group["eps"]
+                peak = state["max_exp_avg_sq"]._data
+                np.maximum(peak, v, out=peak)
+                state["max_exp_avg_sq"]._vc[0] += 1
+                denom = np.sqrt(peak) / bias2_sqrt + group["eps"]
             else:
                 denom = np.sqrt(v) / bias2_sqrt + group["eps"]
             update = (group["lr"] / bias1) * m / denom
             p.sub_(Tensor._make(np.asarray(update, p._data.dtype)))
         return loss
+
+
+def _state_tensor(array: np.ndarray) -> Tensor:
+    """Optimizer state is made of plain tensors, as in torch (never raw arrays: user code prints them)."""
+    return Tensor._make(array)

@@ -43,6 +43,8 @@ export interface Frame {
   /** "2.0 + 2.0 = 4.0" when this step sums contributions. */
   sum: string | null;
   narration: string;
+  /** The author's caption for this step's source line (a `# step: ...` comment), if any. */
+  caption: string | null;
   line: number | null;
   span: Span | null;
   stdout: string;
@@ -371,7 +373,21 @@ function labelsOf(s: State, lookup: TraceLookup, info: StepInfo): Record<string,
   return labels;
 }
 
-function snapshot(step: number, ev: TraceEvent | null, s: State, info: StepInfo, lookup: TraceLookup): Frame {
+/** Lesson captions by source line: the step whose line has a `# step:` comment shows its text. */
+export function captionsByLine(trace: Trace): Map<number, string> {
+  const map = new Map<number, string>();
+  for (const c of trace.captions) map.set(c.line, c.text);
+  return map;
+}
+
+function snapshot(
+  step: number,
+  ev: TraceEvent | null,
+  s: State,
+  info: StepInfo,
+  lookup: TraceLookup,
+  captions: ReadonlyMap<number, string>,
+): Frame {
   return {
     step,
     event: ev,
@@ -391,6 +407,7 @@ function snapshot(step: number, ev: TraceEvent | null, s: State, info: StepInfo,
     freed: new Set(s.freed),
     sum: info.sum,
     narration: narrate(ev, lookup),
+    caption: info.line !== null ? (captions.get(info.line) ?? null) : null,
     line: info.line,
     span: info.span,
     stdout: s.stdout,
@@ -417,6 +434,7 @@ export class Replay {
   readonly widths = new Map<string, number[]>();
   readonly checkpointEvery: number;
   private readonly idx: Index;
+  private readonly captions: Map<number, string>;
   private readonly infos: StepInfo[] = [];
   private readonly checkpoints = new Map<number, State>();
   private readonly cache = new Map<number, Frame>();
@@ -429,6 +447,7 @@ export class Replay {
     options: ReplayOptions = {},
   ) {
     this.idx = new Index(lookup);
+    this.captions = captionsByLine(trace);
     const events = trace.events;
     const elements = trace.tensors.length + trace.nodes.length + trace.edges.length + 1;
     this.checkpointEvery = Math.max(1, options.checkpointEvery ?? Math.max(16, Math.ceil((events.length * elements) / 1_000_000)));
@@ -498,7 +517,7 @@ export class Replay {
     const state = this.stateAt(i);
     const info = this.infos[i]!;
     const ev = this.trace.events[i] ?? null;
-    let frame = snapshot(i, ev, state, info, this.lookup);
+    let frame = snapshot(i, ev, state, info, this.lookup, this.captions);
     if (!ev && this.trace.error) frame = { ...frame, narration: `${this.trace.error.type}: ${this.trace.error.message}` };
     this.cache.set(i, frame);
     if (this.cache.size > this.cacheSize) this.cache.delete(this.cache.keys().next().value as number);

@@ -29,6 +29,7 @@ export interface Trace {
     | ErrorRaised
   )[];
   notes?: string[];
+  captions?: Caption[];
 }
 export interface ErrorInfo {
   type: string;
@@ -223,4 +224,11 @@ export interface BackwardEnded {
 export interface ErrorRaised {
   kind: "error";
   error: ErrorInfo;
+}
+/**
+ * A lesson caption: the text of a `# step: ...` comment and the source line it belongs to.
+ */
+export interface Caption {
+  line: number;
+  text: string;
 }

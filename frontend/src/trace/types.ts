@@ -19,6 +19,7 @@ export type Span = Wire.Span;
 export type SavedInfo = Wire.SavedInfo;
 export type LocalGradient = Wire.LocalGradient;
 export type ErrorInfo = Wire.ErrorInfo;
+export type Caption = Wire.Caption;
 
 export type TensorInfo = Filled<Wire.TensorInfo, "names" | "grad_fn" | "span">;
 export type NodeInfo = Filled<
@@ -63,6 +64,8 @@ export interface Trace {
   edges: EdgeInfo[];
   events: TraceEvent[];
   notes: string[];
+  /** Lesson captions from `# step: ...` comments, by source line. */
+  captions: Caption[];
 }
 
 /** An example from GET /api/v1/examples (not part of the trace schema). */

@@ -2,6 +2,7 @@
 
 import type {
   EdgeInfo,
+  Caption,
   ErrorInfo,
   EventKind,
   NodeInfo,
@@ -145,5 +146,8 @@ export function validateTrace(raw: unknown): Trace {
     edges,
     events,
     notes,
+    captions: arr(raw["captions"], "captions").filter(
+      (c): c is Caption => isObj(c) && typeof c["line"] === "number" && typeof c["text"] === "string",
+    ),
   };
 }

@@ -89,6 +89,8 @@ export interface EditorOptions {
   onChange: (code: string) => void;
   /** The user clicked the code at this line and column (both from 1). */
   onPick?: (line: number, col: number) => void;
+  /** A code pane to read, not edit (embeds and offline lessons). */
+  readOnly?: boolean;
 }
 
 export class CodeEditor {
@@ -117,7 +119,8 @@ export class CodeEditor {
       python(),
       keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
       markField,
-      EditorView.contentAttributes.of({ "aria-label": "PyTorch code" }),
+      EditorView.contentAttributes.of({ "aria-label": opts.readOnly ? "PyTorch code (read-only)" : "PyTorch code" }),
+      ...(opts.readOnly ? [EditorState.readOnly.of(true), EditorView.editable.of(false)] : []),
       EditorView.domEventHandlers({
         click: (event, view) => {
           const pos = view.posAtCoords({ x: event.clientX, y: event.clientY });

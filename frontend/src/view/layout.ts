@@ -6,13 +6,9 @@ interface Reply {
   error?: string;
 }
 
-/** Graphviz took longer than the limit; the worker was stopped and replaced. */
-export class LayoutTimeout extends Error {
-  constructor(ms: number) {
-    super(`the graph layout took longer than ${ms / 1000} s`);
-    this.name = "LayoutTimeout";
-  }
-}
+import { LayoutTimeout } from "./layout-timeout";
+
+export { LayoutTimeout };
 
 interface Pending {
   resolve: (s: string) => void;

@@ -12,9 +12,10 @@ function stored(): Theme | null {
   }
 }
 
-export function initTheme(button: HTMLButtonElement): void {
+/** `forced` (an embed's `theme=` option) wins over the remembered pick and is not remembered. */
+export function initTheme(button: HTMLButtonElement, forced: Theme | null = null): void {
   const media = typeof matchMedia === "function" ? matchMedia("(prefers-color-scheme: dark)") : null;
-  let chosen = stored();
+  let chosen = forced ?? stored();
   const effective = (): Theme => chosen ?? (media?.matches ? "dark" : "light");
   const apply = (): void => {
     const root = document.documentElement;
@@ -27,6 +28,7 @@ export function initTheme(button: HTMLButtonElement): void {
   };
   button.addEventListener("click", () => {
     chosen = effective() === "dark" ? "light" : "dark";
+    if (forced) return apply();
     try {
       localStorage.setItem(KEY, chosen);
     } catch {
