@@ -148,7 +148,13 @@ def main() -> None:
                     s.kill()
                     s.wait()
     ratio = loaded["rps"] / ceiling["rps"]
+    import importlib.util
+
+    # uvicorn's defaults (what both servers use) pick httptools and uvloop when they are installed.
+    http = "httptools" if importlib.util.find_spec("httptools") else "h11"
+    loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
     rows = [
+        ("uvicorn, both servers", f"1 process, http={http}, loop={loop}", ""),
         ("hello ceiling, 32 conn", f"{ceiling['rps']:.0f} req/s", ""),
         ("seed snippet, 1 conn: p50", f"{single['p50_ms']:.1f} ms", "target <= 15 ms"),
         ("seed snippet, 32 conn", f"{loaded['rps']:.0f} req/s = {ratio:.1%} of ceiling", "target >= 5%"),

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import AsyncIterator, Awaitable, Callable
+from typing import AsyncIterator
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
@@ -15,6 +15,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from server.api import meta, trace
 from server.config import Settings
+from server.headers import GuardAndHeaders
 from server.runner import Runner, make_runner
 from server.scheduler import FairScheduler
 
@@ -42,26 +43,8 @@ def create_app(settings: Settings | None = None, runner: Runner | None = None) -
     app.include_router(trace.router, prefix=API, tags=["trace"])
     app.include_router(meta.router, prefix=API, tags=["meta"])
 
-    @app.middleware("http")
-    async def limit_body_and_set_headers(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        length = request.headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > settings.max_body_bytes:
-            return JSONResponse(
-                status_code=413,
-                content={"detail": f"request body limit ({settings.max_body_bytes // 1024} KiB) exceeded"},
-            )
-        response = await call_next(request)
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "no-referrer")
-        if request.url.path.rstrip("/") == "/embed":
-            # The embed is meant to be framed, by the sites in the allow-list only.
-            response.headers["Content-Security-Policy"] = f"frame-ancestors {frame_ancestors}"
-        else:
-            response.headers.setdefault("X-Frame-Options", "DENY")
-            response.headers.setdefault("Content-Security-Policy", "frame-ancestors 'none'")
-        return response
+    app.add_middleware(GuardAndHeaders, max_body_bytes=settings.max_body_bytes,
+                       frame_ancestors=frame_ancestors)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:

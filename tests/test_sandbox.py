@@ -171,6 +171,21 @@ def test_concurrent_async_and_threads(sb):
     assert results == {i: f"t{i}\n" for i in range(4)}
 
 
+def test_a_long_run_paused_for_short_ones_still_ends_at_its_limit(sb):
+    # Runs past LONG_RUN_S wait (SIGSTOP) while short runs are in progress; at its time limit a paused
+    # run goes on, so it still ends on time, with its partial output.
+    start = time.monotonic()
+    fut = sb.submit("print('before')\nwhile True:\n    pass", timeout_s=TIMEOUT)
+    shorts = 0
+    while not fut.done() and time.monotonic() - start < TIMEOUT + 5:
+        assert trace_of(sb.run("print(1)"))["status"] == "ok"
+        shorts += 1
+    t = trace_of(fut.result(timeout=10))
+    assert time.monotonic() - start < TIMEOUT + sb.kill_grace_s + 1.5
+    assert t["status"] == "timeout" and t["stdout"] == "before\n", t
+    assert shorts > 5
+
+
 def test_timeout_keeps_partial_output(sb):
     t = trace_of(sb.run("print('before')\nwhile True:\n    pass"))
     assert t["status"] == "timeout"

@@ -108,12 +108,14 @@ def landlock_abi() -> int:
     return int(r) if r > 0 else 0
 
 
-def apply_landlock(read_paths: list[str]) -> str:
-    """Allow reading (files and directories) only beneath `read_paths`; deny every other file-system
-    access, TCP bind/connect (ABI >= 4), abstract unix sockets and signals out of the domain (ABI >= 6)."""
+def build_landlock_ruleset(read_paths: list[str]) -> tuple[int, str]:
+    """Create a ruleset allowing reads (files and directories) only beneath `read_paths` and denying
+    every other file-system access, TCP bind/connect (ABI >= 4), abstract unix sockets and signals out
+    of the domain (ABI >= 6). Returns (ruleset fd or -1, what it holds). Creating it restricts nobody:
+    a process is confined only when it calls `landlock_restrict_self` with it."""
     abi = landlock_abi()
     if abi <= 0:
-        return "unsupported by this kernel"
+        return -1, "unsupported by this kernel"
     fs = FS_ALL_V1
     if abi >= 2:
         fs |= FS_REFER
@@ -127,10 +129,10 @@ def apply_landlock(read_paths: list[str]) -> str:
     fd = _libc.syscall(ctypes.c_long(SYS_landlock_create_ruleset), ctypes.byref(attr),
                        ctypes.c_size_t(size), ctypes.c_uint32(0))
     if fd < 0:
-        return f"create_ruleset failed (errno {ctypes.get_errno()})"
+        return -1, f"create_ruleset failed (errno {ctypes.get_errno()})"
     fd = int(fd)
+    added = 0
     try:
-        added = 0
         for path in read_paths:
             try:
                 pfd = os.open(path, os.O_PATH | os.O_CLOEXEC)
@@ -146,11 +148,32 @@ def apply_landlock(read_paths: list[str]) -> str:
                     added += 1
             finally:
                 os.close(pfd)
-        if _libc.syscall(ctypes.c_long(SYS_landlock_restrict_self), ctypes.c_int(fd), ctypes.c_uint32(0)) != 0:
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, f"abi {abi}, {added} read-only paths"
+
+
+_RESTRICT_ARGS = (ctypes.c_long(SYS_landlock_restrict_self),)
+
+
+def restrict_landlock(ruleset_fd: int, note: str) -> str:
+    """Confine this process with a ruleset from `build_landlock_ruleset`, then close the fd so nothing
+    that runs later can add rules to a ruleset that other processes will use."""
+    try:
+        if _libc.syscall(_RESTRICT_ARGS[0], ctypes.c_int(ruleset_fd), ctypes.c_uint32(0)) != 0:
             return f"restrict_self failed (errno {ctypes.get_errno()})"
     finally:
-        os.close(fd)
-    return f"abi {abi}, {added} read-only paths"
+        os.close(ruleset_fd)
+    return note
+
+
+def apply_landlock(read_paths: list[str]) -> str:
+    """Build a ruleset (see `build_landlock_ruleset`) and confine this process with it."""
+    fd, note = build_landlock_ruleset(read_paths)
+    if fd < 0:
+        return note
+    return restrict_landlock(fd, note)
 
 
 # --- seccomp -------------------------------------------------------------------------------------
@@ -188,6 +211,8 @@ X86_64_DENY = {
     "clock_settime": 227, "sethostname": 170, "setdomainname": 171, "iopl": 172, "ioperm": 173,
     "quotactl": 179, "syslog": 103, "vhangup": 153, "fanotify_init": 300, "mbind": 237,
     "move_pages": 279, "migrate_pages": 256, "process_madvise": 440,
+    # Landlock is applied before the filter; after it, nothing may create or edit a ruleset.
+    "landlock_create_ruleset": 444, "landlock_add_rule": 445, "landlock_restrict_self": 446,
 }
 X86_64_OPEN = 2
 X86_64_OPENAT = 257
@@ -209,8 +234,10 @@ def _arg_lo(i: int) -> int:
     return 16 + 8 * i
 
 
-def build_seccomp_program(pid: int) -> list[tuple[int, int, int, int]]:
+def _seccomp_program(pid: int) -> tuple[list[tuple[int, int, int, int]], list[int]]:
+    """The filter for a process whose pid is `pid`, and the indices of the instructions holding it."""
     p: list[tuple[int, int, int, int]] = []
+    pid_slots: list[int] = []
 
     def stmt(code: int, k: int) -> None:
         p.append((code, 0, 0, k))
@@ -245,30 +272,112 @@ def build_seccomp_program(pid: int) -> list[tuple[int, int, int, int]]:
         stmt(BPF_LD_W_ABS, _arg_lo(0) + 4)
         jump(BPF_JEQ, 0, 0, 3)
         stmt(BPF_LD_W_ABS, _arg_lo(0))
+        pid_slots.append(len(p))
         jump(BPF_JEQ, pid, 2, 0)
         jump(BPF_JEQ, 0, 1, 0)
         stmt(BPF_RET, eperm)
         stmt(BPF_RET, RET_ALLOW)
     stmt(BPF_RET, RET_ALLOW)
-    return p
+    return p, pid_slots
 
 
-def apply_seccomp() -> str:
+def build_seccomp_program(pid: int) -> list[tuple[int, int, int, int]]:
+    return _seccomp_program(pid)[0]
+
+
+class SeccompFilter:
+    """The filter as a ready ctypes program, built once in the zygote. Each child writes its own pid
+    into the few instructions that compare with it (its private copy of this memory) and loads it."""
+
+    def __init__(self) -> None:
+        prog, self.pid_slots = _seccomp_program(0)
+        self.size = len(prog)
+        self.array = (_SockFilter * len(prog))(*[_SockFilter(c, jt, jf, k) for c, jt, jf, k in prog])
+        self.fprog = _SockFprog(len(prog), self.array)
+        self._args = (ctypes.c_int(PR_SET_SECCOMP), ctypes.c_ulong(SECCOMP_MODE_FILTER), ctypes.byref(self.fprog),
+                      ctypes.c_ulong(0), ctypes.c_ulong(0))
+
+    def apply(self) -> str:
+        pid = os.getpid()
+        for i in self.pid_slots:
+            self.array[i].k = pid
+        if prctl(PR_SET_NO_NEW_PRIVS, 1) != 0:
+            return f"no_new_privs failed (errno {ctypes.get_errno()})"
+        if _libc.prctl(*self._args) != 0:
+            return f"failed (errno {ctypes.get_errno()})"
+        return f"filter of {self.size} instructions"
+
+
+def apply_seccomp(prepared: SeccompFilter | None = None) -> str:
     if platform.machine() not in ("x86_64", "AMD64"):
         return f"skipped: no filter for {platform.machine()}"
-    prog = build_seccomp_program(os.getpid())
-    arr = (_SockFilter * len(prog))(*[_SockFilter(c, jt, jf, k) for c, jt, jf, k in prog])
-    fprog = _SockFprog(len(prog), arr)
-    if prctl(PR_SET_NO_NEW_PRIVS, 1) != 0:
-        return f"no_new_privs failed (errno {ctypes.get_errno()})"
-    r = _libc.prctl(ctypes.c_int(PR_SET_SECCOMP), ctypes.c_ulong(SECCOMP_MODE_FILTER), ctypes.byref(fprog),
-                    ctypes.c_ulong(0), ctypes.c_ulong(0))
-    if r != 0:
-        return f"failed (errno {ctypes.get_errno()})"
-    return f"filter of {len(prog)} instructions"
+    return (prepared or SeccompFilter()).apply()
+
+
+def paths_open_to(paths: list[str], uid: int | None, gid: int | None) -> list[str]:
+    """The subset of `paths` that a process running as uid/gid can open (O_PATH).
+
+    A child opened its rule paths itself after dropping root, so a path its user cannot reach got no
+    Landlock rule. Rulesets built once by root keep that: they only get the paths this returns."""
+    if os.geteuid() != 0 or uid is None or gid is None:
+        return list(paths)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the forked helper
+        code = 1
+        try:
+            os.close(r)
+            drop_privileges(uid, gid)
+            ok = []
+            for i, path in enumerate(paths):
+                try:
+                    os.close(os.open(path, os.O_PATH | os.O_CLOEXEC))
+                    ok.append(str(i))
+                except OSError:
+                    pass
+            os.write(w, " ".join(ok).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+    data = b""
+    while True:
+        chunk = os.read(r, 65536)
+        if not chunk:
+            break
+        data += chunk
+    os.close(r)
+    _, status = os.waitpid(pid, 0)
+    if status != 0:
+        raise OSError("could not check which paths the unprivileged user can open")
+    return [paths[int(i)] for i in data.split()]
+
+
+class Prepared:
+    """What every child would otherwise rebuild, made once in the zygote before it forks: the seccomp
+    program and the Landlock ruleset (an fd the child restricts itself with, then closes)."""
+
+    def __init__(self, *, read_paths: list[str], use_seccomp: bool = True, use_landlock: bool = True,
+                 uid: int | None = None, gid: int | None = None) -> None:
+        self.landlock_fd, self.landlock_note = -1, "disabled"
+        if use_landlock:
+            self.landlock_fd, self.landlock_note = build_landlock_ruleset(paths_open_to(read_paths, uid, gid))
+        self.seccomp: SeccompFilter | None = None
+        self.seccomp_note = "disabled"
+        if use_seccomp:
+            if platform.machine() in ("x86_64", "AMD64"):
+                self.seccomp = SeccompFilter()
+            else:
+                self.seccomp_note = f"skipped: no filter for {platform.machine()}"
 
 
 # --- all together ----------------------------------------------------------------------------------
+try:
+    _MAX_FD = min(int(os.sysconf("SC_OPEN_MAX")), 65536)
+except (ValueError, OSError):  # pragma: no cover
+    _MAX_FD = 4096
+
+
 def close_fds(keep: tuple[int, ...]) -> None:
     """Point 0-2 at /dev/null and close every other descriptor except `keep`."""
     devnull = os.open("/dev/null", os.O_RDWR)
@@ -277,10 +386,7 @@ def close_fds(keep: tuple[int, ...]) -> None:
             os.dup2(devnull, fd)
     if devnull > 2 and devnull not in keep:
         os.close(devnull)
-    try:
-        maxfd = min(int(os.sysconf("SC_OPEN_MAX")), 65536)
-    except (ValueError, OSError):  # pragma: no cover
-        maxfd = 4096
+    maxfd = _MAX_FD
     lo = 3
     for fd in sorted(k for k in keep if k >= 3):
         os.closerange(lo, fd)
@@ -288,19 +394,28 @@ def close_fds(keep: tuple[int, ...]) -> None:
     os.closerange(lo, max(lo + 1, maxfd))
 
 
+_CHILD_SIGNALS = ((signal.SIGINT, signal.SIG_DFL), (signal.SIGTERM, signal.SIG_DFL), (signal.SIGHUP, signal.SIG_DFL),
+                  (signal.SIGCHLD, signal.SIG_DFL), (signal.SIGUSR1, signal.SIG_DFL), (signal.SIGUSR2, signal.SIG_DFL),
+                  (signal.SIGPIPE, signal.SIG_IGN), (signal.SIGXFSZ, signal.SIG_IGN))
+
+
 def confine(*, keep_fds: tuple[int, ...], workdir: str, memory_mb: int, cpu_s: int, nofile: int,
             uid: int | None, gid: int | None, read_paths: list[str], parent_pid: int,
-            use_seccomp: bool = True, use_landlock: bool = True) -> dict:
-    """Run in the forked child before any user code. Returns what was applied."""
+            use_seccomp: bool = True, use_landlock: bool = True, prepared: Prepared | None = None) -> dict:
+    """Run in the forked child before any user code. Returns what was applied.
+
+    `prepared` (built once in the zygote) saves rebuilding the seccomp program and the Landlock
+    ruleset in every child; without it both are built here. Either way the same layers apply."""
     features: dict = {}
     os.setsid()
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD, signal.SIGUSR1, signal.SIGUSR2):
-        signal.signal(sig, signal.SIG_DFL)
-    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    close_fds(keep_fds)
+    for sig, disposition in _CHILD_SIGNALS:
+        if signal.getsignal(sig) is not disposition:
+            signal.signal(sig, disposition)
+    landlock_fd = prepared.landlock_fd if (prepared is not None and use_landlock) else -1
+    close_fds(keep_fds + ((landlock_fd,) if landlock_fd >= 0 else ()))
     os.chdir(workdir)
-    os.environ.clear()
+    if os.environ:
+        os.environ.clear()
     os.umask(0o777)
     features["rlimits"] = set_rlimits(memory_mb, cpu_s, nofile)
     features["user"] = drop_privileges(uid, gid)
@@ -312,6 +427,20 @@ def confine(*, keep_fds: tuple[int, ...], workdir: str, memory_mb: int, cpu_s: i
         features["no_new_privs"] = f"failed (errno {ctypes.get_errno()})"
     else:
         features["no_new_privs"] = True
-    features["landlock"] = apply_landlock(read_paths) if use_landlock else "disabled"
-    features["seccomp"] = apply_seccomp() if use_seccomp else "disabled"
+    if not use_landlock:
+        features["landlock"] = "disabled"
+    elif prepared is None:
+        features["landlock"] = apply_landlock(read_paths)
+    elif landlock_fd >= 0:
+        features["landlock"] = restrict_landlock(landlock_fd, prepared.landlock_note)
+    else:
+        features["landlock"] = prepared.landlock_note
+    if not use_seccomp:
+        features["seccomp"] = "disabled"
+    elif prepared is None:
+        features["seccomp"] = apply_seccomp()
+    elif prepared.seccomp is not None:
+        features["seccomp"] = prepared.seccomp.apply()
+    else:
+        features["seccomp"] = prepared.seccomp_note
     return features

@@ -6,9 +6,11 @@ short-lived child that confines itself (see confine.py), runs the tracer, and wr
 length-prefixed JSON to a pipe. The zygote enforces the wall-clock kill and the size cap, and
 answers on stdout. It never runs user code itself and never unpickles anything.
 
-Wire format (both directions, big-endian):
-  request  = u32 length + JSON {"id": int, "code": str, "timeout_s": float}
+Wire format (big-endian):
+  request  = u32 length + u64 id + f64 timeout_s + the code (UTF-8, surrogatepass)
   response = u32 length + u64 id + payload (the trace as UTF-8 JSON); id 0 carries control JSON.
+The zygote passes the code bytes to the child untouched (f64 timeout_s + code, then EOF) and
+forwards the child's framed payload without parsing it: the Sandbox checks it is a trace.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import gc
 import json
 import os
-import selectors
+import select
 import signal
 import struct
 import sys
@@ -24,11 +26,15 @@ import tempfile
 import time
 from typing import Any
 
-LONG_RUN_S = 0.2  # runs longer than this get the lowest CPU priority
+LONG_RUN_S = 0.2  # runs longer than this get the lowest CPU priority, and wait while short runs go
+SHORT_RUN_GAP_S = 0.02  # ...and for this long after one ends, as a client's next request is usually on its way
 ACK = b"\x06"  # a child's first byte back: it has read its request
 REQ_HEADER = struct.Struct(">I")
 RESP_HEADER = struct.Struct(">IQ")
+REQ_FIELDS = struct.Struct(">Qd")  # id, timeout_s; the code follows
+CHILD_REQ = struct.Struct(">d")  # timeout_s; the code follows
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
+MAX_ATTEMPTS = 3  # a request whose spare died before taking it goes to another spare, this many times
 
 WARMUP = """
 import torch
@@ -121,8 +127,7 @@ class Zygote:
                 self.uid, self.gid = 65534, 65534
         self.workdir = tempfile.mkdtemp(prefix="gradstep-run-")
         os.chmod(self.workdir, 0o555)
-        self.children: dict[int, dict] = {}
-        self.sel = selectors.DefaultSelector()
+        self.children: dict[int, _Child] = {}
 
     # -- start-up ---------------------------------------------------------------------------------
     def prepare(self) -> dict:
@@ -162,6 +167,12 @@ class Zygote:
         except Exception:  # noqa: BLE001
             pass
         self.read_paths = _read_paths(list(self.cfg.get("extra_read_paths", [])))
+        # Built once here rather than in every child: the seccomp program and the Landlock ruleset.
+        self.prepared = confine.Prepared(read_paths=self.read_paths, use_seccomp=self.use_seccomp,
+                                         use_landlock=self.use_landlock, uid=self.uid, gid=self.gid)
+        # Nothing below needs the environment or the start-up directory; children inherit neither.
+        os.environ.clear()
+        os.chdir(self.workdir)
         gc.collect()
         gc.freeze()
         return {"tracer": self.tracer_name, "pid": os.getpid(), "features": self.probe()}
@@ -173,11 +184,11 @@ class Zygote:
         if pid == 0:
             try:
                 os.close(r)
+                import socket  # here, not in the zygote (which children fork from): it is not needed there
+
                 feats = self._confine((w,))
                 try:
                     socket_ok = False
-                    import socket
-
                     socket.socket().close()
                     socket_ok = True
                 except OSError:
@@ -216,7 +227,7 @@ class Zygote:
             keep_fds=keep_fds, workdir=self.workdir, memory_mb=self.memory_mb,
             cpu_s=int(math.ceil(self.max_timeout_s)) + 1, nofile=self.nofile, uid=self.uid, gid=self.gid,
             read_paths=self.read_paths, parent_pid=self.pid,
-            use_seccomp=self.use_seccomp, use_landlock=self.use_landlock)
+            use_seccomp=self.use_seccomp, use_landlock=self.use_landlock, prepared=self.prepared)
 
     # -- one run (in a forked child) -----------------------------------------------------------
     def spare_main(self, req_r: int, res_w: int) -> None:
@@ -237,9 +248,9 @@ class Zygote:
                     raw += chunk
                 os.close(req_r)
                 os.write(res_w, ACK)  # the request arrived: from here on, a death is this run's fault
-                req = json.loads(bytes(raw))
-                code = req.get("code", "")
-                payload = self._run(code, min(float(req.get("timeout_s", 5.0)), self.max_timeout_s))
+                (timeout_s,) = CHILD_REQ.unpack_from(raw)
+                code = raw[CHILD_REQ.size:].decode("utf-8", "surrogatepass")
+                payload = self._run(code, min(timeout_s, self.max_timeout_s))
             _write_all(res_w, REQ_HEADER.pack(len(payload)) + payload)
             os.close(res_w)
         except BaseException as e:  # noqa: BLE001
@@ -316,6 +327,8 @@ class Zygote:
         return payload
 
     # -- serving ---------------------------------------------------------------------------------
+    # The loop below runs between forks, and after each fork every page it writes is shared with
+    # the spares: it does little, in plain objects, and never parses what it forwards.
     def send(self, rid: int, payload: bytes) -> None:
         _write_all(self.out_fd, RESP_HEADER.pack(len(payload), rid) + payload)
 
@@ -332,8 +345,9 @@ class Zygote:
         os.close(res_w)
         self.spares.append((pid, req_w, res_r))
 
-    def start_child(self, req: dict) -> None:
-        body = json.dumps(req).encode("utf-8", "surrogatepass")
+    def start_child(self, rid: int, timeout_s: float, code: bytes, attempt: int = 0) -> None:
+        timeout_s = min(timeout_s, self.max_timeout_s)
+        body = CHILD_REQ.pack(timeout_s) + code
         while True:
             if not self.spares:
                 self.fork_spare()
@@ -351,22 +365,40 @@ class Zygote:
                 self.kill_pid(pid)
                 self.reap.append(pid)
         os.set_blocking(res_r, False)
-        timeout_s = min(float(req.get("timeout_s", 5.0)), self.max_timeout_s)
-        child = {"pid": pid, "fd": res_r, "buf": bytearray(), "req": req, "timeout_s": timeout_s,
-                 "deadline": time.monotonic() + timeout_s + self.kill_grace_s, "reason": None,
-                 "acked": False, "started": time.monotonic(), "niced": False}
+        child = _Child(pid, res_r, rid, code, timeout_s, attempt, time.monotonic(), self.kill_grace_s)
         self.children[res_r] = child
-        self.sel.register(res_r, selectors.EVENT_READ, child)
+        self.poll.register(res_r, select.EPOLLIN)
 
     @staticmethod
-    def deprioritize(child: dict) -> None:
+    def deprioritize(child: "_Child") -> None:
         """A run past LONG_RUN_S yields the CPU to short runs, so a flood of busy loops cannot
         slow everyone else down."""
-        child["niced"] = True
+        child.niced = True
         try:
-            os.setpriority(os.PRIO_PROCESS, child["pid"], 19)
+            os.setpriority(os.PRIO_PROCESS, child.pid, 19)
         except OSError:  # it already exited
             pass
+
+    def pause_long_runs(self, now: float) -> None:
+        """While a short run is in progress, runs past LONG_RUN_S are stopped (SIGSTOP), and they go
+        on (SIGCONT) once no short run is left. Nice 19 alone is not enough: a busy CPU slows the
+        short runs beside it at any priority (shared cores), and a fast benign run is the point.
+        A run whose own time limit has come is let go on, so it can report its partial output."""
+        short = now < self.short_run_ended + SHORT_RUN_GAP_S
+        if not short:
+            for c in self.children.values():
+                if not c.niced:
+                    short = True
+                    break
+        for c in self.children.values():
+            if c.niced and c.reason is None:
+                stop = short and now < c.expires
+                if c.stopped != stop:
+                    try:
+                        os.kill(c.pid, signal.SIGSTOP if stop else signal.SIGCONT)
+                        c.stopped = stop
+                    except OSError:  # it already exited
+                        pass
 
     @staticmethod
     def kill_pid(pid: int) -> None:
@@ -376,49 +408,45 @@ class Zygote:
             except (ProcessLookupError, PermissionError):
                 pass
 
-    def complete_frame(self, buf: bytearray) -> bytes | None:
+    @staticmethod
+    def complete_frame(buf: bytearray) -> bytes | None:
+        """The child's payload once its whole frame has arrived (the Sandbox checks it is a trace)."""
         if len(buf) < 4:
             return None
         (n,) = REQ_HEADER.unpack_from(buf)
         if len(buf) - 4 < n:
             return None
-        body = bytes(buf[4:4 + n])
-        try:
-            obj = json.loads(body)
-        except ValueError:
-            return None
-        if isinstance(obj, dict) and obj.get("status") in ("ok", "error", "limit", "timeout"):
-            return body
-        return None
+        return bytes(buf[4:4 + n])
 
-    def finish(self, child: dict, payload: bytes | None, eof: bool) -> None:
+    def finish(self, child: "_Child", payload: bytes | None, eof: bool) -> None:
         """Answer for `child` and retire it (kill, reap later, or now when we need its status)."""
-        self.sel.unregister(child["fd"])
-        os.close(child["fd"])
-        del self.children[child["fd"]]
-        self.kill_pid(child["pid"])
-        req = child["req"]
-        code = req.get("code", "")
+        self.poll.unregister(child.fd)
+        os.close(child.fd)
+        del self.children[child.fd]
+        self.kill_pid(child.pid)
+        if not child.niced:
+            self.short_run_ended = time.monotonic()
         traces = self.traces
-        if child["reason"] == "timeout":
+        if child.reason == "timeout":
             payload = traces.encode_status(
-                code, "timeout", f"the run was stopped: time limit of "
-                f"{traces.fmt_seconds(child['timeout_s'])} exceeded", "TimeoutError")
-        elif child["reason"] == "output":
+                child.code_text(), "timeout", f"the run was stopped: time limit of "
+                f"{traces.fmt_seconds(child.timeout_s)} exceeded", "TimeoutError")
+        elif child.reason == "output":
             payload = traces.encode_status(
-                code, "limit", f"the run was stopped: the trace exceeds the size limit "
+                child.code_text(), "limit", f"the run was stopped: the trace exceeds the size limit "
                 f"({self.max_trace_bytes // (1024 * 1024)} MiB)", "LimitExceeded")
-        if payload is None and not child["acked"] and child["reason"] is None and not req.get("retried"):
-            # The spare died before it took the request (killed while idle): give it to another one.
-            self.reap.append(child["pid"])
-            self.start_child(dict(req, retried=True))
+        if payload is None and not child.acked and child.reason is None and child.attempt < MAX_ATTEMPTS:
+            # The spare died before it took the request (killed while idle, as may the next one be):
+            # no user code ran, so give the request to another one.
+            self.reap.append(child.pid)
+            self.start_child(child.rid, child.timeout_s, child.code, child.attempt + 1)
             return
         if payload is None:
-            _, status = os.waitpid(child["pid"], 0)
-            payload = self.crash_payload(code, status)
+            _, status = os.waitpid(child.pid, 0)
+            payload = self.crash_payload(child.code_text(), status)
         else:
-            self.reap.append(child["pid"])
-        self.send(int(req["id"]), payload)
+            self.reap.append(child.pid)
+        self.send(child.rid, payload)
 
     def reap_children(self) -> None:
         keep = []
@@ -453,83 +481,130 @@ class Zygote:
                                     f"(exit code {os.WEXITSTATUS(status) if os.WIFEXITED(status) else '?'})",
                                     "Crash")
 
+    def read_child(self, child: "_Child") -> None:
+        try:
+            data = os.read(child.fd, 1 << 20)
+        except BlockingIOError:
+            return
+        if not data:
+            self.finish(child, None, eof=True)
+            return
+        if child.reason is not None:
+            return
+        if not child.acked:
+            child.acked = data[:1] == ACK
+            data = data[1:]
+        buf = child.buf
+        buf += data
+        if len(buf) > self.max_trace_bytes + 4:
+            child.reason = "output"
+            child.buf = bytearray()
+            self.finish(child, None, eof=False)
+            return
+        payload = self.complete_frame(buf)
+        if payload is not None:
+            self.finish(child, payload, eof=False)
+
     def serve(self) -> None:
         self.pid = os.getpid()
         self.spares: list[tuple[int, int, int]] = []
         self.reap: list[int] = []
+        self.short_run_ended = 0.0
         info = self.prepare()
         self.send(0, json.dumps({"ready": True, **info}).encode())
-        self.sel.register(self.in_fd, selectors.EVENT_READ, None)
+        self.poll = select.epoll()
+        self.poll.register(self.in_fd, select.EPOLLIN)
+        in_fd = self.in_fd
+        children = self.children
         inbuf = bytearray()
         stdin_open = True
-        while stdin_open or self.children:
-            timeout = None
-            if self.children:
-                wake = min(c["deadline"] if c["niced"] else c["started"] + LONG_RUN_S
-                           for c in self.children.values())
+        while stdin_open or children:
+            timeout = -1.0
+            if children:
+                wake = None
+                resume = None  # when stopped runs go on, if no short run starts meanwhile
+                for c in children.values():
+                    if not c.niced:
+                        t = c.renice_at
+                        resume = t  # not before this one ends or turns long: a wake-up is due then anyway
+                    elif c.stopped:
+                        t = c.expires  # its time is up: it goes on to report
+                    else:
+                        t = c.deadline
+                    if wake is None or t < wake:
+                        wake = t
+                if resume is None and any(c.stopped for c in children.values()):
+                    resume = self.short_run_ended + SHORT_RUN_GAP_S
+                    if resume < wake:
+                        wake = resume
                 timeout = max(0.0, wake - time.monotonic())
             if stdin_open and len(self.spares) < self.spares_target:
-                timeout = 0.0 if timeout is None else min(timeout, 0.0)
-            if self.reap:
-                timeout = 0.05 if timeout is None else min(timeout, 0.05)
-            events = self.sel.select(timeout)
-            for key, _ in events:
-                child = key.data
-                if child is None:
-                    data = os.read(self.in_fd, 1 << 20)
+                timeout = 0.0
+            if self.reap and (timeout < 0 or timeout > 0.05):
+                timeout = 0.05
+            events = self.poll.poll(timeout)
+            for fd, _ in events:
+                if fd == in_fd:
+                    data = os.read(in_fd, 1 << 20)
                     if not data:
                         stdin_open = False
-                        self.sel.unregister(self.in_fd)
-                        for c in list(self.children.values()):
-                            self.kill_pid(c["pid"])
+                        self.poll.unregister(in_fd)
+                        for c in list(children.values()):
+                            self.kill_pid(c.pid)
                         continue
                     inbuf += data
                     while len(inbuf) >= 4:
                         (n,) = REQ_HEADER.unpack_from(inbuf)
-                        if n > MAX_REQUEST_BYTES:
-                            raise SystemExit("request too large")
+                        if n > MAX_REQUEST_BYTES or n < REQ_FIELDS.size:
+                            raise SystemExit("malformed request")
                         if len(inbuf) < 4 + n:
                             break
-                        req = json.loads(bytes(inbuf[4:4 + n]))
+                        rid, timeout_s = REQ_FIELDS.unpack_from(inbuf, 4)
+                        code = bytes(inbuf[4 + REQ_FIELDS.size:4 + n])
                         del inbuf[:4 + n]
-                        self.start_child(req)
+                        self.start_child(rid, timeout_s, code)
                     continue
-                if child["fd"] not in self.children:
-                    continue
-                try:
-                    data = os.read(child["fd"], 1 << 20)
-                except BlockingIOError:
-                    continue
-                if data:
-                    if child["reason"] is not None:
-                        continue
-                    if not child["acked"]:
-                        child["acked"] = data[:1] == ACK
-                        data = data[1:]
-                    child["buf"] += data
-                    if len(child["buf"]) > self.max_trace_bytes + 4:
-                        child["reason"] = "output"
-                        child["buf"] = bytearray()
-                        self.finish(child, None, eof=False)
-                        continue
-                    payload = self.complete_frame(child["buf"])
-                    if payload is not None:
-                        self.finish(child, payload, eof=False)
-                    continue
-                self.finish(child, None, eof=True)
-            now = time.monotonic()
-            for c in list(self.children.values()):
-                if not c["niced"] and now >= c["started"] + LONG_RUN_S:
-                    self.deprioritize(c)
-                if c["reason"] is None and now >= c["deadline"]:
-                    c["reason"] = "timeout"
-                    self.finish(c, None, eof=False)
+                child = children.get(fd)
+                if child is not None:
+                    self.read_child(child)
+            if children:
+                now = time.monotonic()
+                for c in list(children.values()):
+                    if not c.niced and now >= c.renice_at:
+                        self.deprioritize(c)
+                    if c.reason is None and now >= c.deadline:
+                        c.reason = "timeout"
+                        self.finish(c, None, eof=False)
+                self.pause_long_runs(now)
             if self.reap:
                 self.reap_children()
             if stdin_open and not events and len(self.spares) < self.spares_target:
                 self.fork_spare()
         for pid, req_w, res_r in self.spares:
             self.kill_pid(pid)
+
+
+class _Child:
+    """A running child, as the zygote tracks it."""
+
+    __slots__ = ("pid", "fd", "rid", "code", "timeout_s", "attempt", "started", "renice_at", "deadline", "buf",
+                 "reason", "acked", "niced", "stopped", "expires")
+
+    def __init__(self, pid: int, fd: int, rid: int, code: bytes, timeout_s: float, attempt: int, now: float,
+                 grace_s: float) -> None:
+        self.pid, self.fd, self.rid, self.code, self.timeout_s, self.attempt = pid, fd, rid, code, timeout_s, attempt
+        self.started = now
+        self.renice_at = now + LONG_RUN_S
+        self.expires = now + timeout_s
+        self.deadline = now + timeout_s + grace_s
+        self.buf = bytearray()
+        self.reason: str | None = None
+        self.acked = False
+        self.niced = False
+        self.stopped = False
+
+    def code_text(self) -> str:
+        return self.code.decode("utf-8", "surrogatepass")
 
 
 def main(cfg_json: str | None = None) -> None:

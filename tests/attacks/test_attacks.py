@@ -147,6 +147,36 @@ def test_process_layer_environment(raw_sandbox):
     assert out.rstrip().endswith("0 0"), out
 
 
+def test_process_layer_holds_no_shared_descriptors(raw_sandbox):
+    # The zygote builds the Landlock ruleset once and each child restricts itself with it: the child must
+    # close it before user code runs (a ruleset fd could add rules others use), and cannot make another.
+    code = ("import os, stat, ctypes\nfds = []\nfor fd in range(64):\n    try:\n"
+            "        fds.append((fd, stat.S_ISFIFO(os.fstat(fd).st_mode)))\n    except OSError:\n        pass\n"
+            "print(fds)\nlibc = ctypes.CDLL(None)\n"
+            "print([libc.syscall(nr, 0, 0, 1) for nr in (444, 445, 446)])\n")
+    trace = json.loads(raw_sandbox.run(code))
+    assert trace["status"] == "ok", trace
+    fds_line, landlock_line = trace["stdout"].splitlines()
+    fds = eval(fds_line)  # noqa: S307 - a list of tuples printed by the snippet above
+    assert [fd for fd, _ in fds[:3]] == [0, 1, 2] and len(fds) == 4 and fds[3][1], fds  # stdio + the result pipe
+    assert landlock_line == "[-1, -1, -1]", landlock_line
+
+
+@pytest.mark.parametrize("frame", ["b'hello'", "b'[' * 100000 + b']' * 100000", """b'{"status": "owned"}'""",
+                                   "b'\\xff\\xfe'"])
+def test_a_forged_result_frame_becomes_an_error_trace(raw_sandbox, frame):
+    # Code that reaches the result pipe can send any bytes; what comes back is still a trace.
+    code = ("import os, stat, struct\n"
+            "for f in range(3, 64):\n    try:\n        if stat.S_ISFIFO(os.fstat(f).st_mode):\n            break\n"
+            "    except OSError:\n        pass\n"
+            f"data = {frame}\nos.write(f, struct.pack('>I', len(data)) + data)\n"
+            "while True:\n    pass\n")
+    trace = json.loads(raw_sandbox.run(code))
+    assert trace["version"] == "1.0" and trace["status"] == "error", trace
+    assert "valid result" in trace["error"]["message"]
+    assert raw_sandbox.run("print('alive')").find(b'"stdout":"alive\\n"') > 0
+
+
 # --- capabilities opened for tutorials: what they hand out is a copy, and carries no internals ------------------------
 def _stdout(sandbox, canary, code: str) -> str:
     trace = _check(sandbox.run(_fill(code, canary)), canary, frozenset({"ok"}))
