@@ -48,23 +48,10 @@ class Pass:
             reach, runs = self._reach_and_run(self._walk())
             dependencies = self._count_dependencies(runs, reach)
         buffers: dict[Node, list] = {}
-        ready: list = []
-        order = 0
         obs = observe.current
         create_graph = self.create_graph
         release = not self.retain_graph
-        # The roots behave like one graph root that sends each seed along its edge.
-        for (node, nr), seed in zip(self.roots, self.seeds):
-            if obs is not None:
-                obs.grad_sent(None, None, node, nr, seed, _buffer_total(buffers, node, nr, seed))
-            elif type(seed) is np.ndarray and not seed.shape and seed.dtype is _F32:
-                seed = seed[()]  # 0-d float32 gradients flow as NumPy scalars (see rules._unpack)
-            _add(buffers, node, nr, seed)
-            dependencies[node] -= 1
-        for node in dict.fromkeys(n for n, _ in self.roots):
-            if dependencies[node] == 0:
-                heappush(ready, (-node._seq, order, node))
-                order += 1
+        ready, order = self._seed(buffers, dependencies, obs)
         previous_mode = grad_mode.state.enabled
         grad_mode.state.enabled = create_graph
         try:
@@ -127,20 +114,14 @@ class Pass:
             grad_mode.state.enabled = previous_mode
         return self.captured
 
-    def _run_plain(self, dependencies: dict[Node, int]) -> None:
-        """run() for the common case, kept tight: every node below the roots runs, no observer.
-
-        Same order as run(): ready nodes by descending sequence number. A node that becomes ready
-        while no other one waits is run next without going through the heap or the buffers.
-        """
-        buffers: dict[Node, list] = {}
+    def _seed(self, buffers: dict, dependencies: dict[Node, int], obs: Any) -> tuple[list, int]:
+        """The roots act as one graph root sending each seed along its edge: the first ready heap."""
         ready: list = []
         order = 0
-        create_graph = self.create_graph
-        release = not self.retain_graph
-        state = grad_mode.state
         for (node, nr), seed in zip(self.roots, self.seeds):
-            if type(seed) is np.ndarray and not seed.shape and seed.dtype is _F32:
+            if obs is not None:
+                obs.grad_sent(None, None, node, nr, seed, _buffer_total(buffers, node, nr, seed))
+            elif type(seed) is np.ndarray and not seed.shape and seed.dtype is _F32:
                 seed = seed[()]  # 0-d float32 gradients flow as NumPy scalars (see rules.backward_node)
             _add(buffers, node, nr, seed)
             dependencies[node] -= 1
@@ -148,6 +129,19 @@ class Pass:
             if dependencies[node] == 0:
                 heappush(ready, (-node._seq, order, node))
                 order += 1
+        return ready, order
+
+    def _run_plain(self, dependencies: dict[Node, int]) -> None:
+        """run() for the common case, kept tight: every node below the roots runs, no observer.
+
+        Same order as run(): ready nodes by descending sequence number. A node that becomes ready
+        while no other one waits is run next without going through the heap or the buffers.
+        """
+        buffers: dict[Node, list] = {}
+        create_graph = self.create_graph
+        release = not self.retain_graph
+        state = grad_mode.state
+        ready, order = self._seed(buffers, dependencies, None)
         previous_mode = state.enabled
         state.enabled = create_graph
         # The pass allocates many short-lived objects and frees none of the graph: generation-0
