@@ -68,9 +68,14 @@ class Pass:
                     if node not in runs:
                         continue
                 try:
-                    if (node._plain and obs is None and node._pre_hooks is None
-                            and node._post_hooks is None and _complete(grads)):
-                        sent = backward_node(node, grads, create_graph)
+                    if (node._plain and node._pre_hooks is None and node._post_hooks is None
+                            and _complete(grads)):
+                        if obs is None:
+                            sent = backward_node(node, grads, create_graph)
+                        else:
+                            obs.node_started(node, grads)
+                            sent = backward_node(node, grads, create_graph)
+                            obs.node_finished(node, grads, sent)
                     else:
                         sent = self._execute(node, grads, obs)
                 except Exception:
@@ -121,7 +126,7 @@ class Pass:
         for (node, nr), seed in zip(self.roots, self.seeds):
             if obs is not None:
                 obs.grad_sent(None, None, node, nr, seed, _buffer_total(buffers, node, nr, seed))
-            elif type(seed) is np.ndarray and not seed.shape and seed.dtype is _F32:
+            if type(seed) is np.ndarray and not seed.shape and seed.dtype is _F32:
                 seed = seed[()]  # 0-d float32 gradients flow as NumPy scalars (see rules.backward_node)
             _add(buffers, node, nr, seed)
             dependencies[node] -= 1

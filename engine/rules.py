@@ -410,7 +410,8 @@ def _as_result(out: Any, wide: bool) -> np.ndarray:
 # to float32 when wrapping the result. For + - * / of float32 values that single rounding gives
 # exactly the float32 result (float64 has more than 2 * 24 + 2 bits); for exp, tanh, sin, cos and
 # log the rule's array forward also computes in float64 and rounds once. Anything else (other
-# shapes or dtypes, kernel errors such as overflow, an observer, anomaly mode) takes the array path.
+# shapes or dtypes, kernel errors such as overflow, anomaly mode) takes the array path. An observer
+# hears of each op from either path.
 
 _ROUNDED: dict[Any, float] = {}  # Python number -> its float32 value, as NumPy converts it
 
@@ -471,15 +472,15 @@ def _scalar_node(cls: type[Node], n_inputs: int) -> Node:
 
 def scalar_unary_op(rule: Rule, general: Callable) -> Callable:
     """`rule` as a function of one tensor that runs 0-d float32 tensors through the scalar
-    kernel and everything else (other shapes and dtypes, kernel errors such as overflow, an
-    observer, anomaly mode) through `general`."""
+    kernel and everything else (other shapes and dtypes, kernel errors such as overflow,
+    anomaly mode) through `general`."""
     kernel = rule.scalar
     node_cls = rule.node_cls
     plans = rule.scalar_plans
     saves = bool(rule.saves)
 
     def op(a: Any) -> Any:
-        if type(a) is not Tensor or observe.current is not None:
+        if type(a) is not Tensor:
             return general(a)
         d = a._data
         state = _state
@@ -516,6 +517,8 @@ def scalar_unary_op(rule: Rule, general: Callable) -> Callable:
                     else:
                         _save_compact(node, plan, a, None, result)
                     node._was_saved = plan.freeable
+        if observe.current is not None:
+            observe.current.op_applied(rule, result.grad_fn, (a,), (result,), None)
         return result
 
     op.__name__ = op.__qualname__ = rule.name
@@ -531,7 +534,7 @@ def scalar_binary_op(rule: Rule, general: Callable) -> Callable:
     saves = bool(rule.saves)
 
     def op(a: Any, b: Any) -> Any:
-        if type(a) is not Tensor or observe.current is not None:
+        if type(a) is not Tensor:
             return general(a, b)
         da = a._data
         if da.shape or da.dtype is not _F32:
@@ -595,6 +598,8 @@ def scalar_binary_op(rule: Rule, general: Callable) -> Callable:
                     else:
                         node._sv = plan.bare
                     node._was_saved = plan.freeable
+        if observe.current is not None:
+            observe.current.op_applied(rule, result.grad_fn, (a, b), (result,), None)
         return result
 
     op.__name__ = op.__qualname__ = rule.name
@@ -661,8 +666,12 @@ def backward_node(node: Node, grads: Sequence, create_graph: bool) -> tuple:
     plans = rule.grad_plan
     variadic = rule.variadic
     saved = node._sv
-    if type(saved) is tuple:
-        saved = node._saved  # a compact tuple of the 0-d path, turned into the dict
+    if type(saved) is tuple:  # a compact tuple of the 0-d path
+        if not create_graph:
+            sent = scalar_backward(node, saved, g)
+            if sent is not None:
+                return sent
+        saved = node._saved  # turned into the dict
     in_meta = node._in_meta
     out = []
     i = -1
