@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -12,18 +11,22 @@ HEAD = 64  # elements kept from an array over the cap
 
 def number(v: Any) -> Any:
     """One element: 7 significant digits for floats (float32 precision), exact ints and bools."""
-    if isinstance(v, (bool, np.bool_)):
-        return bool(v)
-    if isinstance(v, (int, np.integer)):
-        return int(v)
-    v = float(v)
-    if math.isnan(v):
-        return "NaN"
-    if math.isinf(v):
+    kind = type(v)
+    if kind is float or kind is _F32S or kind is _F64S:
+        v = float(v)
+        if v - v == 0:  # finite
+            return float(f"{v:.7g}")
+        if v != v:
+            return "NaN"
         return "Infinity" if v > 0 else "-Infinity"
-    return float(f"{v:.7g}")
+    if kind is bool or isinstance(v, np.bool_):
+        return bool(v)
+    if kind is int or isinstance(v, np.integer):
+        return int(v)
+    return number(float(v))
 
 
+_F32S, _F64S = np.float32, np.float64
 _DTYPE_NAMES: dict[np.dtype, str] = {}
 
 
@@ -37,8 +40,9 @@ def dtype_name(dtype: np.dtype) -> str:
 
 def array(a: Any, cap: int) -> dict:
     """An ArrayValue dict for an ndarray (or Python number)."""
-    a = np.asarray(a)
-    if a.ndim == 0:
+    if type(a) is not np.ndarray:
+        a = np.asarray(a)
+    if not a.shape:
         return {"shape": [], "dtype": dtype_name(a.dtype), "data": [number(a.item())]}
     flat = a.reshape(-1)
     value: dict[str, Any] = {"shape": list(a.shape), "dtype": dtype_name(a.dtype)}

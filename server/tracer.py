@@ -19,7 +19,7 @@ import numpy as np
 import engine
 from engine import grad_mode, observe
 from engine.node import AccumulateGrad, SavedTensor
-from engine.rules import ArrayMath, input_gradient
+from engine.rules import ArrayMath, expand_compact, input_gradient, scalar_backward
 from engine.tensor import Tensor
 from server import encode
 from server.limits import TRACE_VERSION, LimitReached, Limits
@@ -52,6 +52,7 @@ class Recorder:
         self._pass = 0
         self._in_pass = False
         self._summarising = False
+        # Per node waiting to run: (contribution record, gradient object) for each that arrived.
         self._received: dict[int, list] = {}
         self._runs: dict[int, dict] = {}
         self._executed: list[Any] = []
@@ -63,6 +64,13 @@ class Recorder:
         if isinstance(value, Tensor):
             value = value._data
         return encode.array(value, self.limits.max_array_elements)
+
+    def _encoded(self, grad: Any, arrived: Any) -> dict:
+        """`grad` as an ArrayValue, reusing the encoding of the contribution it is, if it is one."""
+        for record, sent in arrived:
+            if sent is grad:
+                return record["grad"]
+        return self._array(grad)
 
     def tensor_id(self, t: Tensor, span: dict | None = None) -> str:
         key = id(t)
@@ -95,13 +103,13 @@ class Recorder:
         self.tensors.append(record)
         return tid
 
-    def node_id(self, node: Any) -> str:
+    def node_id(self, node: Any, span: dict | None = None) -> str:
         nid = self._node_ids.get(id(node))
         if nid is None:
-            nid = self._add_node(node)
+            nid = self._add_node(node, span)
         return nid
 
-    def _add_node(self, node: Any) -> str:
+    def _add_node(self, node: Any, span: dict | None) -> str:
         if len(self.nodes) >= self.limits.max_nodes:
             raise LimitReached(f"graph node limit ({self.limits.max_nodes} nodes) reached")
         nid = f"n{len(self.nodes)}"
@@ -115,7 +123,7 @@ class Recorder:
             record["kind"] = "custom" if node.rule is None else "op"
             if node.rule is not None:
                 record["op"] = node.rule.name
-            record["span"] = self._span()
+            record["span"] = span if span is not None else self._span()
             if self._in_pass:
                 record["created_in_pass"] = self._pass
         self.nodes.append(record)
@@ -125,24 +133,36 @@ class Recorder:
 
     def _add_edges(self, node: Any, nid: str) -> None:
         rule = node.rule
-        for i, edge in enumerate(node._edges):
-            if edge is None:
+        formulas = _formulas(node) if rule is not None else None
+        compact = None
+        if rule is not None and type(node._sv) is tuple and rule.elementwise:
+            compact = _scalar_locals(node)  # every input's local derivative in one call
+        edges = self.edges
+        i = -1
+        for target, output_nr in zip(node._next, node._nrs):
+            i += 1
+            if target is None:
                 continue
-            target, output_nr = edge
+            eid = f"e{len(edges)}"
             record = {
-                "id": f"e{len(self.edges)}",
+                "id": eid,
                 "source": nid,
                 "target": self.node_id(target),
                 "input_nr": i,
                 "output_nr": output_nr,
             }
-            if rule is not None:
-                record["formula"] = _formulas(node)[i]
-                local = self._local_gradient(node, i)
-                if local is not None:
-                    record["local"] = local
-            self._edge_ids[(id(node), i)] = record["id"]
-            self.edges.append(record)
+            if formulas is not None:
+                record["formula"] = formulas[i]
+                if compact is not None:
+                    local = compact[i]
+                    if local is not None:
+                        record["local"] = {"kind": "elementwise", "value": self._array(local)}
+                else:
+                    local = self._local_gradient(node, i)
+                    if local is not None:
+                        record["local"] = local
+            self._edge_ids[(id(node), i)] = eid
+            edges.append(record)
 
     def _local_gradient(self, node: Any, i: int) -> dict | None:
         """d output / d input i as numbers: elementwise where the op is, else a small Jacobian."""
@@ -175,7 +195,10 @@ class Recorder:
 
     def _saved(self, node: Any) -> list[dict]:
         saved = []
-        stored = node._saved or {}
+        stored = node._sv
+        if type(stored) is tuple:  # the 0-d path's compact form, read without replacing it
+            stored = expand_compact(node, stored)
+        stored = stored or {}
         for slot in node.saved_slots():
             value = stored.get(slot)
             entry: dict[str, Any] = {"slot": slot}
@@ -237,16 +260,21 @@ class Recorder:
         if self._summarising:
             return
         span = self._span()
+        known = self._tensor_ids
+        input_ids = []
         for x in inputs:
             if isinstance(x, Tensor):
-                self.tensor_id(x)
+                tid = known.get(id(x))
+                input_ids.append(tid if tid is not None else self.tensor_id(x))
+            else:
+                input_ids.append(None)
         nid = None
         if node is not None:
-            nid = self.node_id(node)
+            nid = self.node_id(node, span)
         ids = [self.tensor_id(r, span) for r in results]  # before saved slots, which may name them
         if node is not None:
             record = self.nodes[int(nid[1:])]
-            record["inputs"] = [self._tensor_ids.get(id(x)) if isinstance(x, Tensor) else None for x in inputs]
+            record["inputs"] = input_ids
             record["saved"] = self._saved(node)
             record["formulas"] = _formulas(node)
             record["outputs"] = ids
@@ -340,7 +368,7 @@ class Recorder:
         if self._summarising:
             return
         if src is None:
-            self._received.setdefault(id(target), []).append({"edge": None, "grad": self._array(grad)})
+            self._received.setdefault(id(target), []).append(({"edge": None, "grad": self._array(grad)}, grad))
             return
         edge = self._edge_ids.get((id(src), input_nr))
         if edge is None:
@@ -348,9 +376,11 @@ class Recorder:
         value = self._array(grad)  # one encoding, shown both where it leaves and where it arrives
         run = self._runs.get(id(src))
         if run is not None:
-            total_value = value if total is grad else self._array(total)
-            run["sent"].append({"edge": edge, "grad": value, "total": total_value})
-        self._received.setdefault(id(target), []).append({"edge": edge, "grad": value})
+            if total is grad:  # the first contribution: the running total is the gradient itself
+                run["sent"].append({"edge": edge, "grad": value})
+            else:
+                run["sent"].append({"edge": edge, "grad": value, "total": self._array(total)})
+        self._received.setdefault(id(target), []).append(({"edge": edge, "grad": value}, grad))
 
     def node_started(self, node: Any, grads: Any) -> None:
         self._current_node = node
@@ -358,10 +388,11 @@ class Recorder:
         if self._summarising:
             return
         nid = self.node_id(node)
+        arrived = self._received.pop(id(node), ())
         event = self._event({
             "kind": "node_run", "pass": self._pass, "node": nid,
-            "received": self._received.pop(id(node), []),
-            "grad_outputs": [None if g is None else self._array(g) for g in grads],
+            "received": [record for record, _ in arrived],
+            "grad_outputs": [None if g is None else self._encoded(g, arrived) for g in grads],
             "sent": [],
         })
         self._runs[id(node)] = event
@@ -373,11 +404,11 @@ class Recorder:
         tid = self.tensor_id(leaf)
         self._grad_owner[id(after)] = tid
         self._keep.append(after)
-        self._received.pop(id(node), None)
+        arrived = self._received.pop(id(node), ())
         self._event({"kind": "accumulate", "pass": self._pass,
                      "node": self.node_id(node) if not self._summarising else None,
                      "tensor": tid, "before": None if before is None else self._array(before),
-                     "contribution": self._array(grad), "after": self._array(after)})
+                     "contribution": self._encoded(grad, arrived), "after": self._array(after)})
 
     def grad_retained(self, tensor: Tensor, grad: Any) -> None:
         if not self._summarising:
@@ -445,9 +476,23 @@ class Recorder:
                 self._tag(p, f"{name}.{pname}")
 
 
+_ONE32 = np.float32(1)
+
+
+def _scalar_locals(node: Any) -> tuple | None:
+    """Each input's local derivative for a node of the 0-d path: its backward of a unit gradient."""
+    try:
+        return scalar_backward(node, node._sv, _ONE32)
+    except Exception:  # a local derivative that cannot be evaluated is simply not shown
+        return None
+
+
 def _has_user_hooks(node: Any) -> bool:
     """Saved tensors under saved_tensors_hooks: unpacking them runs user code, so the tracer won't."""
     return any(type(v) is SavedTensor and v.packed is not None for v in (node._saved or {}).values())
+
+
+_FORMULAS: dict[tuple[Any, int], list] = {}
 
 
 def _formulas(node: Any) -> list[str | None]:
@@ -455,7 +500,11 @@ def _formulas(node: Any) -> list[str | None]:
     rule = node.rule
     if rule is None:
         return []
-    return [rule.formulas[0 if rule.variadic else i] for i in range(len(node._edges))]
+    key = (rule, len(node._next))
+    formulas = _FORMULAS.get(key)
+    if formulas is None:
+        formulas = _FORMULAS[key] = [rule.formulas[0 if rule.variadic else i] for i in range(key[1])]
+    return formulas.copy()
 
 
 def _module_type() -> type:
