@@ -48,7 +48,7 @@ class Recorder:
         self._output_tensor: dict[tuple[int, int], str] = {}
         self._grad_owner: dict[int, str] = {}
         self._keep: list[Any] = []  # holds traced objects so their id() is never reused
-        self._positions: dict[types.CodeType, list] = {}
+        self._spans: dict[types.CodeType, list] = {}
         self._pass = 0
         self._in_pass = False
         self._summarising = False
@@ -234,16 +234,11 @@ class Recorder:
         return self._code_span(f.f_code, f.f_lasti)
 
     def _code_span(self, code: types.CodeType, lasti: int) -> dict | None:
-        positions = self._positions.get(code)
-        if positions is None:
-            positions = self._positions[code] = list(code.co_positions())
+        spans = self._spans.get(code)
+        if spans is None:  # one span per instruction, shared by every record made there
+            spans = self._spans[code] = [_span_dict(*p) for p in code.co_positions()]
         index = lasti // 2
-        if not 0 <= index < len(positions):
-            return None
-        line, end_line, col, end_col = positions[index]
-        if line is None or col is None:
-            return None
-        return {"line": line, "col": col + 1, "end_line": end_line or line, "end_col": (end_col or col) + 1}
+        return spans[index] if 0 <= index < len(spans) else None
 
     def _line(self) -> int | None:
         f = self._frame()
@@ -474,6 +469,12 @@ class Recorder:
         elif hasattr(value, "named_parameters") and isinstance(value, _module_type()):
             for pname, p in value.named_parameters():
                 self._tag(p, f"{name}.{pname}")
+
+
+def _span_dict(line: int | None, end_line: int | None, col: int | None, end_col: int | None) -> dict | None:
+    if line is None or col is None:
+        return None
+    return {"line": line, "col": col + 1, "end_line": end_line or line, "end_col": (end_col or col) + 1}
 
 
 _ONE32 = np.float32(1)
