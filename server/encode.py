@@ -1,4 +1,4 @@
-"""Arrays to JSON-safe trace values: NaN and infinities as strings, big arrays summarised."""
+"""Arrays to JSON-safe trace values (NaN and infinities as strings, big arrays summarised) and back."""
 
 from __future__ import annotations
 
@@ -58,6 +58,28 @@ def array(a: Any, cap: int) -> dict:
             value["max"] = number(finite.max())
             value["mean"] = number(finite.astype(np.float64).mean())
     return value
+
+
+def value(a: Any, cap: int) -> Any:
+    """A Value: the bare number for a 0-d float32 array (or NumPy float32), else an ArrayValue."""
+    if type(a) is np.ndarray:
+        if not a.shape and a.dtype is _F32:
+            return number(a.item())
+    elif type(a) is _F32S:
+        return number(a)
+    return array(a, cap)
+
+
+_F32 = np.dtype(np.float32)
+_SPECIAL = {"NaN": np.nan, "Infinity": np.inf, "-Infinity": -np.inf}
+
+
+def to_numpy(v: Any) -> np.ndarray:
+    """A trace Value back as an array (the kept elements only, when it was summarised)."""
+    if not isinstance(v, dict):
+        return np.array(_SPECIAL.get(v, v), np.float32)
+    data = np.array([_SPECIAL.get(x, x) if isinstance(x, str) else x for x in v["data"]], v["dtype"])
+    return data if v.get("truncated") else data.reshape(v["shape"])
 
 
 def scalar_or_array(v: Any, cap: int) -> Any:

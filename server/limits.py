@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-TRACE_VERSION = "1.0"  # the trace format's version (server/schema.py, TRACE_FORMAT.md)
+TRACE_VERSION = "2.0"  # the trace format's version (server/schema.py, TRACE_FORMAT.md)
 
 
 @dataclass(frozen=True)

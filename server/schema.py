@@ -28,6 +28,11 @@ class ArrayValue(Model):
     mean: Number | None = None
 
 
+# A value as most fields carry it: a bare number (or NaN/infinity string) is a 0-d float32 value,
+# the most common kind in teaching snippets; anything else is a full ArrayValue.
+Value = Union[float, Literal["NaN", "Infinity", "-Infinity"], ArrayValue]
+
+
 class Span(Model):
     """A source range; lines and columns count from 1, end_col is one past the last character."""
 
@@ -45,7 +50,7 @@ class TensorInfo(Model):
     requires_grad: bool
     is_leaf: bool
     grad_fn: str | None = None
-    value: ArrayValue
+    value: Value
     span: Span | None = None
     is_param: bool = False
 
@@ -73,7 +78,7 @@ class NodeInfo(Model):
 
 class LocalGradient(Model):
     kind: Literal["elementwise", "jacobian"]
-    value: ArrayValue
+    value: Value
 
 
 class EdgeInfo(Model):
@@ -119,7 +124,7 @@ class InplaceChanged(Model):
     tensor: str
     node: str | None
     version: int
-    value: ArrayValue
+    value: Value
     line: int | None = None
 
 
@@ -138,7 +143,7 @@ class GradModeChanged(Model):
 class Seed(Model):
     tensor: str
     node: str | None
-    grad: ArrayValue
+    grad: Value
 
 
 class BackwardBegan(Model):
@@ -153,13 +158,13 @@ class BackwardBegan(Model):
 
 class Contribution(Model):
     edge: str | None
-    grad: ArrayValue
+    grad: Value
 
 
 class Sent(Model):
     edge: str
-    grad: ArrayValue | None
-    total: ArrayValue | None = None
+    grad: Value | None
+    total: Value | None = None
 
 
 class NodeRan(Model):
@@ -167,7 +172,7 @@ class NodeRan(Model):
     pass_: int = Field(alias="pass")
     node: str
     received: list[Contribution]
-    grad_outputs: list[ArrayValue | None]
+    grad_outputs: list[Value | None]
     sent: list[Sent]
 
 
@@ -176,9 +181,9 @@ class GradAccumulated(Model):
     pass_: int = Field(alias="pass")
     node: str
     tensor: str
-    before: ArrayValue | None
-    contribution: ArrayValue
-    after: ArrayValue
+    before: Value | None
+    contribution: Value
+    after: Value
 
 
 class GradSet(Model):
@@ -186,7 +191,7 @@ class GradSet(Model):
 
     kind: Literal["grad_set"]
     tensor: str
-    grad: ArrayValue | None
+    grad: Value | None
     line: int | None = None
 
 
@@ -194,14 +199,14 @@ class GradRetained(Model):
     kind: Literal["retain_grad"]
     pass_: int = Field(alias="pass")
     tensor: str
-    grad: ArrayValue
+    grad: Value
 
 
 class GradCaptured(Model):
     kind: Literal["capture"]
     pass_: int = Field(alias="pass")
     tensor: str
-    grad: ArrayValue | None
+    grad: Value | None
 
 
 class HookFired(Model):
@@ -210,7 +215,7 @@ class HookFired(Model):
     hook: Literal["tensor", "prehook", "posthook", "post_accumulate"]
     target: str
     name: str
-    result: ArrayValue | None = None
+    result: Value | None = None
 
 
 class BackwardEnded(Model):

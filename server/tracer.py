@@ -60,17 +60,18 @@ class Recorder:
         self.failed_node: Any = None
 
     # --- ids and records -------------------------------------------------------------------
-    def _array(self, value: Any) -> dict:
+    def _value(self, value: Any) -> Any:
+        """A tensor's or array's values as a trace Value (a bare number when 0-d float32)."""
         if isinstance(value, Tensor):
             value = value._data
-        return encode.array(value, self.limits.max_array_elements)
+        return encode.value(value, self.limits.max_array_elements)
 
-    def _encoded(self, grad: Any, arrived: Any) -> dict:
-        """`grad` as an ArrayValue, reusing the encoding of the contribution it is, if it is one."""
+    def _encoded(self, grad: Any, arrived: Any) -> Any:
+        """`grad` as a Value, reusing the encoding of the contribution it is, if it is one."""
         for record, sent in arrived:
             if sent is grad:
                 return record["grad"]
-        return self._array(grad)
+        return self._value(grad)
 
     def tensor_id(self, t: Tensor, span: dict | None = None) -> str:
         key = id(t)
@@ -95,7 +96,7 @@ class Recorder:
             "requires_grad": t._requires_grad,
             "is_leaf": t.grad_fn is None,
             "grad_fn": self._node_ids.get(id(t.grad_fn)) if t.grad_fn is not None else None,
-            "value": self._array(t._data),
+            "value": self._value(t._data),
             "span": span if span is not None else self._span(),
         }
         if isinstance(t, engine.Parameter):
@@ -156,7 +157,7 @@ class Recorder:
                 if compact is not None:
                     local = compact[i]
                     if local is not None:
-                        record["local"] = {"kind": "elementwise", "value": self._array(local)}
+                        record["local"] = {"kind": "elementwise", "value": self._value(local)}
                 else:
                     local = self._local_gradient(node, i)
                     if local is not None:
@@ -177,7 +178,7 @@ class Recorder:
                     return None
                 if np.shape(local) != out_shape:
                     local = np.broadcast_to(local, out_shape)
-                return {"kind": "elementwise", "value": self._array(local)}
+                return {"kind": "elementwise", "value": self._value(local)}
             m, n = int(np.prod(out_shape)), int(np.prod(node._in_meta[i]))
             if m * n > self.limits.jacobian_entries or m > 256:
                 return None
@@ -189,7 +190,7 @@ class Recorder:
                 if row is None:
                     return None
                 rows.append(np.asarray(row).reshape(-1))
-            return {"kind": "jacobian", "value": self._array(np.stack(rows).reshape(m, n))}
+            return {"kind": "jacobian", "value": self._value(np.stack(rows).reshape(m, n))}
         except Exception:  # a local derivative that cannot be evaluated is simply not shown
             return None
 
@@ -207,7 +208,7 @@ class Recorder:
                 if known is not None:
                     entry["tensor"] = known
                 else:
-                    entry["value"] = self._array(value.tensor._data)
+                    entry["value"] = encode.array(value.tensor._data, self.limits.max_array_elements)
                 entry["version"] = value.version
             else:
                 entry["value"] = encode.scalar_or_array(value, self.limits.max_array_elements)
@@ -304,7 +305,7 @@ class Recorder:
     def inplace_applied(self, tensor: Tensor, node: Any) -> None:
         owner = self._grad_owner.get(id(tensor))
         if owner is not None:
-            self._event({"kind": "grad_set", "tensor": owner, "grad": self._array(tensor._data),
+            self._event({"kind": "grad_set", "tensor": owner, "grad": self._value(tensor._data),
                          "line": self._line()})
             return
         if self._summarising and id(tensor) not in self._tensor_ids:
@@ -320,7 +321,7 @@ class Recorder:
             record["formulas"] = _formulas(node)
             self._output_tensor[(id(node), 0)] = tid
         self._event({"kind": "inplace", "tensor": tid, "node": nid, "version": tensor._vc[0],
-                     "value": self._array(tensor._data), "line": self._line()})
+                     "value": self._value(tensor._data), "line": self._line()})
 
     def grad_mode_changed(self, enabled: bool) -> None:
         if not self._in_pass and not self._summarising:
@@ -335,7 +336,7 @@ class Recorder:
             self._grad_owner[id(grad)] = tid
             self._keep.append(grad)
         self._event({"kind": "grad_set", "tensor": tid,
-                     "grad": None if grad is None else self._array(grad._data), "line": self._line()})
+                     "grad": None if grad is None else self._value(grad._data), "line": self._line()})
 
     # --- backward --------------------------------------------------------------------------
     def backward_begin(self, api: str, run: Any, outputs: tuple, inputs: tuple) -> None:
@@ -354,7 +355,7 @@ class Recorder:
         if not self._summarising:
             for out, (node, _), seed in zip(outputs, run.roots, run.seeds):
                 roots.append({"tensor": self.tensor_id(out), "node": self.node_id(node),
-                              "grad": self._array(seed)})
+                              "grad": self._value(seed)})
         self._event({"kind": "backward_begin", "pass": self._pass, "api": api, "roots": roots,
                      "retain_graph": bool(run.retain_graph), "create_graph": bool(run.create_graph),
                      "line": self._line()})
@@ -363,18 +364,18 @@ class Recorder:
         if self._summarising:
             return
         if src is None:
-            self._received.setdefault(id(target), []).append(({"edge": None, "grad": self._array(grad)}, grad))
+            self._received.setdefault(id(target), []).append(({"edge": None, "grad": self._value(grad)}, grad))
             return
         edge = self._edge_ids.get((id(src), input_nr))
         if edge is None:
             return
-        value = self._array(grad)  # one encoding, shown both where it leaves and where it arrives
+        value = self._value(grad)  # one encoding, shown both where it leaves and where it arrives
         run = self._runs.get(id(src))
         if run is not None:
             if total is grad:  # the first contribution: the running total is the gradient itself
                 run["sent"].append({"edge": edge, "grad": value})
             else:
-                run["sent"].append({"edge": edge, "grad": value, "total": self._array(total)})
+                run["sent"].append({"edge": edge, "grad": value, "total": self._value(total)})
         self._received.setdefault(id(target), []).append(({"edge": edge, "grad": value}, grad))
 
     def node_started(self, node: Any, grads: Any) -> None:
@@ -402,13 +403,13 @@ class Recorder:
         arrived = self._received.pop(id(node), ())
         self._event({"kind": "accumulate", "pass": self._pass,
                      "node": self.node_id(node) if not self._summarising else None,
-                     "tensor": tid, "before": None if before is None else self._array(before),
-                     "contribution": self._encoded(grad, arrived), "after": self._array(after)})
+                     "tensor": tid, "before": None if before is None else self._value(before),
+                     "contribution": self._encoded(grad, arrived), "after": self._value(after)})
 
     def grad_retained(self, tensor: Tensor, grad: Any) -> None:
         if not self._summarising:
             self._event({"kind": "retain_grad", "pass": self._pass, "tensor": self.tensor_id(tensor),
-                         "grad": self._array(grad)})
+                         "grad": self._value(grad)})
 
     def hook_fired(self, kind: str, node: Any, nr: int, fn: Callable, result: Any) -> None:
         if self._summarising:
@@ -421,7 +422,7 @@ class Recorder:
             target = self.node_id(node)
         value = None
         if isinstance(result, (Tensor, np.ndarray)):
-            value = self._array(result)
+            value = self._value(result)
         self._event({"kind": "hook", "pass": self._pass, "hook": kind, "target": target,
                      "name": getattr(fn, "__name__", "hook"), "result": value})
 
@@ -429,7 +430,7 @@ class Recorder:
         if not self._summarising:
             for t, g in zip(inputs, captured):
                 self._event({"kind": "capture", "pass": self._pass, "tensor": self.tensor_id(t),
-                             "grad": None if g is None else self._array(g)})
+                             "grad": None if g is None else self._value(g)})
         freed = []
         if not run.retain_graph and not self._summarising:
             freed = [self.node_id(n) for n in self._executed if n._was_saved]

@@ -17,6 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from server.limits import TRACE_VERSION  # noqa: E402
 from server.sandbox import Sandbox, SandboxBusy  # noqa: E402
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the sandbox needs Linux")
@@ -36,7 +37,7 @@ def sb():
 def trace_of(body: bytes) -> dict:
     assert isinstance(body, bytes)
     t = json.loads(body.decode("utf-8"))
-    assert t["version"] == "1.0" and t["status"] in ("ok", "error", "limit", "timeout")
+    assert t["version"] == TRACE_VERSION and t["status"] in ("ok", "error", "limit", "timeout")
     return t
 
 

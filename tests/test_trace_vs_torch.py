@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from server.encode import to_numpy
 from server.examples import load_examples
 from server.tracer import trace_code
 
@@ -108,10 +109,8 @@ def trace_passes(trace: dict) -> list[list[dict]]:
     return passes
 
 
-def decode(value: dict) -> np.ndarray:
-    special = {"NaN": np.nan, "Infinity": np.inf, "-Infinity": -np.inf}
-    data = [special.get(v, v) if isinstance(v, str) else v for v in value["data"]]
-    return np.asarray(data, dtype=np.float64).reshape(value["shape"])
+def decode(value: Any) -> np.ndarray:
+    return to_numpy(value).astype(np.float64)
 
 
 @pytest.mark.parametrize("example_id", sorted(EXAMPLES))

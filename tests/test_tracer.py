@@ -19,12 +19,12 @@ def test_seed_snippet_graph_names_and_final_grad(seed_code: str) -> None:
     names = sorted(n["name"] for n in trace["nodes"])
     assert names == ["AccumulateGrad", "AddBackward0", "MulBackward0", "SinBackward0"]
     tensors = {name: t for t in trace["tensors"] for name in t["names"]}
-    assert tensors["x"]["is_leaf"] and tensors["x"]["value"]["data"] == [2.0]
+    assert tensors["x"]["is_leaf"] and tensors["x"]["value"] == 2.0  # a 0-d float32 value is a bare number
     assert not tensors["y"]["is_leaf"]
     accumulations = [e for e in trace["events"] if e["kind"] == "accumulate"]
     assert len(accumulations) == 1
     assert accumulations[0]["tensor"] == tensors["x"]["id"]
-    assert math.isclose(accumulations[0]["after"]["data"][0], 4 + math.cos(2), rel_tol=1e-6)
+    assert math.isclose(accumulations[0]["after"], 4 + math.cos(2), rel_tol=1e-6)
 
 
 def test_backward_steps_follow_pytorch_order_and_sum_contributions(seed_code: str) -> None:
@@ -35,9 +35,9 @@ def test_backward_steps_follow_pytorch_order_and_sum_contributions(seed_code: st
     assert [nodes[r["node"]]["name"] for r in runs] == ["AddBackward0", "SinBackward0", "MulBackward0"]
     assert runs[0]["received"][0]["edge"] is None  # the seed
     mul = runs[2]
-    assert [s["grad"]["data"][0] for s in mul["sent"]] == [2.0, 2.0]
+    assert [s["grad"] for s in mul["sent"]] == [2.0, 2.0]
     # the second contribution to x's AccumulateGrad shows the running total cos(2) + 2 + 2
-    assert math.isclose(mul["sent"][1]["total"]["data"][0], math.cos(2) + 4, rel_tol=1e-6)
+    assert math.isclose(mul["sent"][1]["total"], math.cos(2) + 4, rel_tol=1e-6)
 
 
 def test_edges_carry_formulas_and_local_derivatives(seed_code: str) -> None:
@@ -45,7 +45,7 @@ def test_edges_carry_formulas_and_local_derivatives(seed_code: str) -> None:
     nodes = _by_id(trace["nodes"])
     sin_edge = next(e for e in trace["edges"] if nodes[e["source"]]["name"] == "SinBackward0")
     assert sin_edge["formula"] == "grad * cos(self)"
-    assert math.isclose(sin_edge["local"]["value"]["data"][0], math.cos(2), rel_tol=1e-6)
+    assert math.isclose(sin_edge["local"]["value"], math.cos(2), rel_tol=1e-6)
 
 
 def test_source_spans_point_at_sub_expressions(seed_code: str) -> None:
@@ -120,7 +120,7 @@ def test_training_loop_passes_are_summarised_after_the_cap() -> None:
     assert len(begins) == 8
     assert trace["notes"] and "summarised" in trace["notes"][0]
     final = [e for e in trace["events"] if e["kind"] == "accumulate"][-1]
-    assert final["after"]["data"] == [16.0]
+    assert final["after"] == 16.0
 
 
 def test_recording_traces_live_tensors_with_their_source_lines() -> None:
@@ -137,7 +137,7 @@ def test_recording_traces_live_tensors_with_their_source_lines() -> None:
     assert [n["name"] for n in trace["nodes"]] == ["MulBackward0", "AccumulateGrad"]
     mul = trace["nodes"][0]
     assert mul["span"]["line"] > 0  # this test file's line, not an engine frame
-    assert [e for e in trace["events"] if e["kind"] == "accumulate"][0]["after"]["data"] == [6.0]
+    assert [e for e in trace["events"] if e["kind"] == "accumulate"][0]["after"] == 6.0
 
 
 def test_recording_stops_at_a_limit_without_raising() -> None:

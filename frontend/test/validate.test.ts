@@ -27,6 +27,30 @@ describe("trace validation", () => {
     expect(t.notes[0]).toMatch(/teleport/);
   });
 
+  it("expands bare-number values into 0-d float32 array values", () => {
+    const full = { shape: [2], dtype: "float32", data: [1, 2] };
+    const t = validateTrace({
+      status: "ok",
+      tensors: [{ id: "t0", shape: [], dtype: "float32", value: 2.5 }],
+      nodes: [{ id: "n0", name: "MulBackward0" }, { id: "n1", name: "AccumulateGrad" }],
+      edges: [{ id: "e0", source: "n0", target: "n1", local: { kind: "elementwise", value: "NaN" } }],
+      events: [
+        { kind: "node_run", pass: 1, node: "n0", received: [{ edge: null, grad: 1 }], grad_outputs: [1], sent: [{ edge: "e0", grad: full, total: 3 }] },
+        { kind: "accumulate", pass: 1, node: "n1", tensor: "t0", before: null, contribution: full, after: -1 },
+      ],
+    });
+    const scalar = (x: number | string) => ({ shape: [], dtype: "float32", data: [x] });
+    expect(t.tensors[0]!.value).toEqual(scalar(2.5));
+    expect(t.edges[0]!.local!.value).toEqual(scalar("NaN"));
+    const run = t.events[0] as Extract<(typeof t.events)[number], { kind: "node_run" }>;
+    expect(run.received[0]!.grad).toEqual(scalar(1));
+    expect(run.grad_outputs).toEqual([scalar(1)]);
+    expect(run.sent[0]).toEqual({ edge: "e0", grad: full, total: scalar(3) });
+    const acc = t.events[1] as Extract<(typeof t.events)[number], { kind: "accumulate" }>;
+    expect([acc.before, acc.contribution, acc.after]).toEqual([null, full, scalar(-1)]);
+    expect(() => validateTrace({ status: "ok", tensors: [{ id: "t0", value: true }] })).toThrow(/a value should be/);
+  });
+
   it("keeps the hand-made fixtures valid", () => {
     expect(handMade("mul_sin").nodes.map((n) => n.name)).toEqual(["AccumulateGrad", "MulBackward0", "SinBackward0", "AddBackward0"]);
   });

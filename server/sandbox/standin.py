@@ -9,7 +9,7 @@ from typing import Any
 
 from server.policy import SNIPPET_FILENAME, PolicyError, SandboxLimit, compile_snippet, snippet_globals
 
-TRACE_VERSION = "1.0"
+from server.limits import TRACE_VERSION
 
 
 def _error_line(exc: BaseException) -> int | None:

@@ -8,7 +8,7 @@ import math
 import orjson
 from typing import Any
 
-TRACE_VERSION = "1.0"
+from server.limits import TRACE_VERSION
 
 
 def status_trace(code: str, status: str, message: str, error_type: str = "LimitExceeded",

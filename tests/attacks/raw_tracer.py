@@ -7,6 +7,8 @@ import builtins
 import importlib
 import io
 
+from server.limits import TRACE_VERSION
+
 
 def _import(name, globals=None, locals=None, fromlist=(), level=0):
     if name == "torch" or name.startswith("torch."):  # never the real PyTorch: the engine
@@ -23,5 +25,5 @@ def trace_code(code: str) -> dict:
         exec(compile(code, "<snippet>", "exec"), {"__name__": "__main__", "__builtins__": safe})
     except BaseException as e:  # noqa: BLE001
         status, error = "error", {"type": type(e).__name__, "message": str(e)[:500]}
-    return {"version": "1.0", "status": status, "code": code, "stdout": out.getvalue(), "error": error,
+    return {"version": TRACE_VERSION, "status": status, "code": code, "stdout": out.getvalue(), "error": error,
             "tensors": [], "nodes": [], "edges": [], "events": [], "notes": []}

@@ -20,6 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from server.limits import TRACE_VERSION  # noqa: E402
 from server.sandbox import Sandbox  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location("gradstep_attack_corpus", Path(__file__).with_name("corpus.py"))
@@ -57,7 +58,7 @@ def _check(body: bytes, canary: dict, expect: frozenset) -> dict:
     assert canary["secret"].encode() not in body
     assert not os.path.exists(canary["marker"]), "a snippet created the marker file"
     trace = json.loads(body)
-    assert trace["version"] == "1.0"
+    assert trace["version"] == TRACE_VERSION
     assert trace["status"] in expect, (trace["status"], trace.get("error"), trace.get("stdout", "")[:200])
     if trace["status"] == "error":
         assert trace["error"]["message"]
@@ -172,7 +173,7 @@ def test_a_forged_result_frame_becomes_an_error_trace(raw_sandbox, frame):
             f"data = {frame}\nos.write(f, struct.pack('>I', len(data)) + data)\n"
             "while True:\n    pass\n")
     trace = json.loads(raw_sandbox.run(code))
-    assert trace["version"] == "1.0" and trace["status"] == "error", trace
+    assert trace["version"] == TRACE_VERSION and trace["status"] == "error", trace
     assert "valid result" in trace["error"]["message"]
     assert raw_sandbox.run("print('alive')").find(b'"stdout":"alive\\n"') > 0
 

@@ -51,7 +51,7 @@ export interface TensorInfo {
   requires_grad: boolean;
   is_leaf: boolean;
   grad_fn?: string | null;
-  value: ArrayValue;
+  value: number | ("NaN" | "Infinity" | "-Infinity") | ArrayValue;
   span?: Span | null;
   is_param?: boolean;
 }
@@ -116,7 +116,7 @@ export interface EdgeInfo {
 }
 export interface LocalGradient {
   kind: "elementwise" | "jacobian";
-  value: ArrayValue;
+  value: number | ("NaN" | "Infinity" | "-Infinity") | ArrayValue;
 }
 export interface TensorCreated {
   kind: "tensor";
@@ -134,7 +134,7 @@ export interface InplaceChanged {
   tensor: string;
   node: string | null;
   version: number;
-  value: ArrayValue;
+  value: number | ("NaN" | "Infinity" | "-Infinity") | ArrayValue;
   line?: number | null;
 }
 export interface Printed {
@@ -159,33 +159,33 @@ export interface BackwardBegan {
 export interface Seed {
   tensor: string;
   node: string | null;
-  grad: ArrayValue;
+  grad: number | ("NaN" | "Infinity" | "-Infinity") | ArrayValue;
 }
 export interface NodeRan {
   kind: "node_run";
   pass: number;
   node: string;
   received: Contribution[];
-  grad_outputs: (ArrayValue | null)[];
+  grad_outputs: (number | ("NaN" | "Infinity" | "-Infinity") | ArrayValue | null)[];
   sent: Sent[];
 }
 export interface Contribution {
   edge: string | null;
-  grad: ArrayValue;
+  grad: number | ("NaN" | "Infinity" | "-Infinity") | ArrayValue;
 }
 export interface Sent {
   edge: string;
-  grad: ArrayValue | null;
-  total?: ArrayValue | null;
+  grad: number | ("NaN" | "Infinity" | "-Infinity") | ArrayValue | null;
+  total?: number | ("NaN" | "Infinity" | "-Infinity") | ArrayValue | null;
 }
 export interface GradAccumulated {
   kind: "accumulate";
   pass: number;
   node: string;
   tensor: string;
-  before: ArrayValue | null;
-  contribution: ArrayValue;
-  after: ArrayValue;
+  before: number | ("NaN" | "Infinity" | "-Infinity") | ArrayValue | null;
+  contribution: number | ("NaN" | "Infinity" | "-Infinity") | ArrayValue;
+  after: number | ("NaN" | "Infinity" | "-Infinity") | ArrayValue;
 }
 /**
  * The snippet (or an optimizer) set, zeroed or cleared a tensor's `.grad` outside backward.
@@ -193,20 +193,20 @@ export interface GradAccumulated {
 export interface GradSet {
   kind: "grad_set";
   tensor: string;
-  grad: ArrayValue | null;
+  grad: number | ("NaN" | "Infinity" | "-Infinity") | ArrayValue | null;
   line?: number | null;
 }
 export interface GradRetained {
   kind: "retain_grad";
   pass: number;
   tensor: string;
-  grad: ArrayValue;
+  grad: number | ("NaN" | "Infinity" | "-Infinity") | ArrayValue;
 }
 export interface GradCaptured {
   kind: "capture";
   pass: number;
   tensor: string;
-  grad: ArrayValue | null;
+  grad: number | ("NaN" | "Infinity" | "-Infinity") | ArrayValue | null;
 }
 export interface HookFired {
   kind: "hook";
@@ -214,7 +214,7 @@ export interface HookFired {
   hook: "tensor" | "prehook" | "posthook" | "post_accumulate";
   target: string;
   name: string;
-  result?: ArrayValue | null;
+  result?: number | ("NaN" | "Infinity" | "-Infinity") | ArrayValue | null;
 }
 export interface BackwardEnded {
   kind: "backward_end";

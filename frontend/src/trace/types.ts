@@ -1,6 +1,7 @@
 /**
  * The trace as the app uses it: the generated wire types (generated.ts, from server/schema.py's JSON
- * Schema) with the defaults validate.ts fills in made required, so no reader re-checks for `undefined`.
+ * Schema) with the defaults validate.ts fills in made required, so no reader re-checks for `undefined`,
+ * and every value an ArrayValue (on the wire a 0-d float32 value is a bare number; validate.ts expands it).
  */
 
 import type * as Wire from "./generated";
@@ -15,21 +16,32 @@ type Kinded<T> = T extends { kind?: infer K } ? Omit<T, "kind"> & { kind: Exclud
 
 export type ArrayValue = Wire.ArrayValue;
 export type JsonNumber = ArrayValue["data"][number];
+
+/** T with each wire value (bare number or ArrayValue) as an ArrayValue; saved slots keep their own union. */
+type Expanded<T> = [T] extends [Wire.SavedInfo]
+  ? T
+  : [Extract<T, Wire.ArrayValue>] extends [never]
+    ? T extends readonly (infer E)[]
+      ? Expanded<E>[]
+      : T extends object
+        ? { [K in keyof T]: Expanded<T[K]> }
+        : T
+    : Exclude<T, number | string | Wire.ArrayValue> | ArrayValue;
 export type Span = Wire.Span;
 export type SavedInfo = Wire.SavedInfo;
-export type LocalGradient = Wire.LocalGradient;
+export type LocalGradient = Expanded<Wire.LocalGradient>;
 export type ErrorInfo = Wire.ErrorInfo;
 export type Caption = Wire.Caption;
 
-export type TensorInfo = Filled<Wire.TensorInfo, "names" | "grad_fn" | "span">;
+export type TensorInfo = Filled<Expanded<Wire.TensorInfo>, "names" | "grad_fn" | "span">;
 export type NodeInfo = Filled<
   Wire.NodeInfo,
   "inputs" | "outputs" | "variable" | "saved" | "formulas" | "span" | "created_in_pass"
 >;
 export type NodeKind = NodeInfo["kind"];
-export type EdgeInfo = Filled<Wire.EdgeInfo, "formula" | "local">;
+export type EdgeInfo = Filled<Expanded<Wire.EdgeInfo>, "formula" | "local">;
 
-export type TraceEvent = Kinded<NonNullable<Wire.Trace["events"]>[number]>;
+export type TraceEvent = Kinded<Expanded<NonNullable<Wire.Trace["events"]>[number]>>;
 export type EventKind = TraceEvent["kind"];
 export type EventOf<K extends EventKind> = Extract<TraceEvent, { kind: K }>;
 
@@ -47,8 +59,8 @@ export type GradCaptured = EventOf<"capture">;
 export type HookFired = EventOf<"hook">;
 export type BackwardEnded = EventOf<"backward_end">;
 export type ErrorRaised = EventOf<"error">;
-export type Seed = Wire.Seed;
-export type Contribution = Wire.Contribution;
+export type Seed = Expanded<Wire.Seed>;
+export type Contribution = Expanded<Wire.Contribution>;
 export type Sent = NodeRan["sent"][number];
 
 export type TraceStatus = Wire.Trace["status"];

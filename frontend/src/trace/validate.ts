@@ -1,6 +1,10 @@
-/** Light structural validation of a trace from the server: fills defaults, rejects what cannot be drawn. */
+/**
+ * Light structural validation of a trace from the server: fills defaults, expands bare-number values,
+ * rejects what cannot be drawn.
+ */
 
 import type {
+  ArrayValue,
   EdgeInfo,
   Caption,
   ErrorInfo,
@@ -61,6 +65,47 @@ function idOf(o: unknown, what: string): string {
   return str(o["id"], `${what}.id`);
 }
 
+/** A wire value as an ArrayValue: a bare number (or NaN/infinity string) is a 0-d float32 value. */
+export function expandValue(v: unknown): ArrayValue | null {
+  if (v === null || v === undefined) return null;
+  if (typeof v === "number" || typeof v === "string") return { shape: [], dtype: "float32", data: [v as number] };
+  if (isObj(v) && Array.isArray(v["data"])) return v as unknown as ArrayValue;
+  throw new TraceFormatError(`a value should be a number or an array value, not ${JSON.stringify(v)}`);
+}
+
+/** The event with each of its values expanded (see expandValue). */
+function expandEvent(ev: Obj): Obj {
+  const withGrad = (o: unknown): Obj => ({ ...(o as Obj), grad: expandValue((o as Obj)["grad"]) });
+  switch (ev["kind"]) {
+    case "inplace":
+      return { ...ev, value: expandValue(ev["value"]) };
+    case "backward_begin":
+      return { ...ev, roots: arr(ev["roots"], "backward roots").map(withGrad) };
+    case "node_run":
+      return {
+        ...ev,
+        received: arr(ev["received"], "received").map(withGrad),
+        grad_outputs: arr(ev["grad_outputs"], "grad_outputs").map(expandValue),
+        sent: arr(ev["sent"], "sent").map((s) => ({ ...withGrad(s), total: expandValue((s as Obj)["total"]) })),
+      };
+    case "accumulate":
+      return {
+        ...ev,
+        before: expandValue(ev["before"]),
+        contribution: expandValue(ev["contribution"]),
+        after: expandValue(ev["after"]),
+      };
+    case "grad_set":
+    case "retain_grad":
+    case "capture":
+      return withGrad(ev);
+    case "hook":
+      return { ...ev, result: expandValue(ev["result"]) };
+    default:
+      return ev;
+  }
+}
+
 function tensor(o: unknown, i: number): TensorInfo {
   const id = idOf(o, `tensors[${i}]`);
   const t = o as Obj;
@@ -73,6 +118,7 @@ function tensor(o: unknown, i: number): TensorInfo {
     span: (t["span"] as TensorInfo["span"] | undefined) ?? null,
     requires_grad: Boolean(t["requires_grad"]),
     is_leaf: t["is_leaf"] === undefined ? true : Boolean(t["is_leaf"]),
+    value: expandValue(t["value"]) ?? { shape: [], dtype: "float32", data: [] },
   };
 }
 
@@ -109,7 +155,9 @@ function edge(o: unknown, i: number, nodeIds: Set<string>): EdgeInfo {
     target,
     input_nr: typeof e["input_nr"] === "number" ? e["input_nr"] : 0,
     formula: (e["formula"] as string | null | undefined) ?? null,
-    local: (e["local"] as EdgeInfo["local"] | undefined) ?? null,
+    local: isObj(e["local"])
+      ? ({ ...e["local"], value: expandValue(e["local"]["value"]) } as unknown as EdgeInfo["local"])
+      : null,
   };
 }
 
@@ -133,7 +181,7 @@ export function validateTrace(raw: unknown): Trace {
     }
     // pydantic names the field pass_ unless the server dumps by alias.
     const fixed = "pass_" in ev && !("pass" in ev) ? { ...ev, pass: ev["pass_"] } : ev;
-    events.push(fixed as unknown as TraceEvent);
+    events.push(expandEvent(fixed) as unknown as TraceEvent);
   }
   return {
     version: typeof raw["version"] === "string" ? raw["version"] : "?",
