@@ -35,6 +35,8 @@ def _unwrap(data: Any) -> Any:
 
 
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    if type(data) is np.ndarray and dtype is None and data.dtype.kind in "fiub":
+        return _finish(np.array(data), requires_grad)  # NumPy data keeps its dtype, as in PyTorch
     if isinstance(data, Tensor) and data._requires_grad:
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "

@@ -10,7 +10,8 @@ import numpy as np
 
 from engine import grad_mode, observe
 from engine.node import AccumulateGrad, Node
-from engine.rules import backward_node, scalar_backward
+from engine.rules import backward_node
+from engine.tensor import Tensor
 
 _F32 = np.dtype(np.float32)
 
@@ -58,7 +59,8 @@ class Pass:
             while ready:
                 node = heappop(ready)[2]
                 grads = buffers.pop(node)
-                if node._tensor_pre_hooks or node._retained:
+                extra = node._extra
+                if extra is not None and (extra.tensor_pre_hooks or extra.retained):
                     grads = self._run_tensor_hooks(node, grads, obs)
                 if not simple:
                     if self.capture is not None:
@@ -68,8 +70,7 @@ class Pass:
                     if node not in runs:
                         continue
                 try:
-                    if (node._plain and node._pre_hooks is None and node._post_hooks is None
-                            and _complete(grads)):
+                    if node._plain and _unhooked(extra) and _complete(grads):
                         if obs is None:
                             sent = backward_node(node, grads, create_graph)
                         else:
@@ -157,31 +158,38 @@ class Pass:
             gc.disable()
         held = None  # the next node to run, when it is the only ready one
         held_grads = None
-        done = False  # the node's saved values were already released
+        compact = not create_graph  # 0-d path nodes run their ScalarPlan's backward
         try:
-            while held is not None or ready:
+            while True:
                 if held is not None:
                     node, grads = held, held_grads
                     held = held_grads = None  # no reference may outlive its node (big arrays)
-                else:
+                elif ready:
                     node = heappop(ready)[2]
                     grads = buffers.pop(node)
-                if node._tensor_pre_hooks or node._retained:
-                    grads = self._run_tensor_hooks(node, grads, None)
+                else:
+                    break
+                extra = node._extra
+                sent = None
                 try:
-                    if (node._plain and node._pre_hooks is None and node._post_hooks is None
-                            and (len(grads) == 1 or _complete(grads))):
+                    if extra is None:  # no hooks, nothing retained
                         sv = node._sv
-                        sent = None
-                        if type(sv) is tuple and not create_graph:
-                            sent = scalar_backward(node, sv, grads[0])
-                        if sent is None:
+                        if type(sv) is tuple and compact:
+                            plan = node.rule.scalar_plans[sv[0]]
+                            if plan is not None:  # None: released, the general path raises
+                                sent = plan.backward(sv, grads[0])
+                                if sent is not None and release:
+                                    node._sv = plan.released
+                        elif type(node) is AccumulateGrad:
+                            _accumulate(node, grads[0], create_graph, None)
+                            continue
+                    if sent is None:
+                        if extra is None and node._plain and (len(grads) == 1 or _complete(grads)):
                             sent = backward_node(node, grads, create_graph)
-                        elif release:
-                            node._sv = node.rule.scalar_plans[sv[0]].released
-                            done = True
-                    else:
-                        sent = self._execute(node, grads, None)
+                            if release and node._was_saved:
+                                node.release()
+                        else:
+                            sent = self._plain_step(node, grads, extra)
                 except Exception:
                     if state.anomaly and node._anomaly is not None:
                         from engine.autograd.anomaly_mode import report_failure
@@ -196,42 +204,50 @@ class Pass:
                     if target is None or g is None:
                         continue
                     left = dependencies[target] - 1
-                    dependencies[target] = left
                     slots = buffers.get(target)
                     if slots is None:
-                        if nr == 0 and (type(target) is AccumulateGrad or len(target._out_meta) == 1):
+                        if nr == 0 and len(target._out_meta) == 1:
                             slots = [g]
                         else:
                             slots = [None] * max(len(target._out_meta), nr + 1)
                             slots[nr] = g
-                        if left:
-                            buffers[target] = slots
                     else:
                         previous = slots[nr]
                         slots[nr] = g if previous is None else previous + g
-                        if not left:
+                    if left:  # more gradients to come: wait in the buffers
+                        dependencies[target] = left
+                        buffers[target] = slots
+                    elif held is None and not ready:
+                        if target in buffers:
                             del buffers[target]
-                    if not left:
-                        if held is None and not ready:
-                            held = target
-                            held_grads = slots
-                        else:
-                            if held is not None:
-                                buffers[held] = held_grads
-                                heappush(ready, (-held._seq, order, held))
-                                order += 1
-                                held = held_grads = None
-                            buffers[target] = slots
-                            heappush(ready, (-target._seq, order, target))
+                        held = target
+                        held_grads = slots
+                    else:
+                        if held is not None:
+                            buffers[held] = held_grads
+                            heappush(ready, (-held._seq, order, held))
                             order += 1
-                if done:
-                    done = False
-                elif release and (node._was_saved or not node._plain):
-                    node.release()
+                            held = held_grads = None
+                        buffers[target] = slots
+                        heappush(ready, (-target._seq, order, target))
+                        order += 1
         finally:
             state.enabled = previous_mode
             if collecting:
                 gc.enable()
+
+    def _plain_step(self, node: Node, grads: list, extra: Any) -> tuple:
+        """One node of _run_plain with hooks, or of a custom Function, or missing an output's
+        gradient: hooks, its backward, then releasing what it saved unless the graph is retained."""
+        if extra is not None and (extra.tensor_pre_hooks or extra.retained):
+            grads = self._run_tensor_hooks(node, grads, None)
+        if node._plain and _unhooked(extra) and (len(grads) == 1 or _complete(grads)):
+            sent = backward_node(node, grads, self.create_graph)
+        else:
+            sent = self._execute(node, grads, None)
+        if not self.retain_graph and (node._was_saved or not node._plain):
+            node.release()
+        return sent
 
     def _walk_counting(self) -> dict[Node, int]:
         """Every node below the roots, with how many gradients it waits for (one walk)."""
@@ -361,6 +377,11 @@ class Pass:
         return sent
 
 
+def _unhooked(extra: Any) -> bool:
+    """No pre- or post-hooks among a node's extras (see node.NodeExtras)."""
+    return extra is None or (extra.pre_hooks is None and extra.post_hooks is None)
+
+
 def _complete(grads: list) -> bool:
     for g in grads:
         if g is None:
@@ -391,33 +412,25 @@ def _materialize(node: Node, grads: list, create_graph: bool) -> list:
         if g is None:
             g = np.zeros(shape, dtype)
             if create_graph:
-                from engine.tensor import Tensor
-
-                g = Tensor._make(g)
+                            g = Tensor._make(g)
         out.append(g)
     return out
 
 
 def _as_user(g: Any) -> Any:
     """Gradients are arrays inside a plain backward; hooks see tensors."""
-    from engine.tensor import Tensor
-
     if g is None or isinstance(g, Tensor):
         return g
     return Tensor._make(np.asarray(g))
 
 
 def _as_internal(g: Any, create_graph: bool) -> Any:
-    from engine.tensor import Tensor
-
     if g is None or create_graph:
         return g
     return g._data if isinstance(g, Tensor) else np.asarray(g)
 
 
 def _call_tensor_hook(fn: Any, grad: Any, create_graph: bool) -> Any:
-    from engine.tensor import Tensor
-
     value = _as_user(grad)
     out = fn(value)
     if out is None:
@@ -436,8 +449,6 @@ def _call_tensor_hook(fn: Any, grad: Any, create_graph: bool) -> Any:
 
 
 def _retain(tensor: Any, grad: Any, create_graph: bool) -> None:
-    from engine.tensor import Tensor
-
     if tensor._grad is None:
         tensor._grad = grad if create_graph else Tensor._make(np.array(grad, copy=True))
     elif create_graph:
@@ -447,8 +458,6 @@ def _retain(tensor: Any, grad: Any, create_graph: bool) -> None:
 
 
 def _accumulate(node: AccumulateGrad, grad: Any, create_graph: bool, obs: Any) -> None:
-    from engine.tensor import Tensor
-
     leaf = node.variable
     before = leaf._grad
     dtype = leaf._data.dtype
@@ -478,8 +487,6 @@ def _accumulate(node: AccumulateGrad, grad: Any, create_graph: bool, obs: Any) -
 
 def call_node(node: Node, grads: tuple) -> Any:
     """Calling a grad_fn directly, as `y.grad_fn(g)` does in PyTorch."""
-    from engine.tensor import Tensor
-
     inner = [g._data if isinstance(g, Tensor) else g for g in grads]
     out = node.apply_backward(tuple(inner), False)
     results = tuple(None if g is None else Tensor._make(np.asarray(g)) for g in out)

@@ -25,8 +25,11 @@ def as_tensor(x: Any) -> Tensor:
 
 
 def _check_broadcast(a: Any, b: Any) -> None:
-    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.shape != b._data.shape:
-        problem = messages.broadcast_mismatch(a._data.shape, b._data.shape)
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        sa, sb = a._data.shape, b._data.shape
+        if sa == sb or sa[len(sa) - len(sb):] == sb or sb[len(sb) - len(sa):] == sa:
+            return  # equal, or one shape ends the other: they broadcast
+        problem = messages.broadcast_mismatch(sa, sb)
         if problem:
             raise RuntimeError(problem)
 
@@ -121,7 +124,7 @@ reciprocal = scalar_unary_op(ops.RECIPROCAL, lambda input: apply(ops.RECIPROCAL,
 
 def _unary(rule: Any) -> Any:
     def fn(input: Tensor) -> Tensor:
-        return apply(rule, (as_tensor(input),))
+        return apply(rule, (input if type(input) is Tensor else as_tensor(input),))
 
     fn.__name__ = rule.name
     return fn if rule.scalar is None else scalar_unary_op(rule, fn)

@@ -98,14 +98,9 @@ class Node:
         "_in_meta",
         "_out_meta",
         "_seq",
-        "_pre_hooks",
-        "_post_hooks",
-        "_tensor_pre_hooks",
-        "_retained",
-        "_metadata",
         "_attrs",
         "_was_saved",
-        "_anomaly",
+        "_extra",
         "__weakref__",
     )
     rule: Any = None
@@ -116,13 +111,30 @@ class Node:
         self._seq = next(_sequence)
         self._sv = None
         self._was_saved = False
-        self._pre_hooks = None
-        self._post_hooks = None
-        self._tensor_pre_hooks = None
-        self._retained = None
-        self._metadata = None
         self._attrs = None
-        self._anomaly = None
+        self._extra = None
+
+    # Hooks, retained outputs, metadata and the anomaly-mode stack live in one NodeExtras object
+    # that most nodes never get: creating a node sets one slot for all of them, and the backward
+    # loop tells a node without any by a single check of `_extra`.
+    def _extras(self) -> "NodeExtras":
+        extra = self._extra
+        if extra is None:
+            extra = self._extra = NodeExtras()
+        return extra
+
+    _pre_hooks = property(lambda self: None if self._extra is None else self._extra.pre_hooks)
+    _post_hooks = property(lambda self: None if self._extra is None else self._extra.post_hooks)
+    _tensor_pre_hooks = property(lambda self: None if self._extra is None else self._extra.tensor_pre_hooks)
+    _retained = property(lambda self: None if self._extra is None else self._extra.retained)
+
+    @property
+    def _anomaly(self) -> str | None:
+        return None if self._extra is None else self._extra.anomaly
+
+    @_anomaly.setter
+    def _anomaly(self, stack: str | None) -> None:
+        self._extras().anomaly = stack
 
     # --- edges ---------------------------------------------------------------------------
     # Per input, the node its gradient flows to (None where none flows) and that node's output
@@ -152,29 +164,34 @@ class Node:
 
     @property
     def metadata(self) -> dict:
-        if self._metadata is None:
-            self._metadata = {}
-        return self._metadata
+        extra = self._extras()
+        if extra.metadata is None:
+            extra.metadata = {}
+        return extra.metadata
 
     def register_hook(self, fn: Callable) -> RemovableHandle:
-        if self._post_hooks is None:
-            self._post_hooks = {}
-        return add_hook(self._post_hooks, fn)
+        extra = self._extras()
+        if extra.post_hooks is None:
+            extra.post_hooks = {}
+        return add_hook(extra.post_hooks, fn)
 
     def register_prehook(self, fn: Callable) -> RemovableHandle:
-        if self._pre_hooks is None:
-            self._pre_hooks = {}
-        return add_hook(self._pre_hooks, fn)
+        extra = self._extras()
+        if extra.pre_hooks is None:
+            extra.pre_hooks = {}
+        return add_hook(extra.pre_hooks, fn)
 
     def add_tensor_pre_hook(self, output_nr: int, fn: Callable) -> RemovableHandle:
-        if self._tensor_pre_hooks is None:
-            self._tensor_pre_hooks = {}
-        return add_hook(self._tensor_pre_hooks.setdefault(output_nr, {}), fn)
+        extra = self._extras()
+        if extra.tensor_pre_hooks is None:
+            extra.tensor_pre_hooks = {}
+        return add_hook(extra.tensor_pre_hooks.setdefault(output_nr, {}), fn)
 
     def retain_output(self, output_nr: int, tensor: Any) -> None:
-        if self._retained is None:
-            self._retained = {}
-        self._retained[output_nr] = tensor
+        extra = self._extras()
+        if extra.retained is None:
+            extra.retained = {}
+        extra.retained[output_nr] = tensor
 
     def apply_backward(self, grads: tuple, create_graph: bool) -> tuple:
         """The gradient for each input (None where none flows), from this node's output grads."""
@@ -243,25 +260,42 @@ class Node:
             raise RuntimeError(messages.BACKWARD_TWICE)
         return value
 
-    def __getattr__(self, attr: str) -> Any:
-        if attr.startswith("_saved_"):
-            slot = attr[len("_saved_"):]
-            if slot in self.saved_slots():
-                value = self.unpack(slot, as_tensor=True)
-                if slot in self.rule.inputs and isinstance(value, (int, float, bool)):
-                    from engine.tensor import scalar_tensor
+    def _saved_value(self, slot: str) -> Any:
+        """What `_saved_<slot>` shows, as PyTorch shows it (see saved_property)."""
+        value = self.unpack(slot, as_tensor=True)
+        if slot in self.rule.inputs and isinstance(value, (int, float, bool)):
+            from engine.tensor import scalar_tensor
 
-                    value = scalar_tensor(value)  # PyTorch wraps a Python number in a tensor
-                elif type(value) is np.ndarray:
-                    from engine.tensor import Tensor
+            value = scalar_tensor(value)  # PyTorch wraps a Python number in a tensor
+        elif type(value) is np.ndarray:
+            from engine.tensor import Tensor
 
-                    value = Tensor._make(value)  # masks, indices, targets kept as arrays
-                elif type(value) is tuple and any(type(v) is np.ndarray for v in value):
-                    from engine.tensor import Tensor
+            value = Tensor._make(value)  # masks, indices, targets kept as arrays
+        elif type(value) is tuple and any(type(v) is np.ndarray for v in value):
+            from engine.tensor import Tensor
 
-                    value = tuple(Tensor._make(v) if type(v) is np.ndarray else v for v in value)
-                return value
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+            value = tuple(Tensor._make(v) if type(v) is np.ndarray else v for v in value)
+        return value
+
+
+def saved_property(slot: str) -> property:
+    """The `_saved_<slot>` attribute of a node class. Properties rather than a `__getattr__` on
+    Node: a class with `__getattr__` makes every attribute read of its instances a slow lookup."""
+    return property(lambda node: node._saved_value(slot))
+
+
+class NodeExtras:
+    """A node's rarely used state: hooks, retained outputs, user metadata, the anomaly-mode stack."""
+
+    __slots__ = ("pre_hooks", "post_hooks", "tensor_pre_hooks", "retained", "metadata", "anomaly")
+
+    def __init__(self) -> None:
+        self.pre_hooks: dict | None = None
+        self.post_hooks: dict | None = None
+        self.tensor_pre_hooks: dict | None = None
+        self.retained: dict | None = None
+        self.metadata: dict | None = None
+        self.anomaly: str | None = None
 
 
 def unpack_saved(node: Node, saved: SavedTensor, as_tensor: bool) -> Any:
@@ -296,17 +330,18 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
 
     def __init__(self, variable: Any) -> None:
-        super().__init__()
-        self._seq = UINT64_MAX
+        self._seq = UINT64_MAX  # as in PyTorch, it takes no sequence number
+        self._sv = None
+        self._was_saved = False
+        self._attrs = None
+        self._extra = None
         self.variable = variable
         self._next = ()
         self._nrs = ()
+        self._in_meta = self._out_meta = ((variable._data.shape, variable._data.dtype),)  # one output, like any node
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"  # PyTorch's C++ name; the class name is AccumulateGrad
-
-    def __getattr__(self, attr: str) -> Any:
-        raise AttributeError(f"'AccumulateGrad' object has no attribute '{attr}'")
 
 
 class GraphRoot(Node):

@@ -118,18 +118,38 @@ ABS = rule("abs", "AbsBackward0", np.abs, (lambda F, g, self: g * F.sign(self),)
            ("grad * sign(self)",), elementwise=True, scalar=abs)
 
 # --- reductions ---------------------------------------------------------------------------------
-SUM = rule("sum", "SumBackward0", lambda a: np.sum(a),
+def _sum(a: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    """np.sum without its Python layers: the same ufunc reduction."""
+    return np.add.reduce(a, dim, None, None, keepdim)
+
+
+def _mean(a: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    """np.mean without its Python layers for float32 and float64 arrays: the same sum, then the
+    same division by the count (as an intp, like NumPy)."""
+    dtype = getattr(a, "dtype", None)
+    if type(a) is not np.ndarray or (dtype is not _F32 and dtype is not _F64) or not a.size:
+        return np.mean(a, axis=dim, keepdims=keepdim)
+    total = np.add.reduce(a, dim, None, None, keepdim)
+    count = a.size if dim is None else math.prod([a.shape[d] for d in ((dim,) if type(dim) is int else dim)])
+    if type(total) is np.ndarray:
+        return np.true_divide(total, np.intp(count), out=total, casting="unsafe")
+    return total.dtype.type(total / np.intp(count))
+
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+SUM = rule("sum", "SumBackward0", _sum,
            (lambda F, g, self_sym_sizes: F.expand(g, self_sym_sizes),), ("grad expanded to self's shape",))
 SUM_DIM = rule(
-    "sum_dim", "SumBackward1", lambda a, dim, keepdim=False: np.sum(a, axis=dim, keepdims=keepdim),
+    "sum_dim", "SumBackward1", _sum,
     (lambda F, g, dim, keepdim, self_sym_sizes: F.expand(
         _unsqueeze_reduced(F, g, dim, keepdim, len(self_sym_sizes)), self_sym_sizes),),
     ("grad expanded along dim",), defaults={"keepdim": False})
-MEAN = rule("mean", "MeanBackward0", lambda a: np.mean(a),
+MEAN = rule("mean", "MeanBackward0", _mean,
             (lambda F, g, self_sym_numel, self_sym_sizes: F.expand(g / self_sym_numel, self_sym_sizes),),
             ("grad / numel, expanded to self's shape",))
 MEAN_DIM = rule(
-    "mean_dim", "MeanBackward1", lambda a, dim, keepdim=False: np.mean(a, axis=dim, keepdims=keepdim),
+    "mean_dim", "MeanBackward1", _mean,
     (lambda F, g, dim, keepdim, self_sym_numel, self_sym_sizes: F.expand(
         _unsqueeze_reduced(F, g, dim, keepdim, len(self_sym_sizes)), self_sym_sizes)
         * (float(np.prod([self_sym_sizes[d] for d in ((dim,) if isinstance(dim, int) else dim)]))

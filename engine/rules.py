@@ -17,7 +17,9 @@ import numpy as np
 
 from engine import grad_mode, messages, observe
 from engine import node as _node_module
-from engine.node import FREED, SAVED_HOOKS, ZEROS as _ZEROS, Node, SavedTensor, output_numbers, unpack_saved
+from engine.node import (
+    FREED, SAVED_HOOKS, ZEROS as _ZEROS, Node, SavedTensor, output_numbers, saved_property, unpack_saved,
+)
 from engine.tensor import Tensor
 
 _F64 = np.dtype(np.float64)
@@ -27,21 +29,38 @@ _NDARRAY = np.ndarray
 _array = np.array
 _object_new = object.__new__
 _state = grad_mode.state
+_sequence = _node_module._sequence
 
 
-def _derived(slot: str, inputs: tuple[str, ...]) -> Callable | None:
-    """Values PyTorch saves that are computed from an input: sizes, numel, strides."""
-    for suffix, fn in (("_sym_sizes", lambda a: tuple(np.shape(a))), ("_sym_numel", np.size),
-                       ("_sym_strides", _strides)):
+def _derived(slot: str, inputs: tuple[str, ...]) -> tuple[Callable, int] | None:
+    """Values PyTorch saves that are computed from an input (sizes, numel, strides): the function
+    computing one from the input's array, and the input's index."""
+    for suffix, fn in (("_sym_sizes", _sizes), ("_sym_numel", _numel), ("_sym_strides", _strides)):
         if slot.endswith(suffix) and slot[: -len(suffix)] in inputs:
-            index = inputs.index(slot[: -len(suffix)])
-            return lambda arrays, out, fn=fn, index=index: fn(arrays[index])
+            return fn, inputs.index(slot[: -len(suffix)])
     return None
+
+
+def _sizes(a: Any) -> tuple[int, ...]:
+    return a.shape if type(a) is _NDARRAY else tuple(np.shape(a))
+
+
+def _numel(a: Any) -> int:
+    return a.size if type(a) is _NDARRAY else int(np.size(a))
+
+
+_STRIDES: dict[tuple, tuple[int, ...]] = {}  # (byte strides, itemsize) -> strides in elements
 
 
 def _strides(a: Any) -> tuple[int, ...]:
     a = np.asarray(a)
-    return tuple(s // a.itemsize for s in a.strides) if a.itemsize else ()
+    key = (a.strides, a.itemsize)
+    strides = _STRIDES.get(key)
+    if strides is None:
+        strides = tuple(s // a.itemsize for s in a.strides) if a.itemsize else ()
+        if len(_STRIDES) < 1024:
+            _STRIDES[key] = strides
+    return strides
 
 
 class Rule:
@@ -163,7 +182,8 @@ class ScalarPlan:
     tuple into the usual dict on first read, so everything but the plain backward sees the dict.
     """
 
-    __slots__ = ("key", "entries", "freeable", "layout", "constants", "args", "bare", "released")
+    __slots__ = ("key", "entries", "freeable", "layout", "constants", "args", "bare", "released", "backward",
+                 "pack")
 
     def __init__(self, rule: Rule, key: int) -> None:
         mask = key & 3
@@ -198,6 +218,8 @@ class ScalarPlan:
         self.args = tuple(args)
         self.bare = (key,)
         self.released = (key | 8,)
+        self.backward = _scalar_runner(self)
+        self.pack = _scalar_packer(self)
 
 
 def expand_compact(node: Node, sv: tuple) -> dict:
@@ -234,6 +256,12 @@ def scalar_backward(node: Node, sv: tuple, g: Any) -> tuple | None:
     plan = node.rule.scalar_plans[sv[0]]
     if plan is None:  # released: the general path raises or reads the attributes that stay
         return None
+    return plan.backward(sv, g)
+
+
+def _scalar_values(sv: tuple) -> list | None:
+    """The stored values of a compact tuple (0-d float32 tensors as NumPy scalars: float32 math,
+    fast), or None when one changed version since it was saved."""
     values = []
     k = 1
     n = len(sv)
@@ -242,24 +270,96 @@ def scalar_backward(node: Node, sv: tuple, g: Any) -> tuple | None:
         if type(value) is Tensor:
             if value._vc[0] != sv[k + 1]:
                 return None
-            value = value._data[()]  # 0-d float32 as a NumPy scalar: float32 math, fast
+            value = value._data[()]
         values.append(value)
         k += 2
-    if plan.constants:
-        values.extend([c for _, c in plan.constants])
-    out = []
-    for spec in plan.args:
-        if spec is None:
-            out.append(None)
-            continue
-        fn, at = spec
-        if not at:
-            out.append(fn(ArrayMath, g))
-        elif len(at) == 1:
-            out.append(fn(ArrayMath, g, values[at[0]]))
-        else:
-            out.append(fn(ArrayMath, g, *[values[j] for j in at]))
-    return tuple(out)
+    return values
+
+
+def _scalar_packer(plan: ScalarPlan) -> Callable[[Tensor, Any, Tensor], tuple]:
+    """The compact tuple a node of the plan keeps, as a function of (self, other, result)."""
+    key = plan.key
+    layout = plan.layout
+    if not layout:
+        bare = plan.bare
+        return lambda a, b, result: bare
+    if len(layout) == 1:
+        code = layout[0]
+
+        def one(a: Tensor, b: Any, result: Tensor) -> tuple:
+            x = a if code == 0 else b if code == 1 else result
+            return (key, x, x._vc[0] if type(x) is Tensor else None)
+
+        return one
+
+    if len(layout) == 2:
+        c0, c1 = layout
+
+        def two(a: Tensor, b: Any, result: Tensor) -> tuple:
+            x = a if c0 == 0 else b if c0 == 1 else result
+            y = a if c1 == 0 else b if c1 == 1 else result
+            return (key, x, x._vc[0] if type(x) is Tensor else None, y, y._vc[0] if type(y) is Tensor else None)
+
+        return two
+
+    def pairs(a: Tensor, b: Any, result: Tensor) -> tuple:
+        items: list = [key]
+        sources = (a, b, result)
+        for code in layout:
+            x = sources[code]
+            items.append(x)
+            items.append(x._vc[0] if type(x) is Tensor else None)
+        return tuple(items)
+
+    return pairs
+
+
+def _scalar_runner(plan: ScalarPlan) -> Callable[[tuple, Any], tuple | None]:
+    """The backward of a plan's nodes as a function of (compact tuple, gradient). The common
+    layouts (an op of one input reading one saved value; two inputs each reading at most one)
+    get a straight-line function; the rest a general one."""
+    constants = [c for _, c in plan.constants]
+    specs = plan.args
+    n = len(plan.layout)
+
+    if n == 1 and not constants and len(specs) == 1 and specs[0] is not None and specs[0][1] == (0,):
+        fn = specs[0][0]
+
+        def unary(sv: tuple, g: Any) -> tuple | None:
+            x = sv[1]
+            if type(x) is Tensor:
+                if x._vc[0] != sv[2]:
+                    return None
+                x = x._data[()]
+            return (fn(ArrayMath, g, x),)
+
+        return unary
+
+    if len(specs) == 2 and all(spec is None or len(spec[1]) <= 1 for spec in specs):
+        (f0, at0), (f1, at1) = [(None, ()) if spec is None else spec for spec in specs]
+        i0 = at0[0] if at0 else None
+        i1 = at1[0] if at1 else None
+
+        def binary(sv: tuple, g: Any) -> tuple | None:
+            values = _scalar_values(sv) if n else []
+            if values is None:
+                return None
+            if constants:
+                values += constants
+            return (None if f0 is None else f0(ArrayMath, g) if i0 is None else f0(ArrayMath, g, values[i0]),
+                    None if f1 is None else f1(ArrayMath, g) if i1 is None else f1(ArrayMath, g, values[i1]))
+
+        return binary
+
+    def general(sv: tuple, g: Any) -> tuple | None:
+        values = _scalar_values(sv)
+        if values is None:
+            return None
+        values += constants
+        return tuple(None if spec is None else spec[0](ArrayMath, g, *[values[j] for j in spec[1]])
+                     for spec in specs)
+
+    return general
 
 
 # Parameter names a gradient function may ask for that describe the call, not saved values:
@@ -276,8 +376,9 @@ def _node_class(name: str, rule: Rule) -> type[Node]:
     """One Python class per node name, so `type(y.grad_fn).__name__` is PyTorch's name."""
     cls = _node_classes.get(name)
     if cls is None:
+        saved = {f"_saved_{slot}": saved_property(slot) for slot in rule.saves}
         cls = type(name, (Node,), {"__slots__": (), "rule": rule, "_plain": True,
-                                   "__module__": "torch.autograd.graph"})
+                                   "__module__": "torch.autograd.graph", **saved})
         _node_classes[name] = cls
     return cls
 
@@ -294,25 +395,46 @@ def edge_to(t: Any) -> tuple[Node, int] | None:
 
 def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
     """Run `rule` forward on `inputs` (tensors or Python numbers) and record its node if needed."""
-    state = grad_mode.state
+    state = _state
+    track = state.enabled
     arrays = []
+    shapes = []
+    targets = []  # per input, the node its gradient goes to (None where none flows)
+    numbered = False  # some input is output 1, 2... of its grad_fn
     mask = 0
     bit = 1
     wide = rule.exact_dtype
     for x in inputs:
         if isinstance(x, Tensor):
             a = x._data
-            if x._requires_grad:
+            if x._requires_grad and track:
                 mask |= bit
+                fn = x.grad_fn
+                if fn is None:
+                    fn = x._accumulator or x._grad_accumulator()
+                elif x._output_nr:
+                    numbered = True
+                targets.append(fn)
+            else:
+                targets.append(None)
+            shapes.append(a.shape)
+            if not wide and a.dtype is not _F32 and a.dtype == _F64:
+                wide = True
         else:
             a = x
-        if not wide and type(a) is _NDARRAY and a.dtype == _F64:
-            wide = True
+            targets.append(None)
+            if type(a) is _NDARRAY:
+                shapes.append(a.shape)
+                if not wide and a.dtype == _F64:
+                    wide = True
+            else:
+                shapes.append(np.shape(a))
         arrays.append(a)
         bit <<= 1
     out = rule.forward(*arrays, **attrs) if attrs else rule.forward(*arrays)
     inference = state.inference
-    if rule.outputs == 1:
+    single = rule.outputs == 1
+    if single:
         result = _new_tensor(_as_result(out, wide), inference)
         results: tuple = (result,)
     else:
@@ -323,24 +445,37 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
         for r in results:
             r._vc = source._vc
             r._base = source._base if source._base is not None else source
-            r._no_grad_view = not state.enabled
-        if rule.outputs != 1:
+            r._no_grad_view = not track
+        if not single:
             for i, r in enumerate(results):
                 r._view_of_multi = (rule.node_name[: -len("Backward0")], i)
     node = None
-    if mask and state.enabled:
-        node = rule.node_cls()
-        _link(node, inputs)
-        node._in_meta = tuple([a.shape if type(a) is _NDARRAY else np.shape(a) for a in arrays])
-        node._out_meta = tuple([(r._data.shape, r._data.dtype) for r in results])
+    if mask:
+        data = result._data if single else None
+        node = _new_node(
+            rule.node_cls,
+            tuple(shapes),
+            ((data.shape, data.dtype),) if single else tuple([(r._data.shape, r._data.dtype) for r in results]),
+        )
+        node._next = tuple(targets)
+        if numbered or len(targets) >= len(_ZEROS):
+            node._nrs = output_numbers(tuple(
+                x._output_nr if t is not None and x.grad_fn is not None else 0 for x, t in zip(inputs, targets)
+            ))
+        else:
+            node._nrs = _ZEROS[len(targets)]
         if attrs:
             node._attrs = attrs
-        outs = rule.differentiable_outputs
-        for i in range(len(results)) if outs is None else outs:
-            r = results[i]
-            r.grad_fn = node
-            r._requires_grad = True
-            r._output_nr = i
+        if single:
+            result.grad_fn = node
+            result._requires_grad = True
+        else:
+            outs = rule.differentiable_outputs
+            for i in range(len(results)) if outs is None else outs:
+                r = results[i]
+                r.grad_fn = node
+                r._requires_grad = True
+                r._output_nr = i
         if rule.saves:
             _save(node, rule, (1 if mask else 0) if rule.variadic else mask, inputs, arrays, results, attrs)
         if state.anomaly:
@@ -350,30 +485,6 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
     if observe.current is not None:
         observe.current.op_applied(rule, node, inputs, results, attrs)
     return result
-
-
-def _link(node: Node, inputs: tuple) -> None:
-    """Set the node's edges: per input, the node its gradient goes to and that node's output nr."""
-    targets = []
-    numbered = False  # some input is output 1, 2... of its grad_fn
-    for x in inputs:
-        if type(x) is not Tensor and not isinstance(x, Tensor) or not x._requires_grad:
-            targets.append(None)
-            continue
-        fn = x.grad_fn
-        if fn is None:
-            targets.append(x._grad_accumulator())
-        else:
-            targets.append(fn)
-            if x._output_nr:
-                numbered = True
-    node._next = tuple(targets)
-    if numbered or len(targets) >= len(_ZEROS):
-        node._nrs = output_numbers(tuple(
-            x._output_nr if t is not None and x.grad_fn is not None else 0 for x, t in zip(inputs, targets)
-        ))
-    else:
-        node._nrs = _ZEROS[len(targets)]
 
 
 def _new_tensor(data: np.ndarray, inference: bool) -> Tensor:
@@ -399,9 +510,22 @@ def _as_result(out: Any, wide: bool) -> np.ndarray:
     """Wrap NumPy scalars as 0-d arrays and keep PyTorch's float32 default where NumPy widens."""
     if type(out) is not _NDARRAY:
         out = np.asarray(out)
-    if not wide and out.dtype == _F64:
+    if not wide and out.dtype is not _F32 and out.dtype == _F64:
         out = out.astype(_F32)
     return out
+
+
+def _new_node(cls: type[Node], in_meta: tuple, out_meta: tuple) -> Node:
+    """Node.__init__'s fields plus the input and output metadata, without the call overhead."""
+    node = _object_new(cls)
+    node._seq = next(_sequence)
+    node._sv = None
+    node._was_saved = False
+    node._attrs = None
+    node._extra = None
+    node._in_meta = in_meta
+    node._out_meta = out_meta
+    return node
 
 
 # --- the 0-d float32 path ---------------------------------------------------------------------
@@ -430,16 +554,15 @@ def _round32(c: Any) -> float | None:
 
 _ZERO32 = np.zeros((), np.float32)
 _new_f32 = _ZERO32.copy  # a fresh 0-d float32 array; assigning a Python float rounds like np.array
-_sequence = _node_module._sequence
 
 
-def _scalar_result(value: float, inference: bool) -> Tensor:
+def _scalar_result(value: float, inference: bool, grad_fn: Node | None) -> Tensor:
     data = _new_f32()
     data[()] = value
     t = _object_new(Tensor)  # Tensor._make's fields, set here without its call overhead
     t._data = data
-    t.grad_fn = None
-    t._requires_grad = False
+    t.grad_fn = grad_fn
+    t._requires_grad = grad_fn is not None
     t._grad = None
     t._output_nr = 0
     t._vc = [0]
@@ -451,23 +574,6 @@ def _scalar_result(value: float, inference: bool) -> Tensor:
     t._inference = inference
     t._no_grad_view = False
     return t
-
-
-def _scalar_node(cls: type[Node], n_inputs: int) -> Node:
-    node = _object_new(cls)  # Node.__init__'s fields, set here without its call overhead
-    node._seq = next(_sequence)
-    node._sv = None
-    node._was_saved = False
-    node._pre_hooks = None
-    node._post_hooks = None
-    node._tensor_pre_hooks = None
-    node._retained = None
-    node._metadata = None
-    node._attrs = None
-    node._anomaly = None
-    node._in_meta = _SCALAR_IN_META[n_inputs]
-    node._out_meta = _SCALAR_OUT_META
-    return node
 
 
 def scalar_unary_op(rule: Rule, general: Callable) -> Callable:
@@ -490,32 +596,25 @@ def scalar_unary_op(rule: Rule, general: Callable) -> Callable:
             value = kernel(d.item())
         except (ArithmeticError, ValueError):
             return general(a)  # overflow, log(0)...: NumPy's inf and nan come from the array path
-        result = _scalar_result(value, state.inference)
-        if a._requires_grad and state.enabled:
-            node = _scalar_node(node_cls, 1)
+        if not (a._requires_grad and state.enabled):
+            result = _scalar_result(value, state.inference, None)
+        else:
+            node = _new_node(node_cls, _SCALAR_IN_META[1], _SCALAR_OUT_META)
             fn = a.grad_fn
             if fn is not None:
                 node._next = (fn,)
                 nr = a._output_nr
                 node._nrs = _ZEROS[1] if nr == 0 else output_numbers((nr,))
             else:
-                node._next = (a._grad_accumulator(),)
+                node._next = (a._accumulator or a._grad_accumulator(),)
                 node._nrs = _ZEROS[1]
-            result.grad_fn = node
-            result._requires_grad = True
+            result = _scalar_result(value, state.inference, node)
             if saves:
                 if SAVED_HOOKS or a._inference:
                     _save(node, rule, 1, (a,), None, (result,), None)
                 else:
                     plan = plans[1] or rule.scalar_plan(1)
-                    layout = plan.layout
-                    if not layout:
-                        node._sv = plan.bare
-                    elif len(layout) == 1:
-                        x = result if layout[0] == 2 else a
-                        node._sv = (1, x, x._vc[0])
-                    else:
-                        _save_compact(node, plan, a, None, result)
+                    node._sv = plan.pack(a, None, result)
                     node._was_saved = plan.freeable
         if observe.current is not None:
             observe.current.op_applied(rule, result.grad_fn, (a,), (result,), None)
@@ -560,17 +659,18 @@ def scalar_binary_op(rule: Rule, general: Callable) -> Callable:
             value = kernel(da.item(), y)
         except (ArithmeticError, ValueError):
             return general(a, b)
-        result = _scalar_result(value, state.inference)
         mask = 1 if a._requires_grad else 0
         if tb is Tensor and b._requires_grad:
             mask |= 2
-        if mask and state.enabled:
-            node = _scalar_node(node_cls, 2)
+        if not (mask and state.enabled):
+            result = _scalar_result(value, state.inference, None)
+        else:
+            node = _new_node(node_cls, _SCALAR_IN_META[2], _SCALAR_OUT_META)
             na = nb = 0
             if mask & 1:
                 ea = a.grad_fn
                 if ea is None:
-                    ea = a._grad_accumulator()
+                    ea = a._accumulator or a._grad_accumulator()
                 else:
                     na = a._output_nr
             else:
@@ -578,25 +678,21 @@ def scalar_binary_op(rule: Rule, general: Callable) -> Callable:
             if mask & 2:
                 eb = b.grad_fn
                 if eb is None:
-                    eb = b._grad_accumulator()
+                    eb = b._accumulator or b._grad_accumulator()
                 else:
                     nb = b._output_nr
             else:
                 eb = None
             node._next = (ea, eb)
             node._nrs = _ZEROS[2] if na == 0 and nb == 0 else output_numbers((na, nb))
-            result.grad_fn = node
-            result._requires_grad = True
+            result = _scalar_result(value, state.inference, node)
             if saves:
                 if SAVED_HOOKS or a._inference or (tb is Tensor and b._inference):
                     _save(node, rule, mask, (a, b), None, (result,), None)
                 else:
                     key = mask | 4 if tb is Tensor else mask
                     plan = plans[key] or rule.scalar_plan(key)
-                    if plan.layout:
-                        _save_compact(node, plan, a, b, result)
-                    else:
-                        node._sv = plan.bare
+                    node._sv = plan.pack(a, b, result)
                     node._was_saved = plan.freeable
         if observe.current is not None:
             observe.current.op_applied(rule, result.grad_fn, (a, b), (result,), None)
@@ -606,23 +702,14 @@ def scalar_binary_op(rule: Rule, general: Callable) -> Callable:
     return op
 
 
-def _save_compact(node: Node, plan: ScalarPlan, a: Tensor, b: Any, result: Tensor) -> None:
-    items: list = [plan.key]
-    sources = (a, b, result)
-    for code in plan.layout:
-        x = sources[code]
-        items.append(x)
-        items.append(x._vc[0] if type(x) is Tensor else None)
-    node._sv = tuple(items)
-
-
 _SCALAR_IN_META = ((), ((),), ((), ()))
 _SCALAR_OUT_META = (((), _F32),)
 
 
 def _save(node: Node, rule: Rule, mask: int, inputs: tuple, arrays: list | None, results: tuple,
           attrs: dict | None) -> None:
-    entries, freeable = rule.save_plan(mask)
+    plan = rule._save_plans.get(mask)
+    entries, freeable = plan if plan is not None else rule.save_plan(mask)
     saved: dict[str, Any] = {}
     for slot, kind, ref in entries:
         if kind == _OUTPUT:
@@ -633,7 +720,8 @@ def _save(node: Node, rule: Rule, mask: int, inputs: tuple, arrays: list | None,
         elif kind == _DERIVED:
             if arrays is None:
                 arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
-            saved[slot] = ref(arrays, results)
+            fn, index = ref
+            saved[slot] = fn(arrays[index])
         elif attrs is not None and slot in attrs:
             saved[slot] = attrs[slot]
         elif slot in rule.defaults:
@@ -744,12 +832,63 @@ def _sum_to_array(g: Any, shape: tuple) -> Any:
     g = np.asarray(g)
     if g.shape == shape:
         return g
-    lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        i + lead for i, d in enumerate(shape) if d == 1 and g.shape[i + lead] != 1
-    )
+    key = (g.shape, shape)
+    axes = _SUMMED_AXES.get(key)
+    if axes is None:
+        lead = g.ndim - len(shape)
+        axes = tuple(range(lead)) + tuple(
+            i + lead for i, d in enumerate(shape) if d == 1 and g.shape[i + lead] != 1
+        )
+        if len(_SUMMED_AXES) < 1024:
+            _SUMMED_AXES[key] = axes
     if axes:
-        g = g.sum(axis=axes, keepdims=True)
+        g = _add_reduce(g, axes, None, None, True)
+    return g.reshape(shape)
+
+
+_SUMMED_AXES: dict[tuple, tuple[int, ...]] = {}  # (gradient shape, input shape) -> axes summed over
+_add_reduce = np.add.reduce
+_BROADCAST_STRIDES: dict[tuple, tuple[int, ...]] = {}  # (shape, strides, target shape) -> strides
+
+
+def _broadcast(g: Any, shape: tuple) -> Any:
+    """np.broadcast_to(g, shape), a read-only view, without its Python-level overhead.
+
+    The view is made by the ndarray constructor over a read-only buffer of `g`'s data with the
+    strides np.broadcast_to would choose (computed once per layout). Only a C-contiguous `g`
+    (or a NumPy scalar) exports such a buffer; anything else goes through np.broadcast_to."""
+    kind = type(g)
+    if kind is _NDARRAY:
+        if g.shape == shape:
+            return g
+        key = (g.shape, g.strides, shape)
+        buffer: Any = g
+    elif kind is _F32S or kind is np.float64:
+        key = ((), (), shape)
+        buffer = g
+    else:
+        return np.broadcast_to(g, shape)
+    strides = _BROADCAST_STRIDES.get(key)
+    if strides is None:
+        strides = np.broadcast_to(g, shape).strides
+        if len(_BROADCAST_STRIDES) < 1024:
+            _BROADCAST_STRIDES[key] = strides
+    try:
+        if kind is _NDARRAY:
+            buffer = memoryview(g).toreadonly()
+        return _NDARRAY(shape, g.dtype, buffer, 0, strides)
+    except (BufferError, TypeError, ValueError):  # not C-contiguous
+        return np.broadcast_to(g, shape)
+
+
+def _unsqueeze_dims(g: Any, dims: tuple[int, ...]) -> Any:
+    """np.expand_dims(g, dims): one reshape when the dims are ascending and non-negative."""
+    if (type(g) is not _NDARRAY or not dims or dims[0] < 0 or dims[-1] >= g.ndim + len(dims)
+            or list(dims) != sorted(set(dims))):
+        return np.expand_dims(g, dims)
+    shape = list(g.shape)
+    for d in dims:
+        shape.insert(d, 1)
     return g.reshape(shape)
 
 
@@ -778,17 +917,13 @@ class ArrayMath:
     def ones_like(a: Any) -> Any:
         return np.ones_like(a)
 
-    @staticmethod
-    def expand(g: Any, shape: tuple) -> Any:
-        return np.broadcast_to(g, shape)
+    expand = staticmethod(_broadcast)
 
     @staticmethod
     def reshape(g: Any, shape: tuple) -> Any:
         return np.reshape(g, shape)
 
-    @staticmethod
-    def unsqueeze_dims(g: Any, dims: tuple[int, ...]) -> Any:
-        return np.expand_dims(g, dims)
+    unsqueeze_dims = staticmethod(_unsqueeze_dims)
 
     @staticmethod
     def mT(a: Any) -> Any:  # noqa: N802 - matrix transpose of the last two dims

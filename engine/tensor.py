@@ -7,7 +7,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from engine import dtypes, grad_mode, messages
+from engine import dtypes, grad_mode, messages, observe
 from engine.node import AccumulateGrad, RemovableHandle, add_hook
 
 
@@ -359,15 +359,11 @@ def _c_type(t: Tensor) -> str:
 
 
 def _observe_new(t: Tensor, source: Any = None) -> None:
-    from engine import observe
-
     if observe.current is not None:
         observe.current.tensor_created(t, source)
 
 
 def _observe_grad(t: Tensor) -> None:
-    from engine import observe
-
     if observe.current is not None:
         observe.current.grad_changed(t)
 
