@@ -44,7 +44,7 @@ class Recorder:
         self._stdout_size = 0
         self._tensor_ids: dict[int, str] = {}
         self._node_ids: dict[int, str] = {}
-        self._edge_ids: dict[tuple[int, int], str] = {}
+        self._edge_ids: dict[int, dict[int, str]] = {}  # per node: input number -> edge id
         self._output_tensor: dict[tuple[int, int], str] = {}
         self._grad_owner: dict[int, str] = {}
         self._keep: list[Any] = []  # holds traced objects so their id() is never reused
@@ -96,7 +96,7 @@ class Recorder:
             "requires_grad": t._requires_grad,
             "is_leaf": t.grad_fn is None,
             "grad_fn": self._node_ids.get(id(t.grad_fn)) if t.grad_fn is not None else None,
-            "value": self._value(t._data),
+            "value": encode.value(t._data, self.limits.max_array_elements),
             "span": span if span is not None else self._span(),
         }
         if isinstance(t, engine.Parameter):
@@ -135,20 +135,24 @@ class Recorder:
     def _add_edges(self, node: Any, nid: str) -> None:
         rule = node.rule
         formulas = _formulas(node) if rule is not None else None
+        cap = self.limits.max_array_elements
         compact = None
         if rule is not None and type(node._sv) is tuple and rule.elementwise:
             compact = _scalar_locals(node)  # every input's local derivative in one call
         edges = self.edges
+        node_ids = self._node_ids
+        self._edge_ids[id(node)] = edge_ids = {}
         i = -1
         for target, output_nr in zip(node._next, node._nrs):
             i += 1
             if target is None:
                 continue
             eid = f"e{len(edges)}"
+            target_id = node_ids.get(id(target))
             record = {
                 "id": eid,
                 "source": nid,
-                "target": self.node_id(target),
+                "target": target_id if target_id is not None else self._add_node(target, None),
                 "input_nr": i,
                 "output_nr": output_nr,
             }
@@ -157,12 +161,12 @@ class Recorder:
                 if compact is not None:
                     local = compact[i]
                     if local is not None:
-                        record["local"] = {"kind": "elementwise", "value": self._value(local)}
+                        record["local"] = {"kind": "elementwise", "value": encode.value(local, cap)}
                 else:
                     local = self._local_gradient(node, i)
                     if local is not None:
                         record["local"] = local
-            self._edge_ids[(id(node), i)] = eid
+            edge_ids[i] = eid
             edges.append(record)
 
     def _local_gradient(self, node: Any, i: int) -> dict | None:
@@ -366,7 +370,7 @@ class Recorder:
         if src is None:
             self._received.setdefault(id(target), []).append(({"edge": None, "grad": self._value(grad)}, grad))
             return
-        edge = self._edge_ids.get((id(src), input_nr))
+        edge = self._edge_ids.get(id(src), _NO_EDGES).get(input_nr)
         if edge is None:
             return
         value = self._value(grad)  # one encoding, shown both where it leaves and where it arrives
@@ -479,6 +483,7 @@ def _span_dict(line: int | None, end_line: int | None, col: int | None, end_col:
 
 
 _ONE32 = np.float32(1)
+_NO_EDGES: dict[int, str] = {}
 
 
 def _scalar_locals(node: Any) -> tuple | None:
