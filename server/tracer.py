@@ -667,6 +667,8 @@ def captions(code: str) -> list[dict]:
     A comment after code describes its own line; a comment on a line of its own describes the next
     line that has code. Captions on consecutive comment lines are joined with a space.
     """
+    if not _CAPTION.search(code):
+        return []
     found: dict[int, list[str]] = {}
     code_lines: set[int] = set()
     comments: list[tuple[int, bool, str]] = []

@@ -364,6 +364,8 @@ def _collect_bound(tree: ast.AST) -> set[str]:
 
 def _check_lookalike_tokens(code: str, pos: _Positions) -> PolicyError | None:
     """Refuse non-ASCII identifiers; Python NFKC-normalises them, so the AST alone cannot see them."""
+    if code.isascii():
+        return None
     try:
         for tok in tokenize.generate_tokens(io.StringIO(code).readline):
             if tok.type == tokenize.NAME and not tok.string.isascii():
