@@ -147,3 +147,46 @@ def test_trace_agrees_with_pytorch(example_id: str) -> None:
         assert trace["stdout"] == torch_stdout
     else:
         assert torch_stdout.rstrip().endswith(f"{trace['error']['type']}: {trace['error']['message']}")
+
+
+HOOKS_OF_EVERY_KIND = """import torch
+def y_tensor_hook(g):
+    print("y_tensor_hook")
+def x_tensor_hook(g):
+    print("x_tensor_hook")
+def x_post_accumulate(t):
+    print("x_post_accumulate")
+def w_tensor_hook(g):
+    print("w_tensor_hook")
+def sum_prehook(grad_outputs):
+    print("sum_prehook")
+def sum_posthook(grad_inputs, grad_outputs):
+    print("sum_posthook")
+def mul_prehook(grad_outputs):
+    print("mul_prehook")
+def mul_posthook(grad_inputs, grad_outputs):
+    print("mul_posthook")
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+w = torch.tensor([0.5, -1.0], requires_grad=True)
+y = x * w
+y.retain_grad()
+y.register_hook(y_tensor_hook)
+x.register_hook(x_tensor_hook)
+x.register_post_accumulate_grad_hook(x_post_accumulate)
+w.register_hook(w_tensor_hook)
+z = y.exp().sum()
+z.grad_fn.register_prehook(sum_prehook)
+z.grad_fn.register_hook(sum_posthook)
+y.grad_fn.register_prehook(mul_prehook)
+y.grad_fn.register_hook(mul_posthook)
+z.backward()
+"""
+
+
+def test_hooks_fire_in_pytorchs_order() -> None:
+    _, torch_stdout = run_with_torch(HOOKS_OF_EVERY_KIND)
+    trace = trace_code(HOOKS_OF_EVERY_KIND)
+    assert trace["status"] == "ok", trace["error"]
+    fired = [e["name"] for e in trace["events"] if e["kind"] == "hook"]
+    assert fired == torch_stdout.split()
+    assert trace["stdout"] == torch_stdout
