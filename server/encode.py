@@ -38,6 +38,18 @@ def dtype_name(dtype: np.dtype) -> str:
     return name
 
 
+def numbers(flat: np.ndarray) -> list:
+    """number() of each element of a 1-d array."""
+    data = flat.tolist()
+    if flat.dtype.kind == "f":
+        total = sum(data)
+        if total - total == 0:  # all finite (an overflowing sum just takes the general path)
+            return [float(f"{v:.7g}") for v in data]
+    elif flat.dtype.kind in "iub":
+        return data  # tolist() gives Python ints and bools already
+    return [number(v) for v in data]
+
+
 def array(a: Any, cap: int) -> dict:
     """An ArrayValue dict for an ndarray (or Python number)."""
     if type(a) is not np.ndarray:
@@ -47,9 +59,9 @@ def array(a: Any, cap: int) -> dict:
     flat = a.reshape(-1)
     value: dict[str, Any] = {"shape": list(a.shape), "dtype": dtype_name(a.dtype)}
     if flat.size <= cap:
-        value["data"] = [number(v) for v in flat.tolist()]
+        value["data"] = numbers(flat)
         return value
-    value["data"] = [number(v) for v in flat[:HEAD].tolist()]
+    value["data"] = numbers(flat[:HEAD])
     value["truncated"] = True
     if a.dtype.kind in "fiub":
         finite = flat[np.isfinite(flat)] if a.dtype.kind == "f" else flat

@@ -136,9 +136,14 @@ class Recorder:
         rule = node.rule
         formulas = _formulas(node) if rule is not None else None
         cap = self.limits.max_array_elements
-        compact = None
-        if rule is not None and type(node._sv) is tuple and rule.elementwise:
-            compact = _scalar_locals(node)  # every input's local derivative in one call
+        # Local derivatives: none for multi-output ops or when saved_tensors_hooks hold the saved
+        # values; all at once for a node of the 0-d path; else per input, from a unit gradient.
+        shown = rule is not None and rule.outputs == 1 and not _has_user_hooks(node)
+        compact = unit = None
+        if shown and type(node._sv) is tuple and rule.elementwise:
+            compact = _scalar_locals(node)
+        elif shown and rule.elementwise:
+            unit = np.ones(*node._out_meta[0])
         edges = self.edges
         node_ids = self._node_ids
         self._edge_ids[id(node)] = edge_ids = {}
@@ -162,27 +167,25 @@ class Recorder:
                     local = compact[i]
                     if local is not None:
                         record["local"] = {"kind": "elementwise", "value": encode.value(local, cap)}
-                else:
-                    local = self._local_gradient(node, i)
+                elif shown:
+                    local = self._local_gradient(node, i, unit)
                     if local is not None:
                         record["local"] = local
             edge_ids[i] = eid
             edges.append(record)
 
-    def _local_gradient(self, node: Any, i: int) -> dict | None:
-        """d output / d input i as numbers: elementwise where the op is, else a small Jacobian."""
-        rule = node.rule
-        if rule.outputs != 1 or _has_user_hooks(node):
-            return None
+    def _local_gradient(self, node: Any, i: int, unit: np.ndarray | None) -> dict | None:
+        """d output / d input i as numbers: elementwise (from `unit`, ones of the output's shape)
+        where the op is, else a small Jacobian."""
         out_shape, out_dtype = node._out_meta[0]
         try:
-            if rule.elementwise:
-                local = input_gradient(node, i, np.ones(out_shape, out_dtype), ArrayMath, reduce=False)
+            if unit is not None:
+                local = input_gradient(node, i, unit, ArrayMath, reduce=False)
                 if local is None:
                     return None
                 if np.shape(local) != out_shape:
                     local = np.broadcast_to(local, out_shape)
-                return {"kind": "elementwise", "value": self._value(local)}
+                return {"kind": "elementwise", "value": encode.value(local, self.limits.max_array_elements)}
             m, n = int(np.prod(out_shape)), int(np.prod(node._in_meta[i]))
             if m * n > self.limits.jacobian_entries or m > 256:
                 return None
