@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import sys
 from heapq import heappop, heappush
 from typing import Any, Sequence
 
@@ -10,10 +11,11 @@ import numpy as np
 
 from engine import grad_mode, observe
 from engine.node import AccumulateGrad, Node
-from engine.rules import backward_node
+from engine.rules import SCALAR_PLANS, backward_node
 from engine.tensor import Tensor
 
 _F32 = np.dtype(np.float32)
+_getrefcount = sys.getrefcount
 
 
 class Pass:
@@ -175,13 +177,18 @@ class Pass:
                     if extra is None:  # no hooks, nothing retained
                         sv = node._sv
                         if type(sv) is tuple and compact:
-                            plan = node.rule.scalar_plans[sv[0]]
-                            if plan is not None:  # None: released, the general path raises
-                                sent = plan.backward(sv, grads[0])
-                                if sent is not None and release:
-                                    node._sv = plan.released
+                            plan = SCALAR_PLANS[sv[0]]  # its backward gives None if released or changed
+                            sent = plan.backward(sv, grads[0])
+                            if sent is not None and release:
+                                node._sv = plan.released
                         elif type(node) is AccumulateGrad:
-                            _accumulate(node, grads[0], create_graph, None)
+                            grad = grads[0]
+                            # .grad may take the gradient without a copy if nothing else refers to
+                            # it (see _accumulate): the pass drops its own references first.
+                            grads = held_grads = slots = previous = g = None
+                            unshared = _getrefcount(grad) == 2  # `grad` and the call's argument
+                            _accumulate(node, grad, create_graph, None, unshared)
+                            grad = None
                             continue
                     if sent is None:
                         if extra is None and node._plain and (len(grads) == 1 or _complete(grads)):
@@ -211,12 +218,13 @@ class Pass:
                         else:
                             slots = [None] * max(len(target._out_meta), nr + 1)
                             slots[nr] = g
+                        if left:  # more gradients to come: wait in the buffers
+                            buffers[target] = slots
                     else:
                         previous = slots[nr]
                         slots[nr] = g if previous is None else previous + g
-                    if left:  # more gradients to come: wait in the buffers
+                    if left:
                         dependencies[target] = left
-                        buffers[target] = slots
                     elif held is None and not ready:
                         if target in buffers:
                             del buffers[target]
@@ -457,7 +465,10 @@ def _retain(tensor: Any, grad: Any, create_graph: bool) -> None:
         tensor._grad = Tensor._make(np.asarray(tensor._grad._data + grad))
 
 
-def _accumulate(node: AccumulateGrad, grad: Any, create_graph: bool, obs: Any) -> None:
+def _accumulate(node: AccumulateGrad, grad: Any, create_graph: bool, obs: Any, unshared: bool = False) -> None:
+    """Add `grad` into the leaf's .grad. Like PyTorch, a first gradient that no one else refers to
+    (`unshared`: only the caller holds it) becomes .grad itself when it is an array of the leaf's
+    dtype owning C-contiguous, writable data; anything else is copied."""
     leaf = node.variable
     before = leaf._grad
     dtype = leaf._data.dtype
@@ -469,7 +480,10 @@ def _accumulate(node: AccumulateGrad, grad: Any, create_graph: bool, obs: Any) -
     else:
         array = np.asarray(grad)
         if before is None:
-            leaf._grad = Tensor._make(np.array(array, dtype=dtype, copy=True))
+            if unshared and _own_array(array, dtype):
+                leaf._grad = Tensor._make(array)
+            else:
+                leaf._grad = Tensor._make(np.array(array, dtype=dtype, copy=True))
         else:
             if obs is not None:
                 before = Tensor._make(before._data.copy())
@@ -483,6 +497,15 @@ def _accumulate(node: AccumulateGrad, grad: Any, create_graph: bool, obs: Any) -
             fn(leaf)
             if obs is not None:
                 obs.hook_fired("post_accumulate", node, 0, fn, None)
+
+
+def _own_array(array: Any, dtype: Any) -> bool:
+    """An array owning its data (no view of another), C-contiguous, writable, of `dtype`: what the
+    copy for a first .grad would make of it."""
+    if type(array) is not np.ndarray or array.base is not None or array.dtype != dtype:
+        return False
+    flags = array.flags
+    return flags.c_contiguous and flags.writeable
 
 
 def call_node(node: Node, grads: tuple) -> Any:

@@ -10,7 +10,7 @@ import numpy as np
 from engine import grad_mode, messages, observe, ops
 from engine.rules import apply, scalar_binary_op, scalar_unary_op
 from engine.node import Node
-from engine.rules import Rule, _node_classes
+from engine.rules import Rule, _node_classes, node_maker
 from engine.tensor import Tensor
 
 Number = (int, float, bool)
@@ -1249,6 +1249,7 @@ COPY_SLICES = Rule("copy_slices", "CopySlices", None, (None,),
 CopySlices.rule = COPY_SLICES
 CopySlices.__module__ = "torch.autograd.graph"
 COPY_SLICES.node_cls = _node_classes["CopySlices"] = CopySlices
+COPY_SLICES.new_node = node_maker(CopySlices)
 ops.TABLE["copy_slices"] = COPY_SLICES
 
 

@@ -11,6 +11,7 @@ namespace: NumPy functions during a plain backward, differentiable engine functi
 from __future__ import annotations
 
 import inspect
+import types
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -20,7 +21,7 @@ from engine import node as _node_module
 from engine.node import (
     FREED, SAVED_HOOKS, ZEROS as _ZEROS, Node, SavedTensor, output_numbers, saved_property, unpack_saved,
 )
-from engine.tensor import Tensor
+from engine.tensor import Tensor, TensorExtras
 
 _F64 = np.dtype(np.float64)
 _F32 = np.dtype(np.float32)
@@ -53,7 +54,8 @@ _STRIDES: dict[tuple, tuple[int, ...]] = {}  # (byte strides, itemsize) -> strid
 
 
 def _strides(a: Any) -> tuple[int, ...]:
-    a = np.asarray(a)
+    if type(a) is not _NDARRAY:
+        a = np.asarray(a)
     key = (a.strides, a.itemsize)
     strides = _STRIDES.get(key)
     if strides is None:
@@ -126,9 +128,10 @@ class Rule:
             (g, names, any(n in CALL_CONTEXT for n in names)) for g, names in zip(self.grads, self.needs)
         )
         self._save_plans: dict[int, tuple[tuple, tuple[str, ...]]] = {}
-        # ScalarPlan per key (see scalar_plan); index 0-7 built on first use.
-        self.scalar_plans: list[ScalarPlan | None] = [None] * 16  # 8-15: released, stay None
+        # ScalarPlan per key (see scalar_plan), built on first use.
+        self.scalar_plans: list[ScalarPlan | None] = [None] * 8
         self.node_cls: type[Node] = _node_class(node, self)
+        self.new_node = node_maker(self.node_cls)
 
     def save_plan(self, mask: int) -> tuple[tuple, tuple[str, ...]]:
         """What a node saves when the inputs in bit mask `mask` require grad, and the slots among
@@ -165,10 +168,13 @@ class Rule:
 
     def released_compact(self, sv: tuple) -> tuple:
         """The compact saved form of a node after backward freed what it saved."""
-        return self.scalar_plans[sv[0] & 7].released
+        return SCALAR_PLANS[sv[0]].released
 
     def __repr__(self) -> str:
         return f"Rule({self.name} -> {self.node_name})"
+
+
+SCALAR_PLANS: list = []  # every ScalarPlan and ReleasedPlan, by id
 
 
 class ScalarPlan:
@@ -176,18 +182,22 @@ class ScalarPlan:
 
     The key is the mask of inputs that require grad (bits 0 and 1) plus 4 when the second input is
     a tensor rather than a Python number. Instead of a dict of SavedTensor objects, such a node
-    keeps one tuple: (key, value, version, value, version...) with one pair per saved input or
+    keeps one tuple: (id, value, version, value, version...) with one pair per saved input or
     output in `entries` order (version None for a Python number); attributes come from the
-    rule's defaults. After backward the tuple becomes `released`: (key | 8,). Node._saved turns the
-    tuple into the usual dict on first read, so everything but the plain backward sees the dict.
+    rule's defaults; `SCALAR_PLANS[id]` is the plan (an int, not the plan itself: the collector
+    stops tracking a tuple of numbers). After backward the tuple becomes `released`, the id of a
+    ReleasedPlan. Node._saved turns the tuple into the usual dict on first read, so everything but
+    the plain backward sees the dict.
     """
 
-    __slots__ = ("key", "entries", "freeable", "layout", "constants", "args", "bare", "released", "backward",
-                 "pack")
+    __slots__ = ("key", "id", "entries", "freeable", "layout", "constants", "args", "bare", "released",
+                 "backward", "pack")
 
     def __init__(self, rule: Rule, key: int) -> None:
         mask = key & 3
         self.key = key
+        self.id = len(SCALAR_PLANS)
+        SCALAR_PLANS.append(self)
         self.entries, self.freeable = rule.save_plan(mask)
         layout = []  # per stored pair: 0 self, 1 other, 2 result
         names = []
@@ -216,17 +226,33 @@ class ScalarPlan:
                     raise ValueError(f"rule {rule.name}: call context on the scalar path")
                 args.append((fn, tuple(order.index(slot) for slot in slots)))
         self.args = tuple(args)
-        self.bare = (key,)
-        self.released = (key | 8,)
+        self.bare = (self.id,)
+        self.released = ReleasedPlan(self).released
         self.backward = _scalar_runner(self)
         self.pack = _scalar_packer(self)
 
 
+class ReleasedPlan:
+    """The first item of a compact tuple whose values backward freed: no backward runs from it."""
+
+    __slots__ = ("plan", "released")
+
+    def __init__(self, plan: ScalarPlan) -> None:
+        self.plan = plan
+        self.released = (len(SCALAR_PLANS),)
+        SCALAR_PLANS.append(self)
+
+    @staticmethod
+    def backward(sv: tuple, g: Any) -> None:
+        return None  # the general path raises PyTorch's error (or reads the attributes that stay)
+
+
 def expand_compact(node: Node, sv: tuple) -> dict:
     """The dict of saved slots equal to a compact tuple (see ScalarPlan)."""
-    key = sv[0]
-    plan = node.rule.scalar_plans[key & 7]
-    released = key & 8
+    plan = SCALAR_PLANS[sv[0]]
+    released = type(plan) is ReleasedPlan
+    if released:
+        plan = plan.plan
     saved: dict[str, Any] = {}
     k = 1
     constants = dict(plan.constants)
@@ -253,10 +279,7 @@ def expand_compact(node: Node, sv: tuple) -> dict:
 def scalar_backward(node: Node, sv: tuple, g: Any) -> tuple | None:
     """Plain backward of a node holding a compact saved tuple; None when the general path must
     run instead (released, or a saved tensor changed since: it raises PyTorch's errors)."""
-    plan = node.rule.scalar_plans[sv[0]]
-    if plan is None:  # released: the general path raises or reads the attributes that stay
-        return None
-    return plan.backward(sv, g)
+    return SCALAR_PLANS[sv[0]].backward(sv, g)  # None when released (see ReleasedPlan)
 
 
 def _scalar_values(sv: tuple) -> list | None:
@@ -278,7 +301,7 @@ def _scalar_values(sv: tuple) -> list | None:
 
 def _scalar_packer(plan: ScalarPlan) -> Callable[[Tensor, Any, Tensor], tuple]:
     """The compact tuple a node of the plan keeps, as a function of (self, other, result)."""
-    key = plan.key
+    key = plan.id
     layout = plan.layout
     if not layout:
         bare = plan.bare
@@ -452,18 +475,19 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
     node = None
     if mask:
         data = result._data if single else None
-        node = _new_node(
-            rule.node_cls,
-            tuple(shapes),
-            ((data.shape, data.dtype),) if single else tuple([(r._data.shape, r._data.dtype) for r in results]),
-        )
-        node._next = tuple(targets)
         if numbered or len(targets) >= len(_ZEROS):
-            node._nrs = output_numbers(tuple(
+            nrs = output_numbers(tuple(
                 x._output_nr if t is not None and x.grad_fn is not None else 0 for x, t in zip(inputs, targets)
             ))
         else:
-            node._nrs = _ZEROS[len(targets)]
+            nrs = _ZEROS[len(targets)]
+        node = rule.new_node(
+            rule.node_cls,
+            tuple(targets),
+            nrs,
+            tuple(shapes),
+            ((data.shape, data.dtype),) if single else tuple([(r._data.shape, r._data.dtype) for r in results]),
+        )
         if attrs:
             node._attrs = attrs
         if single:
@@ -496,13 +520,8 @@ def _new_tensor(data: np.ndarray, inference: bool) -> Tensor:
     t._grad = None
     t._output_nr = 0
     t._vc = [0]
-    t._base = None
-    t._view_of_multi = None
     t._accumulator = None
-    t._retains_grad = False
-    t._post_acc_hooks = None
-    t._inference = inference
-    t._no_grad_view = False
+    t._extra = TensorExtras(inference=True) if inference else None
     return t
 
 
@@ -515,17 +534,29 @@ def _as_result(out: Any, wide: bool) -> np.ndarray:
     return out
 
 
-def _new_node(cls: type[Node], in_meta: tuple, out_meta: tuple) -> Node:
-    """Node.__init__'s fields plus the input and output metadata, without the call overhead."""
+def _new_node(cls: type[Node], next_: tuple, nrs: tuple, in_meta: tuple, out_meta: tuple, sv: Any = None,
+              was_saved: Any = False) -> Node:
+    """A node with its edges, metadata and saved values, without Node.__init__'s call overhead.
+    Each node class runs its own copy of this function (see node_maker)."""
     node = _object_new(cls)
     node._seq = next(_sequence)
-    node._sv = None
-    node._was_saved = False
+    node._next = next_
+    node._nrs = nrs
+    node._sv = sv
+    node._was_saved = was_saved
     node._attrs = None
     node._extra = None
     node._in_meta = in_meta
     node._out_meta = out_meta
     return node
+
+
+def node_maker(cls: type[Node]) -> Callable[..., Node]:
+    """`_new_node` for the nodes of one class. CPython specialises each attribute store for the one
+    type it sees; one function storing into nodes of every class would miss at each store, so each
+    class gets a copy of its code (same code, its own specialisation)."""
+    code = _new_node.__code__.replace()
+    return types.FunctionType(code, _new_node.__globals__, _new_node.__name__, _new_node.__defaults__)
 
 
 # --- the 0-d float32 path ---------------------------------------------------------------------
@@ -552,12 +583,11 @@ def _round32(c: Any) -> float | None:
     return r
 
 
-_ZERO32 = np.zeros((), np.float32)
-_new_f32 = _ZERO32.copy  # a fresh 0-d float32 array; assigning a Python float rounds like np.array
+_empty = np.empty  # a fresh 0-d float32 array; assigning a Python float rounds like np.array
 
 
 def _scalar_result(value: float, inference: bool, grad_fn: Node | None) -> Tensor:
-    data = _new_f32()
+    data = _empty((), _F32)
     data[()] = value
     t = _object_new(Tensor)  # Tensor._make's fields, set here without its call overhead
     t._data = data
@@ -566,13 +596,8 @@ def _scalar_result(value: float, inference: bool, grad_fn: Node | None) -> Tenso
     t._grad = None
     t._output_nr = 0
     t._vc = [0]
-    t._base = None
-    t._view_of_multi = None
     t._accumulator = None
-    t._retains_grad = False
-    t._post_acc_hooks = None
-    t._inference = inference
-    t._no_grad_view = False
+    t._extra = TensorExtras(inference=True) if inference else None
     return t
 
 
@@ -582,6 +607,7 @@ def scalar_unary_op(rule: Rule, general: Callable) -> Callable:
     anomaly mode) through `general`."""
     kernel = rule.scalar
     node_cls = rule.node_cls
+    new_node = rule.new_node
     plans = rule.scalar_plans
     saves = bool(rule.saves)
 
@@ -596,26 +622,26 @@ def scalar_unary_op(rule: Rule, general: Callable) -> Callable:
             value = kernel(d.item())
         except (ArithmeticError, ValueError):
             return general(a)  # overflow, log(0)...: NumPy's inf and nan come from the array path
-        if not (a._requires_grad and state.enabled):
-            result = _scalar_result(value, state.inference, None)
-        else:
-            node = _new_node(node_cls, _SCALAR_IN_META[1], _SCALAR_OUT_META)
+        result = _scalar_result(value, state.inference, None)
+        if a._requires_grad and state.enabled:
             fn = a.grad_fn
-            if fn is not None:
-                node._next = (fn,)
-                nr = a._output_nr
-                node._nrs = _ZEROS[1] if nr == 0 else output_numbers((nr,))
+            if fn is None:
+                edges = (a._accumulator or a._grad_accumulator(),)
+                nrs = _ZEROS[1]
             else:
-                node._next = (a._accumulator or a._grad_accumulator(),)
-                node._nrs = _ZEROS[1]
-            result = _scalar_result(value, state.inference, node)
-            if saves:
-                if SAVED_HOOKS or a._inference:
+                edges = (fn,)
+                nr = a._output_nr
+                nrs = _ZEROS[1] if nr == 0 else output_numbers((nr,))
+            if not saves or SAVED_HOOKS or a._extra is not None:
+                result.grad_fn = node = new_node(node_cls, edges, nrs, _SCALAR_IN_META[1], _SCALAR_OUT_META)
+                result._requires_grad = True
+                if saves:  # with saved-tensor hooks, or an inference tensor (which raises)
                     _save(node, rule, 1, (a,), None, (result,), None)
-                else:
-                    plan = plans[1] or rule.scalar_plan(1)
-                    node._sv = plan.pack(a, None, result)
-                    node._was_saved = plan.freeable
+            else:
+                plan = plans[1] or rule.scalar_plan(1)
+                result.grad_fn = new_node(node_cls, edges, nrs, _SCALAR_IN_META[1], _SCALAR_OUT_META,
+                                          plan.pack(a, None, result), plan.freeable)
+                result._requires_grad = True
         if observe.current is not None:
             observe.current.op_applied(rule, result.grad_fn, (a,), (result,), None)
         return result
@@ -629,6 +655,7 @@ def scalar_binary_op(rule: Rule, general: Callable) -> Callable:
     for a 0-d float32 first operand and a 0-d float32 or Python number second one."""
     kernel = rule.scalar
     node_cls = rule.node_cls
+    new_node = rule.new_node
     plans = rule.scalar_plans
     saves = bool(rule.saves)
 
@@ -662,10 +689,8 @@ def scalar_binary_op(rule: Rule, general: Callable) -> Callable:
         mask = 1 if a._requires_grad else 0
         if tb is Tensor and b._requires_grad:
             mask |= 2
-        if not (mask and state.enabled):
-            result = _scalar_result(value, state.inference, None)
-        else:
-            node = _new_node(node_cls, _SCALAR_IN_META[2], _SCALAR_OUT_META)
+        result = _scalar_result(value, state.inference, None)
+        if mask and state.enabled:
             na = nb = 0
             if mask & 1:
                 ea = a.grad_fn
@@ -683,17 +708,18 @@ def scalar_binary_op(rule: Rule, general: Callable) -> Callable:
                     nb = b._output_nr
             else:
                 eb = None
-            node._next = (ea, eb)
-            node._nrs = _ZEROS[2] if na == 0 and nb == 0 else output_numbers((na, nb))
-            result = _scalar_result(value, state.inference, node)
-            if saves:
-                if SAVED_HOOKS or a._inference or (tb is Tensor and b._inference):
+            nrs = _ZEROS[2] if na == 0 and nb == 0 else output_numbers((na, nb))
+            if not saves or SAVED_HOOKS or a._extra is not None or (tb is Tensor and b._extra is not None):
+                result.grad_fn = node = new_node(node_cls, (ea, eb), nrs, _SCALAR_IN_META[2], _SCALAR_OUT_META)
+                result._requires_grad = True
+                if saves:  # with saved-tensor hooks, or an inference tensor (which raises)
                     _save(node, rule, mask, (a, b), None, (result,), None)
-                else:
-                    key = mask | 4 if tb is Tensor else mask
-                    plan = plans[key] or rule.scalar_plan(key)
-                    node._sv = plan.pack(a, b, result)
-                    node._was_saved = plan.freeable
+            else:
+                key = mask | 4 if tb is Tensor else mask
+                plan = plans[key] or rule.scalar_plan(key)
+                result.grad_fn = new_node(node_cls, (ea, eb), nrs, _SCALAR_IN_META[2], _SCALAR_OUT_META,
+                                          plan.pack(a, b, result), plan.freeable)
+                result._requires_grad = True
         if observe.current is not None:
             observe.current.op_applied(rule, result.grad_fn, (a, b), (result,), None)
         return result
@@ -733,7 +759,7 @@ def _save(node: Node, rule: Rule, mask: int, inputs: tuple, arrays: list | None,
 
 
 def _saved_tensor(t: Tensor, is_output: bool) -> SavedTensor:
-    if t._inference or SAVED_HOOKS:
+    if t._extra is not None or SAVED_HOOKS:
         return SavedTensor(t, is_output)  # raises for inference tensors; runs the pack hook
     s = _object_new(SavedTensor)
     s.tensor = t
@@ -842,6 +868,8 @@ def _sum_to_array(g: Any, shape: tuple) -> Any:
         if len(_SUMMED_AXES) < 1024:
             _SUMMED_AXES[key] = axes
     if axes:
+        if shape and len(axes) == g.ndim - len(shape):  # leading dimensions only: already `shape`
+            return _add_reduce(g, axes)
         g = _add_reduce(g, axes, None, None, True)
     return g.reshape(shape)
 

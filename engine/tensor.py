@@ -31,13 +31,8 @@ class Tensor:
         "_grad",
         "_output_nr",
         "_vc",
-        "_base",
-        "_view_of_multi",
         "_accumulator",
-        "_retains_grad",
-        "_post_acc_hooks",
-        "_inference",
-        "_no_grad_view",
+        "_extra",
         "__weakref__",
     )
 
@@ -56,14 +51,31 @@ class Tensor:
         t._grad = None
         t._output_nr = 0
         t._vc = [0] if vc is None else vc
-        t._base = None
-        t._view_of_multi = None
         t._accumulator = None
-        t._retains_grad = False
-        t._post_acc_hooks = None
-        t._inference = grad_mode.state.inference
-        t._no_grad_view = False
+        t._extra = TensorExtras(inference=True) if grad_mode.state.inference else None
         return t
+
+    # A view's base and flags, retains_grad, post-accumulate hooks and the inference flag live in
+    # one TensorExtras object that most tensors never get (`_extra` is None): making a tensor sets
+    # fewer fields and the garbage collector visits fewer.
+    def _extras(self) -> "TensorExtras":
+        extra = self._extra
+        if extra is None:
+            extra = self._extra = TensorExtras()
+        return extra
+
+    _base = property(lambda self: None if self._extra is None else self._extra.base,
+                     lambda self, value: setattr(self._extras(), "base", value))
+    _view_of_multi = property(lambda self: None if self._extra is None else self._extra.view_of_multi,
+                              lambda self, value: setattr(self._extras(), "view_of_multi", value))
+    _retains_grad = property(lambda self: self._extra is not None and self._extra.retains_grad,
+                             lambda self, value: setattr(self._extras(), "retains_grad", value))
+    _post_acc_hooks = property(lambda self: None if self._extra is None else self._extra.post_acc_hooks,
+                               lambda self, value: setattr(self._extras(), "post_acc_hooks", value))
+    _inference = property(lambda self: self._extra is not None and self._extra.inference,
+                          lambda self, value: setattr(self._extras(), "inference", value))
+    _no_grad_view = property(lambda self: self._extra is not None and self._extra.no_grad_view,
+                             lambda self, value: setattr(self._extras(), "no_grad_view", value))
 
     # --- basic properties ----------------------------------------------------------------
     @property
@@ -331,6 +343,20 @@ class Tensor:
                     "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
                     "want the inplace to be tracked)."
                 )
+
+
+class TensorExtras:
+    """A tensor's rarely set state (see Tensor._extras)."""
+
+    __slots__ = ("base", "view_of_multi", "retains_grad", "post_acc_hooks", "inference", "no_grad_view")
+
+    def __init__(self, inference: bool = False) -> None:
+        self.base: Tensor | None = None
+        self.view_of_multi: tuple[str, int] | None = None
+        self.retains_grad = False
+        self.post_acc_hooks: dict | None = None
+        self.inference = inference
+        self.no_grad_view = False
 
 
 class Parameter(Tensor):

@@ -145,3 +145,41 @@ def test_hooks_and_retained_grads_see_tensors_not_numpy_scalars() -> None:
     assert isinstance(seen[0], engine.Tensor) and type(seen[0]._data) is np.ndarray
     assert type(y.grad._data) is np.ndarray and y.grad.item() == 24.0
     assert type(x.grad._data) is np.ndarray and x.grad.item() == 72.0
+
+
+def test_first_leaf_gradient_is_taken_without_a_copy_only_when_no_one_else_holds_it() -> None:
+    x = engine.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    w = engine.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True)
+    (x @ w).sum().backward()
+    first = x.grad
+    assert first._data.base is None and first._data.flags.c_contiguous and first._data.flags.writeable
+    (x @ w).sum().backward()  # accumulates in place, as PyTorch does
+    assert x.grad is first
+    np.testing.assert_array_equal(x.grad.numpy(), 2 * (np.ones((2, 2)) @ w.detach().numpy().T))
+
+    # The seed the user passed reaches the leaf directly: .grad is a copy, the seed stays as it was.
+    seed = engine.tensor([1.0, 2.0])
+    a = engine.tensor([0.0, 0.0], requires_grad=True)
+    a.backward(seed)
+    a.backward(seed)
+    assert a.grad._data is not seed._data
+    np.testing.assert_array_equal(seed.numpy(), [1.0, 2.0])
+    np.testing.assert_array_equal(a.grad.numpy(), [2.0, 4.0])
+
+    # One gradient array sent to two leaves (AddBackward0 passes it on): each .grad is its own.
+    p = engine.tensor([1.0, 2.0], requires_grad=True)
+    q = engine.tensor([3.0, 4.0], requires_grad=True)
+    (p + q).backward(engine.tensor([1.0, 1.0]))
+    assert p.grad._data is not q.grad._data
+    (p + q).backward(engine.tensor([1.0, 1.0]))
+    np.testing.assert_array_equal(p.grad.numpy(), [2.0, 2.0])
+    np.testing.assert_array_equal(q.grad.numpy(), [2.0, 2.0])
+
+    # A gradient a hook kept (as a tensor) is not taken: accumulating later leaves the kept one alone.
+    kept = []
+    r = engine.tensor([1.0, 2.0], requires_grad=True)
+    r.register_hook(lambda g: kept.append(g))
+    (r * 3.0).sum().backward()
+    (r * 3.0).sum().backward()
+    np.testing.assert_array_equal(kept[0].numpy(), [3.0, 3.0])
+    np.testing.assert_array_equal(r.grad.numpy(), [6.0, 6.0])
