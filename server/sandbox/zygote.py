@@ -578,8 +578,11 @@ class Zygote:
                 self.pause_long_runs(now)
             if self.reap:
                 self.reap_children()
-            if stdin_open and not events and len(self.spares) < self.spares_target:
-                self.fork_spare()
+            if stdin_open and not events:
+                # All missing spares at once: each fork shares the zygote's pages anew, and every
+                # page this loop then writes is copied again, so fewer fork rounds copy less.
+                while len(self.spares) < self.spares_target:
+                    self.fork_spare()
         for pid, req_w, res_r in self.spares:
             self.kill_pid(pid)
 
