@@ -1284,6 +1284,10 @@ class TensorMath:
         return g
 
     @staticmethod
+    def squeeze_dim(g: Any, dim: int) -> Any:
+        return squeeze(as_tensor(g), dim)
+
+    @staticmethod
     def mT(a: Any) -> Any:  # noqa: N802
         return transpose(a, -1, -2)
 
@@ -1321,3 +1325,17 @@ class TensorMath:
     @staticmethod
     def cat(tensors: list, dim: int) -> Any:
         return cat([as_tensor(t) for t in tensors], dim)
+
+
+def _backward_op(rule: Any) -> Any:
+    """One of PyTorch's backward ops (see ops.backward_function) as a differentiable function."""
+
+    def fn(*inputs: Any, **attrs: Any) -> Tensor:
+        return apply(rule, inputs, attrs or None)
+
+    fn.__name__ = fn.__qualname__ = rule.name
+    return staticmethod(fn)
+
+
+for _rule in ops.BACKWARD_FUNCTIONS:
+    setattr(TensorMath, _rule.name, _backward_op(_rule))

@@ -76,8 +76,12 @@ DIV = rule("div", "DivBackward0", np.true_divide,
            ("grad / other", "-grad * self / other²"), inputs=BINARY, elementwise=True,
            scalar=operator.truediv)
 MUL_SCALAR = rule("mul_scalar", "MulBackward1", lambda a, other: a * other,
-                  (lambda F, g, other: g * other,), ("grad * other",), elementwise=True,
-                  extra_saves=("other",))
+                  # mul.Scalar again under create_graph (MulBackward1), as in PyTorch
+                  (lambda F, g, other: g * other if F is ArrayMath else F.op("mul_scalar", g, other=other),),
+                  ("grad * other",), elementwise=True, extra_saves=("other",))
+# add.Scalar: what PyTorch's C++ formulas record for `tensor + number` (Python's `+` records add.Tensor).
+ADD_SCALAR = rule("add_scalar", "AddBackward1", lambda a, other: a + other, (lambda F, g: g,), ("grad",),
+                  elementwise=True)
 NEG = rule("neg", "NegBackward0", np.negative, (lambda F, g: -g,), ("-grad",), elementwise=True,
            scalar=operator.neg)
 POW = rule("pow", "PowBackward0", lambda a, exponent: a ** exponent, (_pow_grad,),
@@ -105,13 +109,25 @@ SIN = rule("sin", "SinBackward0", _via64(np.sin), (lambda F, g, self: g * F.cos(
            elementwise=True, scalar=math.sin)
 COS = rule("cos", "CosBackward0", _via64(np.cos), (lambda F, g, self: -g * F.sin(self),),
            ("-grad * sin(self)",), elementwise=True, scalar=math.cos)
-TANH = rule("tanh", "TanhBackward0", _via64(np.tanh), (lambda F, g, result: g * (1 - result * result),),
+# Gradients that PyTorch computes with one of its backward ops (tanh_backward...) call it as
+# F.<name>: the NumPy kernel under a plain backward, one node under create_graph (see
+# backward_function below).
+def _tanh_grad(F: Any, g: Any, result: Any) -> Any:
+    """tanh_backward(grad, result). Written out for ArrayMath rather than called as F.tanh_backward:
+    tanh runs on the 0-d fast path, where one more Python call is a visible share of its backward."""
+    if F is not ArrayMath:
+        return F.tanh_backward(g, result)
+    return g * (1 - result * result)
+
+
+TANH = rule("tanh", "TanhBackward0", _via64(np.tanh), (_tanh_grad,),
             ("grad * (1 - result²)",), elementwise=True, scalar=math.tanh)
 SIGMOID = rule("sigmoid", "SigmoidBackward0", lambda a: 1 / (1 + np.exp(-a)),
-               (lambda F, g, result: g * (1 - result) * result,), ("grad * result * (1 - result)",),
+               (lambda F, g, result: F.sigmoid_backward(g, result),), ("grad * result * (1 - result)",),
                elementwise=True)
 RELU = rule("relu", "ReluBackward0", lambda a: np.maximum(a, 0),
-            (lambda F, g, result: F.where(result > 0, g, 0),), ("grad * (result > 0)",), elementwise=True)
+            (lambda F, g, result: F.threshold_backward(g, result, threshold=0),), ("grad * (result > 0)",),
+            elementwise=True)
 SQRT = rule("sqrt", "SqrtBackward0", np.sqrt, (lambda F, g, result: g / (2 * result),),
             ("grad / (2 * result)",), elementwise=True, scalar=math.sqrt)
 ABS = rule("abs", "AbsBackward0", np.abs, (lambda F, g, self: g * F.sign(self),),
@@ -184,7 +200,7 @@ PERMUTE = rule("permute", "PermuteBackward0", lambda a, dims: np.transpose(a, di
                (lambda F, g, dims: F.permute(g, tuple(np.argsort([d % len(dims) for d in dims]))),),
                ("grad permuted back",), view=True)
 UNSQUEEZE = rule("unsqueeze", "UnsqueezeBackward0", lambda a, dim: np.expand_dims(a, dim),
-                 (lambda F, g, dim: F.sum(g, dim),), ("grad squeezed at dim",), view=True)
+                 (lambda F, g, dim: F.squeeze_dim(g, dim),), ("grad squeezed at dim",), view=True)
 SQUEEZE = rule("squeeze", "SqueezeBackward0", lambda a: np.squeeze(a),
                (lambda F, g, self_sym_sizes: F.reshape(g, self_sym_sizes),), ("grad reshaped to self",),
                view=True)
@@ -567,7 +583,9 @@ LEAKY_RELU = rule(
     lambda a, negative_slope=0.01: np.where(a > 0, a, a * negative_slope),
     (lambda F, g, negative_slope, self: F.where(self > 0, g, g * negative_slope),),
     ("grad * (self > 0 ? 1 : negative_slope)",), elementwise=True, defaults={"negative_slope": 0.01})
-GELU = rule("gelu", "GeluBackward0", _gelu, (_gelu_grad,), ("grad * (Φ(self) + self * φ(self))",),
+GELU = rule("gelu", "GeluBackward0", _gelu,
+            (lambda F, g, approximate, self: F.gelu_backward(g, self, approximate=approximate),),
+            ("grad * (Φ(self) + self * φ(self))",),
             elementwise=True, defaults={"approximate": "none"})
 ELU = rule(
     "elu", "EluBackward0",
@@ -711,10 +729,10 @@ CUMSUM = rule(
     (lambda F, g, dim: F.op("flip", F.op("cumsum", F.op("flip", g, dims=(dim,)), dim=dim), dims=(dim,)),),
     ("reverse cumsum of grad along dim",))
 SOFTMAX = rule("softmax", "SoftmaxBackward0", _softmax,
-               (lambda F, g, dim, result: result * (g - F.sum(g * result, dim, True)),),
+               (lambda F, g, dim, result: F.softmax_backward_data(g, result, dim=dim),),
                ("result * (grad - sum(grad * result, dim))",))
 LOG_SOFTMAX = rule("log_softmax", "LogSoftmaxBackward0", _log_softmax,
-                   (lambda F, g, dim, result: g - F.exp(result) * F.sum(g, dim, True),),
+                   (lambda F, g, dim, result: F.log_softmax_backward_data(g, result, dim=dim),),
                    ("grad - exp(result) * sum(grad, dim)",))
 
 # --- matrix products ---------------------------------------------------------------------------
@@ -829,14 +847,152 @@ INDEX_SELECT_BACKWARD = rule("index_select_backward", "IndexAddBackward0", _inde
                              (lambda F, g, dim, index: F.op("index_select", g, dim=dim, index=index),),
                              ("grad selected at index",), inputs=("source",))
 
+# --- PyTorch's backward ops: the nodes a create_graph backward of tanh, relu, softmax... records ---
+# PyTorch computes these gradients with ops of their own (tanh_backward(grad, result)...), each with
+# a node (TanhBackwardBackward0) and derivatives (tools/autograd/derivatives.yaml). Gradient formulas
+# call them as F.<name>: under ArrayMath (plain backward) that is the NumPy kernel itself, with no
+# table lookup; under TensorMath (create_graph) one node of the rule (engine.functions.TensorMath).
+BACKWARD_FUNCTIONS: list[Rule] = []
+
+
+def backward_function(name: str, node: str, forward: Any, grads: tuple, formulas: tuple,
+                      **options: Any) -> Rule:
+    r = rule(name, node, forward, grads, formulas, save_always=True, **options)
+    setattr(ArrayMath, name, staticmethod(forward))
+    BACKWARD_FUNCTIONS.append(r)
+    return r
+
+
+def _scale(F: Any, a: Any, c: float) -> Any:
+    """a * c as PyTorch's C++ formulas record `c * tensor`: mul.Scalar (MulBackward1)."""
+    return F.op("mul_scalar", a, other=c)
+
+
+def _tanh_backward(grad_output: Any, output: Any) -> Any:
+    return _tanh_grad(ArrayMath, grad_output, output)
+
+
+def _sigmoid_backward(grad_output: Any, output: Any) -> Any:
+    return grad_output * (1 - output) * output
+
+
+def _threshold_backward(grad_output: Any, self: Any, threshold: Any) -> Any:
+    return np.where(self > threshold, grad_output, 0)
+
+
+def _softmax_backward_data(grad_output: Any, output: Any, dim: int) -> Any:
+    return output * (grad_output - np.sum(grad_output * output, axis=dim, keepdims=True))
+
+
+def _log_softmax_backward_data(grad_output: Any, output: Any, dim: int) -> Any:
+    return grad_output - np.exp(output) * np.sum(grad_output, axis=dim, keepdims=True)
+
+
+def _mse_loss_backward(grad_output: Any, self: Any, target: Any, reduction: int) -> Any:
+    return _reduce_grad(ArrayMath, grad_output, np.shape(self), reduction) * 2 * (self - target)
+
+
+def _gelu_backward(grad_output: Any, self: Any, approximate: str = "none") -> Any:
+    return _gelu_grad(ArrayMath, grad_output, approximate, self)
+
+
+def _nll_loss_backward(grad_output: Any, self: Any, target: Any, weight: Any, reduction: int,
+                       ignore_index: int, total_weight: Any) -> Any:
+    return _nll_grad(ArrayMath, grad_output, ignore_index, reduction, self, target, total_weight, weight)
+
+
+def _softmax_double_backward(F: Any, g: Any, grad_output: Any, dim: int, output: Any) -> Any:
+    return (grad_output * g - F.sum(output * grad_output, dim, True) * g
+            - grad_output * F.sum(output * g, dim, True))
+
+
+def _mse_loss_double_backward(F: Any, g: Any, self: Any, reduction: int) -> Any:
+    out = _scale(F, g, 2)
+    if reduction == 1:
+        out = out / max(int(np.prod(np.shape(F.raw(self)))), 1)
+    return out
+
+
+def _gelu_double_backward(F: Any, g: Any, grad_output: Any, self: Any, approximate: str) -> Any:
+    """d gelu_backward(grad_output, self) / d self, times g."""
+    if approximate == "tanh":
+        kappa = 0.044715
+        inner = _scale(F, self + _scale(F, self * self * self, kappa), _SQRT_2_OVER_PI)
+        t = F.tanh(inner)
+        sech2 = 1 - t * t
+        h = _scale(F, _scale(F, self * self, 3 * kappa) + 1, _SQRT_2_OVER_PI)
+        half = _scale(F, self, 0.5)
+        d_sech2 = _scale(F, t * sech2 * h, -2)
+        d_h = _scale(F, _scale(F, self, 6 * kappa), _SQRT_2_OVER_PI)
+        second = _scale(F, _scale(F, sech2 * h, 0.5), 2) + half * h * d_sech2 + half * sech2 * d_h
+    else:
+        self_sq = self * self
+        pdf = _scale(F, F.exp(_scale(F, self_sq, -0.5)), _INV_SQRT_2PI)
+        second = _scale(F, pdf, 2) - self_sq * pdf
+    return g * grad_output * second
+
+
+GRAD_OUTPUT = ("grad_output", "output")
+TANH_BACKWARD = backward_function(
+    "tanh_backward", "TanhBackwardBackward0", _tanh_backward,
+    (lambda F, g, output: F.tanh_backward(g, output),
+     lambda F, g, grad_output, output: g * (_scale(F, output, -2) * grad_output)),
+    ("grad * (1 - output²)", "grad * -2 * output * grad_output"), inputs=GRAD_OUTPUT, elementwise=True)
+SIGMOID_BACKWARD = backward_function(
+    "sigmoid_backward", "SigmoidBackwardBackward0", _sigmoid_backward,
+    (lambda F, g, output: F.sigmoid_backward(g, output),
+     lambda F, g, grad_output, output: g * grad_output * F.op("add_scalar", _scale(F, output, -2), other=1)),
+    ("grad * output * (1 - output)", "grad * grad_output * (1 - 2 * output)"), inputs=GRAD_OUTPUT,
+    elementwise=True)
+THRESHOLD_BACKWARD = backward_function(
+    "threshold_backward", "ThresholdBackwardBackward0", _threshold_backward,
+    (lambda F, g, self, threshold: F.threshold_backward(g, self, threshold=threshold),
+     lambda F, g: F.zeros_like(g)),
+    ("grad * (self > threshold)", "0"), inputs=("grad_output", "self"), elementwise=True)
+SOFTMAX_BACKWARD_DATA = backward_function(
+    "softmax_backward_data", "SoftmaxBackwardDataBackward0", _softmax_backward_data,
+    (lambda F, g, dim, output: F.softmax_backward_data(g, output, dim=dim),
+     lambda F, g, dim, grad_output, output: _softmax_double_backward(F, g, grad_output, dim, output)),
+    ("output * (grad - sum(grad * output, dim))",
+     "grad_output * grad - sum(output * grad_output, dim) * grad - grad_output * sum(output * grad, dim)"),
+    inputs=GRAD_OUTPUT)
+LOG_SOFTMAX_BACKWARD_DATA = backward_function(
+    "log_softmax_backward_data", "LogSoftmaxBackwardDataBackward0", _log_softmax_backward_data,
+    (lambda F, g, dim, output: g - F.sum(g * F.exp(output), dim, True),
+     lambda F, g, dim, grad_output, output: -F.sum(grad_output, dim, True) * F.exp(output) * g),
+    ("grad - sum(grad * exp(output), dim)", "-sum(grad_output, dim) * exp(output) * grad"),
+    inputs=GRAD_OUTPUT)
+MSE_LOSS_BACKWARD = backward_function(
+    "mse_loss_backward", "MseLossBackwardBackward0", _mse_loss_backward,
+    (lambda F, g, reduction, self, target: F.mse_loss_backward(g, self, target, reduction=reduction),
+     lambda F, g, grad_output, reduction, self: _mse_loss_double_backward(
+         F, g * grad_output, self, reduction),
+     lambda F, g, grad_output, reduction, target: -_mse_loss_double_backward(
+         F, g * grad_output, target, reduction)),
+    ("2 * (self - target) * grad / N", "2 * grad * grad_output / N", "-2 * grad * grad_output / N"),
+    inputs=("grad_output", "self", "target"))
+GELU_BACKWARD = backward_function(
+    "gelu_backward", "GeluBackwardBackward0", _gelu_backward,
+    (lambda F, g, approximate, self: F.gelu_backward(g, self, approximate=approximate),
+     lambda F, g, approximate, grad_output, self: _gelu_double_backward(
+         F, g, grad_output, self, approximate)),
+    ("grad * (Φ(self) + self * φ(self))", "grad * grad_output * (2 - self²) * φ(self)"),
+    inputs=("grad_output", "self"), elementwise=True, defaults={"approximate": "none"})
+NLL_LOSS_BACKWARD = backward_function(
+    "nll_loss_backward", "NllLossBackwardBackward0", _nll_loss_backward,
+    (lambda F, g, ignore_index, reduction, target, weight: F.op(
+        "nll_loss", g, target=target, weight=weight, reduction=reduction, ignore_index=ignore_index,
+        total_weight=_nll(F.raw(g), target, weight, reduction, ignore_index)[1]),
+     lambda F, g: F.zeros_like(g)),
+    ("nll_loss(grad, target, weight)", "0"), inputs=("grad_output", "self"))
+
 # --- losses --------------------------------------------------------------------------------------
 LOSS = ("self", "target")
 MSE_LOSS = rule(
     "mse_loss", "MseLossBackward0", lambda a, t, reduction=1: _reduce((a - t) ** 2, reduction),
-    (lambda F, g, reduction, self, target: _reduce_grad(F, g, np.shape(F.raw(self)), reduction)
-        * 2 * (self - target),
-     lambda F, g, reduction, self, target: _reduce_grad(F, g, np.shape(F.raw(self)), reduction)
-        * -2 * (self - target)),
+    # target's is mse_loss_backward with self and target swapped, as in PyTorch (a zero comes out +0)
+    (lambda F, g, reduction, self, target: F.mse_loss_backward(g, self, target, reduction=reduction),
+     lambda F, g, reduction, self, target: F.mse_loss_backward(g, target, self, reduction=reduction)),
     ("2 * (self - target) * grad / N", "-2 * (self - target) * grad / N"), inputs=LOSS,
     defaults={"reduction": 1})
 SMOOTH_L1_LOSS = rule(
@@ -873,7 +1029,10 @@ NLL_LOSS = rule(
     "nll_loss", "NllLossBackward0",
     lambda a, target, weight=None, reduction=1, ignore_index=-100, total_weight=None: _nll(
         a, target, weight, reduction, ignore_index)[0],
-    (_nll_grad,), ("-weight[target] * grad / total_weight at each target class",),
+    (lambda F, g, ignore_index, reduction, self, target, total_weight, weight: F.nll_loss_backward(
+        g, self, target=target, weight=weight, reduction=reduction, ignore_index=ignore_index,
+        total_weight=total_weight),),
+    ("-weight[target] * grad / total_weight at each target class",),
     extra_saves=("total_weight",),
     defaults={"weight": None, "reduction": 1, "ignore_index": -100})
 BCE = rule(

@@ -86,6 +86,7 @@ class Rule:
         output_names: Sequence[str] = ("result",),
         exact_dtype: bool = False,
         scalar: Callable | None = None,
+        save_always: bool = False,
     ) -> None:
         self.name = name
         self.node_name = node
@@ -104,6 +105,9 @@ class Rule:
         self.output_names = tuple(output_names)
         # exact_dtype: the forward chose the output dtype itself (no float32 default to restore).
         self.exact_dtype = exact_dtype
+        # save_always: every slot is saved whichever inputs need a gradient. PyTorch does so for its
+        # backward ops (tanh_backward...): its code generator puts no guards on what they save.
+        self.save_always = save_always
         self.differentiable_outputs: tuple[int, ...] | None = (
             None if differentiable_outputs is None and outputs < 0
             else tuple(range(outputs) if differentiable_outputs is None else differentiable_outputs)
@@ -144,7 +148,7 @@ class Rule:
     def _make_save_plan(self, mask: int) -> tuple[tuple, tuple[str, ...]]:
         wanted: set[str] = set()
         for i in range(len(self.needs)):
-            if mask >> i & 1:
+            if mask >> i & 1 or self.save_always:
                 wanted.update(self.needs[i])
         entries = []
         for slot in self.saves:
@@ -921,7 +925,8 @@ def _unsqueeze_dims(g: Any, dims: tuple[int, ...]) -> Any:
 
 
 class ArrayMath:
-    """NumPy versions of the functions gradient rules use."""
+    """NumPy versions of the functions gradient rules use. PyTorch's backward ops (tanh_backward,
+    threshold_backward...) are added by engine.ops (see backward_function there): their kernels."""
 
     exp = staticmethod(np.exp)
     log = staticmethod(np.log)
@@ -952,6 +957,12 @@ class ArrayMath:
         return np.reshape(g, shape)
 
     unsqueeze_dims = staticmethod(_unsqueeze_dims)
+
+    @staticmethod
+    def squeeze_dim(g: Any, dim: int) -> Any:
+        # Summing over the size-1 dim gives the squeezed values as a fresh array (a squeeze would
+        # be a view of g, which a leaf could not take as its .grad without a copy).
+        return np.sum(g, axis=dim)
 
     @staticmethod
     def mT(a: Any) -> Any:  # noqa: N802 - matrix transpose of the last two dims

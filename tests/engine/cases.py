@@ -8,6 +8,8 @@ torch's on purpose), fd=False (finite differences cannot judge it), eps/atol for
 
 from __future__ import annotations
 
+GRAD = "T.autograd.grad"
+
 CASES: list[tuple[str, str, tuple, dict]] = [
     # arithmetic
     ("add", "out = a + b", ((2, 3), (3,)), {}),
@@ -205,6 +207,35 @@ CASES: list[tuple[str, str, tuple, dict]] = [
      ((2, 3),), {}),
     ("bce_logits_pos", "out = F.binary_cross_entropy_with_logits(a, T.tensor([1.0, 0.0, 1.0]), "
      "pos_weight=T.tensor([2.0, 1.0, 0.5]))", ((3,),), {}),
+    # gradients as functions (create_graph): PyTorch's backward ops, their nodes and derivatives
+    ("tanh_grad", f"out = {GRAD}(a.tanh().sum(), a, create_graph=True)[0]", ((2, 3),), {}),
+    ("tanh_grad_seeded", f"out = {GRAD}(a.tanh(), a, b, create_graph=True)[0]", ((2, 3), (2, 3)), {}),
+    ("tanh_grad2", f"g = {GRAD}(a.tanh().sum(), a, create_graph=True)[0]\n"
+     f"out = {GRAD}(g.sum(), a, create_graph=True)[0]", ((2, 3),), {}),
+    ("sigmoid_grad", f"out = {GRAD}(T.sigmoid(a).sum(), a, create_graph=True)[0]", ((2, 3),), {}),
+    ("sigmoid_grad_seeded", f"out = {GRAD}(T.sigmoid(a), a, b, create_graph=True)[0]", ((2, 3), (2, 3)), {}),
+    ("sigmoid_grad2", f"g = {GRAD}(T.sigmoid(a).sum(), a, create_graph=True)[0]\n"
+     f"out = {GRAD}(g.sum(), a, create_graph=True)[0]", ((2, 3),), {}),
+    ("relu_grad", f"out = {GRAD}(a.relu().sum(), a, create_graph=True)[0]", ((2, 3),), {}),
+    ("relu_grad_seeded", f"out = {GRAD}(F.relu(a), a, b, create_graph=True)[0]", ((2, 3), (2, 3)), {}),
+    ("softmax_grad", f"out = {GRAD}((T.softmax(a, 1) * b).sum(), a, create_graph=True)[0]",
+     ((2, 3), (2, 3)), {}),
+    ("log_softmax_grad", f"out = {GRAD}((F.log_softmax(a, dim=1) * b).sum(), a, create_graph=True)[0]",
+     ((2, 3), (2, 3)), {}),
+    ("mse_grad_self", f"out = {GRAD}(F.mse_loss(a, b), (a, b), create_graph=True)[0]", ((2, 3), (2, 3)), {}),
+    ("mse_grad_target", f"out = {GRAD}(F.mse_loss(a, b, reduction='sum'), (a, b), create_graph=True)[1]",
+     ((2, 3), (2, 3)), {}),
+    ("mse_grad_seeded", f"out = {GRAD}(F.mse_loss(a, b, reduction='none'), a, c, create_graph=True)[0]",
+     ((2, 3), (2, 3), (2, 3)), {}),
+    ("gelu_grad", f"out = {GRAD}(F.gelu(a).sum(), a, create_graph=True)[0]", ((2, 3),), {}),
+    ("gelu_tanh_grad", f"out = {GRAD}(F.gelu(a, approximate='tanh'), a, b, create_graph=True)[0]",
+     ((2, 3), (2, 3)), {}),
+    ("cross_entropy_grad", f"out = {GRAD}(F.cross_entropy(a, T.tensor([0, 2])), a, create_graph=True)[0]",
+     ((2, 3),), {}),
+    ("cross_entropy_unsqueezed_grad",
+     f"out = {GRAD}(F.cross_entropy(a.unsqueeze(0), T.tensor([1])), a, create_graph=True)[0]", ((3,),), {}),
+    ("nll_loss_grad", f"out = {GRAD}(F.nll_loss(a * b, T.tensor([1, 0]), reduction='sum'), a, "
+     "create_graph=True)[0]", ((2, 3), (2, 3)), {}),
     # in-place and views
     ("inplace_add", "y = a * 2\ny.add_(1)\nout = y", ((3,),), {}),
     ("inplace_mul", "y = a * 2\ny.mul_(b)\nout = y", ((3,), (3,)), {}),

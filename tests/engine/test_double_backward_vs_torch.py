@@ -1,0 +1,110 @@
+"""Gradients taken with create_graph against torch 2.13: the backward-op nodes PyTorch records
+(TanhBackwardBackward0, ThresholdBackwardBackward0...), what they save, and the values of the
+first, second and third derivatives."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import engine
+from conftest import node_chain, to_np, torch, torch_saved
+
+X = [0.5, -1.0, 2.0]
+TARGET = [1.0, 0.0, 3.0]
+
+# name -> code computing a scalar `y` from the leaf `x`; `T` is torch or the engine, `F` its functional
+OPS = {
+    "tanh": ("y = x.tanh().sum()", "TanhBackwardBackward0"),
+    "sigmoid": ("y = T.sigmoid(x).sum()", "SigmoidBackwardBackward0"),
+    "relu": ("y = T.relu(x).sum()", "ThresholdBackwardBackward0"),
+    "softmax": ("y = (T.softmax(x, 0) * T.tensor([0.0, 1.0, 2.0])).sum()", "SoftmaxBackwardDataBackward0"),
+    "log_softmax": ("y = (T.log_softmax(x, 0) * T.tensor([0.0, 1.0, 2.0])).sum()",
+                    "LogSoftmaxBackwardDataBackward0"),
+    "mse_loss": ("y = F.mse_loss(x, T.tensor(TARGET))", "MseLossBackwardBackward0"),
+    "mse_loss_target": ("y = F.mse_loss(T.tensor(TARGET), x, reduction='sum')", "MseLossBackwardBackward0"),
+    "gelu": ("y = F.gelu(x).sum()", "GeluBackwardBackward0"),
+    "gelu_tanh": ("y = F.gelu(x, approximate='tanh').sum()", "GeluBackwardBackward0"),
+    "cross_entropy": ("y = F.cross_entropy(x.unsqueeze(0), T.tensor([1]))", "SqueezeBackward1"),
+    "nll_loss": ("y = F.nll_loss(x.unsqueeze(0), T.tensor([2]))", "SqueezeBackward1"),
+}
+
+
+def _derivatives(module: object, code: str, orders: int) -> list:
+    """[g1, g2...]: each the gradient (create_graph) of the previous one's sum, starting from y."""
+    functional = torch.nn.functional if module is torch else engine.nn.functional
+    x = module.tensor(X, requires_grad=True)
+    scope = {"T": module, "F": functional, "x": x, "TARGET": TARGET}
+    exec(code, scope)  # noqa: S102 - test code written here
+    out, grads = scope["y"], []
+    for _ in range(orders):
+        (g,) = module.autograd.grad(out, x, create_graph=True)
+        grads.append(g)
+        if not g.requires_grad:
+            break
+        out = g.sum()
+    return grads
+
+
+def _assert_same_graph(e: object, t: object, depth: int) -> None:
+    assert e.requires_grad == t.requires_grad
+    assert node_chain(e.grad_fn, depth) == node_chain(t.grad_fn, depth)
+    if t.grad_fn is not None:
+        assert sorted(e.grad_fn.saved_slots()) == torch_saved(t.grad_fn)
+    np.testing.assert_allclose(to_np(e), to_np(t), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_first_derivative_node_matches_torch(op: str) -> None:
+    code, node = OPS[op]
+    (e,) = _derivatives(engine, code, 1)
+    (t,) = _derivatives(torch, code, 1)
+    assert type(e.grad_fn).__name__ == e.grad_fn.name() == t.grad_fn.name() == node
+    _assert_same_graph(e, t, 2)
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_second_derivative_matches_torch(op: str) -> None:
+    code, _ = OPS[op]
+    e = _derivatives(engine, code, 2)
+    t = _derivatives(torch, code, 2)
+    assert len(e) == len(t)
+    # the values everywhere; the names where the second graph is one of PyTorch's formulas we follow
+    np.testing.assert_allclose(to_np(e[-1]), to_np(t[-1]), rtol=1e-5, atol=1e-6)
+    if op != "gelu_tanh":
+        _assert_same_graph(e[-1], t[-1], 2)
+
+
+@pytest.mark.parametrize("op", ["tanh", "sigmoid"])
+def test_third_derivative_matches_torch(op: str) -> None:
+    code, node = OPS[op]
+    e = _derivatives(engine, code, 3)
+    t = _derivatives(torch, code, 3)
+    assert len(e) == len(t) == 3
+    assert e[2].grad_fn.name() == node
+    _assert_same_graph(e[2], t[2], 3)
+
+
+def test_relu_second_derivative_is_zeros_not_an_error() -> None:
+    for module in (engine, torch):
+        x = module.tensor(X, requires_grad=True)
+        (g,) = module.autograd.grad(module.relu(x).sum(), x, create_graph=True)
+        assert g.requires_grad
+        (g2,) = module.autograd.grad(g.sum(), x)
+        np.testing.assert_array_equal(to_np(g2), np.zeros(3, np.float32))
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_plain_and_create_graph_backward_give_the_same_bits(op: str) -> None:
+    """Both paths run the one NumPy kernel of each backward op."""
+    code, _ = OPS[op]
+    functional = engine.nn.functional
+    results = []
+    for create_graph in (False, True):
+        x = engine.tensor(X, requires_grad=True)
+        scope = {"T": engine, "F": functional, "x": x, "TARGET": TARGET}
+        exec(code, scope)  # noqa: S102 - test code written here
+        (g,) = engine.autograd.grad(scope["y"], x, create_graph=create_graph)
+        results.append(g._data)
+    assert results[0].dtype == results[1].dtype
+    assert results[0].tobytes() == results[1].tobytes()
