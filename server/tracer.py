@@ -498,8 +498,13 @@ def _scalar_locals(node: Any) -> tuple | None:
 
 
 def _has_user_hooks(node: Any) -> bool:
-    """Saved tensors under saved_tensors_hooks: unpacking them runs user code, so the tracer won't."""
-    return any(type(v) is SavedTensor and v.packed is not None for v in (node._saved or {}).values())
+    """Saved tensors under saved_tensors_hooks: unpacking them runs user code, so the tracer won't.
+    (The 0-d path's compact saved tuple never holds hooked values; reading it through _saved
+    would replace it with the slower dict for good.)"""
+    saved = node._sv
+    if not saved or type(saved) is tuple:
+        return False
+    return any(type(v) is SavedTensor and v.packed is not None for v in saved.values())
 
 
 _FORMULAS: dict[tuple[Any, int], list] = {}
