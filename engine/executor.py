@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import sys
+from collections import deque
 from heapq import heappop, heappush
 from typing import Any, Sequence
 
@@ -171,17 +172,18 @@ class Pass:
                     grads = buffers.pop(node)
                 else:
                     break
-                extra = node._extra
                 sent = None
                 try:
-                    if extra is None:  # no hooks, nothing retained
-                        sv = node._sv
-                        if type(sv) is tuple and compact:
-                            plan = SCALAR_PLANS[sv[0]]  # its backward gives None if released or changed
-                            sent = plan.backward(sv, grads[0])
-                            if sent is not None and release:
-                                node._sv = plan.released
-                        elif type(node) is AccumulateGrad:
+                    sv = node._sv
+                    if type(sv) is tuple and compact:  # a 0-d path node, without extras (see Node._extras)
+                        plan = SCALAR_PLANS[sv[0]]
+                        run = plan.backward  # gives None if released or changed (a slot: no method call)
+                        sent = run(sv, grads[0])
+                        if sent is not None and release:
+                            node._sv = plan.released
+                    if sent is None:
+                        extra = node._extra
+                        if extra is None and type(node) is AccumulateGrad:
                             grad = grads[0]
                             # .grad may take the gradient without a copy if nothing else refers to
                             # it (see _accumulate): the pass drops its own references first.
@@ -190,13 +192,17 @@ class Pass:
                             _accumulate(node, grad, create_graph, None, unshared)
                             grad = None
                             continue
-                    if sent is None:
-                        if extra is None and node._plain and (len(grads) == 1 or _complete(grads)):
+                        outputs = len(node._out_meta)
+                        if len(grads) < outputs:  # a buffer ends at the last output that received a gradient
+                            grads += [None] * (outputs - len(grads))
+                        if extra is not None:  # hooks, retained outputs...
+                            sent = self._plain_step(node, grads, extra)
+                        elif node._plain and (outputs == 1 or _complete(grads)):
                             sent = backward_node(node, grads, create_graph)
                             if release and node._was_saved:
                                 node.release()
                         else:
-                            sent = self._plain_step(node, grads, extra)
+                            sent = self._plain_step(node, grads, None)
                 except Exception:
                     if state.anomaly and node._anomaly is not None:
                         from engine.autograd.anomaly_mode import report_failure
@@ -207,27 +213,37 @@ class Pass:
                     from engine.autograd.anomaly_mode import check_nan
 
                     check_nan(node, sent)
-                for target, nr, g in zip(node._next, node._nrs, sent):
-                    if target is None or g is None:
+                # By index rather than zip(): a zip object costs more than one or two edges' work.
+                # `sent` has one entry per edge (see _plain_step).
+                edges = node._next
+                nrs = node._nrs
+                i = -1
+                for g in sent:
+                    i += 1
+                    if g is None:
+                        continue
+                    target = edges[i]
+                    if target is None:
                         continue
                     left = dependencies[target] - 1
                     slots = buffers.get(target)
                     if slots is None:
-                        if nr == 0 and len(target._out_meta) == 1:
-                            slots = [g]
-                        else:
-                            slots = [None] * max(len(target._out_meta), nr + 1)
-                            slots[nr] = g
+                        nr = nrs[i]
+                        slots = [g] if nr == 0 else [None] * nr + [g]
                         if left:  # more gradients to come: wait in the buffers
                             buffers[target] = slots
                     else:
-                        previous = slots[nr]
-                        slots[nr] = g if previous is None else previous + g
+                        nr = nrs[i]
+                        if nr < len(slots):
+                            previous = slots[nr]
+                            slots[nr] = g if previous is None else previous + g
+                        else:
+                            slots += [None] * (nr - len(slots)) + [g]
+                        if not left:  # ready: out of the buffers (the heap below puts it back)
+                            del buffers[target]
                     if left:
                         dependencies[target] = left
                     elif held is None and not ready:
-                        if target in buffers:
-                            del buffers[target]
                         held = target
                         held_grads = slots
                     else:
@@ -255,12 +271,15 @@ class Pass:
             sent = self._execute(node, grads, None)
         if not self.retain_graph and (node._was_saved or not node._plain):
             node.release()
+        n = len(node._next)
+        if len(sent) != n:  # _run_plain reads one gradient per edge: drop extras, None for missing ones
+            sent = (tuple(sent) + (None,) * n)[:n]
         return sent
 
     def _walk_counting(self) -> dict[Node, int]:
         """Every node below the roots, with how many gradients it waits for (one walk)."""
         counts: dict[Node, int] = {}
-        stack = []
+        stack: deque = deque()  # a list would shrink and grow again at each node of a chain
         for node, _ in self.roots:
             if node not in counts:
                 counts[node] = 0

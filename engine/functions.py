@@ -515,12 +515,11 @@ def _rebase_view(view: Tensor, base: Tensor, fn: Any) -> None:
     """In-place on a view: CopySlices on the base, AsStridedBackward0 on the view."""
     from engine.rules import edge_to
 
-    copy = CopySlices()
+    copy = COPY_SLICES.new_node(CopySlices, (), (), (base._data.shape, *fn._in_meta[1:]),
+                                ((base._data.shape, base._data.dtype),))
     copy.fn = fn
     copy.geometry = (base._data, view._data)
     copy._edges = (edge_to(base), *fn._edges[1:])
-    copy._in_meta = (base._data.shape, *fn._in_meta[1:])
-    copy._out_meta = ((base._data.shape, base._data.dtype),)
     base.grad_fn = copy
     base._requires_grad = True
     base._output_nr = 0
@@ -619,6 +618,7 @@ class CopySlices(Node):
     """Base of a view modified in place: the op's node applied to the view's region of the grad."""
 
     __slots__ = ("fn", "geometry")
+    __init__ = object.__init__  # made by COPY_SLICES.new_node (rules.node_maker)
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"  # PyTorch's C++ name; the class name is CopySlices

@@ -117,9 +117,16 @@ class Node:
     # Hooks, retained outputs, metadata and the anomaly-mode stack live in one NodeExtras object
     # that most nodes never get: creating a node sets one slot for all of them, and the backward
     # loop tells a node without any by a single check of `_extra`.
+    # A node of the 0-d path keeps its saved values as a compact tuple (rules.ScalarPlan) only while
+    # it has no extras: the backward loop runs such a tuple's plan without looking at `_extra`.
     def _extras(self) -> "NodeExtras":
         extra = self._extra
         if extra is None:
+            sv = self._sv
+            if type(sv) is tuple:
+                from engine.rules import expand_compact
+
+                self._sv = expand_compact(self, sv)
             extra = self._extra = NodeExtras()
         return extra
 

@@ -286,107 +286,64 @@ def scalar_backward(node: Node, sv: tuple, g: Any) -> tuple | None:
     return SCALAR_PLANS[sv[0]].backward(sv, g)  # None when released (see ReleasedPlan)
 
 
-def _scalar_values(sv: tuple) -> list | None:
-    """The stored values of a compact tuple (0-d float32 tensors as NumPy scalars: float32 math,
-    fast), or None when one changed version since it was saved."""
-    values = []
-    k = 1
-    n = len(sv)
-    while k < n:
-        value = sv[k]
-        if type(value) is Tensor:
-            if value._vc[0] != sv[k + 1]:
-                return None
-            value = value._data[()]
-        values.append(value)
-        k += 2
-    return values
+# A plan's pack and backward are straight-line functions written for its layout (as dataclasses
+# write __init__): on the 0-d path each op runs them once, so a loop over the layout or a test of
+# which input a slot holds would be a visible share of the op's cost.
+
+def _plan_function(plan: ScalarPlan, name: str, lines: list[str], namespace: dict) -> Callable:
+    exec("\n".join(lines), namespace)  # noqa: S102 - code generated from the plan's layout only
+    fn = namespace[name]
+    fn.__qualname__ = f"{type(plan).__name__}[{plan.id}].{name}"
+    return fn
 
 
 def _scalar_packer(plan: ScalarPlan) -> Callable[[Tensor, Any, Tensor], tuple]:
-    """The compact tuple a node of the plan keeps, as a function of (self, other, result)."""
-    key = plan.id
-    layout = plan.layout
-    if not layout:
+    """The compact tuple a node of the plan keeps, as a function of (self, other, result):
+    (id, value, version, ...) per stored pair; version None for a Python number."""
+    if not plan.layout:
         bare = plan.bare
         return lambda a, b, result: bare
-    if len(layout) == 1:
-        code = layout[0]
-
-        def one(a: Tensor, b: Any, result: Tensor) -> tuple:
-            x = a if code == 0 else b if code == 1 else result
-            return (key, x, x._vc[0] if type(x) is Tensor else None)
-
-        return one
-
-    if len(layout) == 2:
-        c0, c1 = layout
-
-        def two(a: Tensor, b: Any, result: Tensor) -> tuple:
-            x = a if c0 == 0 else b if c0 == 1 else result
-            y = a if c1 == 0 else b if c1 == 1 else result
-            return (key, x, x._vc[0] if type(x) is Tensor else None, y, y._vc[0] if type(y) is Tensor else None)
-
-        return two
-
-    def pairs(a: Tensor, b: Any, result: Tensor) -> tuple:
-        items: list = [key]
-        sources = (a, b, result)
-        for code in layout:
-            x = sources[code]
-            items.append(x)
-            items.append(x._vc[0] if type(x) is Tensor else None)
-        return tuple(items)
-
-    return pairs
+    items = [str(plan.id)]
+    for code in plan.layout:
+        x = ("a", "b", "result")[code]
+        if code == 1 and not plan.key & 4:  # `other` is a Python number
+            items += [x, "None"]
+        else:
+            items += [x, f"{x}._vc[0]"]
+    lines = ["def pack(a, b, result):",
+             f"    return ({', '.join(items)})"]
+    return _plan_function(plan, "pack", lines, {})
 
 
 def _scalar_runner(plan: ScalarPlan) -> Callable[[tuple, Any], tuple | None]:
-    """The backward of a plan's nodes as a function of (compact tuple, gradient). The common
-    layouts (an op of one input reading one saved value; two inputs each reading at most one)
-    get a straight-line function; the rest a general one."""
-    constants = [c for _, c in plan.constants]
-    specs = plan.args
-    n = len(plan.layout)
-
-    if n == 1 and not constants and len(specs) == 1 and specs[0] is not None and specs[0][1] == (0,):
-        fn = specs[0][0]
-
-        def unary(sv: tuple, g: Any) -> tuple | None:
-            x = sv[1]
-            if type(x) is Tensor:
-                if x._vc[0] != sv[2]:
-                    return None
-                x = x._data[()]
-            return (fn(ArrayMath, g, x),)
-
-        return unary
-
-    if len(specs) == 2 and all(spec is None or len(spec[1]) <= 1 for spec in specs):
-        (f0, at0), (f1, at1) = [(None, ()) if spec is None else spec for spec in specs]
-        i0 = at0[0] if at0 else None
-        i1 = at1[0] if at1 else None
-
-        def binary(sv: tuple, g: Any) -> tuple | None:
-            values = _scalar_values(sv) if n else []
-            if values is None:
-                return None
-            if constants:
-                values += constants
-            return (None if f0 is None else f0(ArrayMath, g) if i0 is None else f0(ArrayMath, g, values[i0]),
-                    None if f1 is None else f1(ArrayMath, g) if i1 is None else f1(ArrayMath, g, values[i1]))
-
-        return binary
-
-    def general(sv: tuple, g: Any) -> tuple | None:
-        values = _scalar_values(sv)
-        if values is None:
-            return None
-        values += constants
-        return tuple(None if spec is None else spec[0](ArrayMath, g, *[values[j] for j in spec[1]])
-                     for spec in specs)
-
-    return general
+    """The backward of a plan's nodes as a function of (compact tuple, gradient): each stored
+    value read once (a 0-d float32 tensor as a NumPy scalar: float32 math, fast), then each input's
+    gradient function. None when a saved tensor changed version since it was saved: the general
+    path then raises PyTorch's error."""
+    lines = ["def backward(sv, g):"]
+    names = []
+    for k, code in enumerate(plan.layout):
+        v = f"v{k}"
+        names.append(v)
+        lines.append(f"    {v} = sv[{2 * k + 1}]")
+        if code == 1 and not plan.key & 4:  # a Python number: used as is
+            continue
+        lines += [f"    if {v}._vc[0] != sv[{2 * k + 2}]:",
+                  "        return None",
+                  f"    {v} = {v}._data[()]"]
+    namespace: dict[str, Any] = {"ArrayMath": ArrayMath}
+    for j, (_, value) in enumerate(plan.constants):
+        names.append(f"c{j}")
+        namespace[f"c{j}"] = value
+    grads = []
+    for i, spec in enumerate(plan.args):
+        if spec is None:
+            grads.append("None")
+        else:
+            namespace[f"f{i}"] = spec[0]
+            grads.append(f"f{i}(ArrayMath, g{''.join(', ' + names[j] for j in spec[1])})")
+    lines.append(f"    return ({', '.join(grads)},)")
+    return _plan_function(plan, "backward", lines, namespace)
 
 
 # Parameter names a gradient function may ask for that describe the call, not saved values:
@@ -404,8 +361,9 @@ def _node_class(name: str, rule: Rule) -> type[Node]:
     cls = _node_classes.get(name)
     if cls is None:
         saved = {f"_saved_{slot}": saved_property(slot) for slot in rule.saves}
-        cls = type(name, (Node,), {"__slots__": (), "rule": rule, "_plain": True,
-                                   "__module__": "torch.autograd.graph", **saved})
+        cls = type(name, (Node,), {"__slots__": (), "__init__": object.__init__,  # see node_maker
+                                   "rule": rule, "_plain": True, "__module__": "torch.autograd.graph",
+                                   **saved})
         _node_classes[name] = cls
     return cls
 
@@ -542,7 +500,7 @@ def _new_node(cls: type[Node], next_: tuple, nrs: tuple, in_meta: tuple, out_met
               was_saved: Any = False) -> Node:
     """A node with its edges, metadata and saved values, without Node.__init__'s call overhead.
     Each node class runs its own copy of this function (see node_maker)."""
-    node = _object_new(cls)
+    node = cls()  # object.__init__ (see node_maker): cheaper than object.__new__(cls)
     node._seq = next(_sequence)
     node._next = next_
     node._nrs = nrs
@@ -558,7 +516,10 @@ def _new_node(cls: type[Node], next_: tuple, nrs: tuple, in_meta: tuple, out_met
 def node_maker(cls: type[Node]) -> Callable[..., Node]:
     """`_new_node` for the nodes of one class. CPython specialises each attribute store for the one
     type it sees; one function storing into nodes of every class would miss at each store, so each
-    class gets a copy of its code (same code, its own specialisation)."""
+    class gets a copy of its code (same code, its own specialisation). The class keeps object's
+    __init__: its nodes are made here only."""
+    if cls.__init__ is not object.__init__:
+        raise TypeError(f"{cls.__name__} nodes are made by node_maker: the class needs object.__init__")
     code = _new_node.__code__.replace()
     return types.FunctionType(code, _new_node.__globals__, _new_node.__name__, _new_node.__defaults__)
 
@@ -590,20 +551,8 @@ def _round32(c: Any) -> float | None:
 _empty = np.empty  # a fresh 0-d float32 array; assigning a Python float rounds like np.array
 
 
-def _scalar_result(value: float, inference: bool, grad_fn: Node | None) -> Tensor:
-    data = _empty((), _F32)
-    data[()] = value
-    t = _object_new(Tensor)  # Tensor._make's fields, set here without its call overhead
-    t._data = data
-    t.grad_fn = grad_fn
-    t._requires_grad = grad_fn is not None
-    t._grad = None
-    t._output_nr = 0
-    t._vc = [0]
-    t._accumulator = None
-    t._extra = TensorExtras(inference=True) if inference else None
-    return t
-
+# The scalar ops below make their result tensor inline, with Tensor._make's fields (as _new_tensor
+# does): on this path a call more per op is a visible share of its cost.
 
 def scalar_unary_op(rule: Rule, general: Callable) -> Callable:
     """`rule` as a function of one tensor that runs 0-d float32 tensors through the scalar
@@ -626,7 +575,17 @@ def scalar_unary_op(rule: Rule, general: Callable) -> Callable:
             value = kernel(d.item())
         except (ArithmeticError, ValueError):
             return general(a)  # overflow, log(0)...: NumPy's inf and nan come from the array path
-        result = _scalar_result(value, state.inference, None)
+        data = _empty((), _F32)
+        data[()] = value
+        result = _object_new(Tensor)
+        result._data = data
+        result.grad_fn = None
+        result._requires_grad = False
+        result._grad = None
+        result._output_nr = 0
+        result._vc = [0]
+        result._accumulator = None
+        result._extra = TensorExtras(inference=True) if state.inference else None
         if a._requires_grad and state.enabled:
             fn = a.grad_fn
             if fn is None:
@@ -643,8 +602,9 @@ def scalar_unary_op(rule: Rule, general: Callable) -> Callable:
                     _save(node, rule, 1, (a,), None, (result,), None)
             else:
                 plan = plans[1] or rule.scalar_plan(1)
+                pack = plan.pack  # a slot read, then a call: `plan.pack(...)` is an unspecialised lookup
                 result.grad_fn = new_node(node_cls, edges, nrs, _SCALAR_IN_META[1], _SCALAR_OUT_META,
-                                          plan.pack(a, None, result), plan.freeable)
+                                          pack(a, None, result), plan.freeable)
                 result._requires_grad = True
         if observe.current is not None:
             observe.current.op_applied(rule, result.grad_fn, (a,), (result,), None)
@@ -693,7 +653,17 @@ def scalar_binary_op(rule: Rule, general: Callable) -> Callable:
         mask = 1 if a._requires_grad else 0
         if tb is Tensor and b._requires_grad:
             mask |= 2
-        result = _scalar_result(value, state.inference, None)
+        data = _empty((), _F32)
+        data[()] = value
+        result = _object_new(Tensor)
+        result._data = data
+        result.grad_fn = None
+        result._requires_grad = False
+        result._grad = None
+        result._output_nr = 0
+        result._vc = [0]
+        result._accumulator = None
+        result._extra = TensorExtras(inference=True) if state.inference else None
         if mask and state.enabled:
             na = nb = 0
             if mask & 1:
@@ -721,8 +691,9 @@ def scalar_binary_op(rule: Rule, general: Callable) -> Callable:
             else:
                 key = mask | 4 if tb is Tensor else mask
                 plan = plans[key] or rule.scalar_plan(key)
+                pack = plan.pack  # (see the unary op)
                 result.grad_fn = new_node(node_cls, (ea, eb), nrs, _SCALAR_IN_META[2], _SCALAR_OUT_META,
-                                          plan.pack(a, b, result), plan.freeable)
+                                          pack(a, b, result), plan.freeable)
                 result._requires_grad = True
         if observe.current is not None:
             observe.current.op_applied(rule, result.grad_fn, (a, b), (result,), None)
