@@ -82,6 +82,13 @@ MUL_SCALAR = rule("mul_scalar", "MulBackward1", lambda a, other: a * other,
 # add.Scalar: what PyTorch's C++ formulas record for `tensor + number` (Python's `+` records add.Tensor).
 ADD_SCALAR = rule("add_scalar", "AddBackward1", lambda a, other: a + other, (lambda F, g: g,), ("grad",),
                   elementwise=True)
+# sub.Scalar and div.Scalar: what PyTorch's C++ formulas record for `tensor - number` and
+# `tensor / number` (Python's operators record sub.Tensor and div.Tensor).
+SUB_SCALAR = rule("sub_scalar", "SubBackward1", lambda a, other: a - other, (lambda F, g: g,), ("grad",),
+                  elementwise=True)
+DIV_SCALAR = rule("div_scalar", "DivBackward1", lambda a, other: a / other,
+                  (lambda F, g, other: g / other if F is ArrayMath else F.op("div_scalar", g, other=other),),
+                  ("grad / other",), elementwise=True, extra_saves=("other",))
 NEG = rule("neg", "NegBackward0", np.negative, (lambda F, g: -g,), ("-grad",), elementwise=True,
            scalar=operator.neg)
 POW = rule("pow", "PowBackward0", lambda a, exponent: a ** exponent, (_pow_grad,),
@@ -130,7 +137,8 @@ RELU = rule("relu", "ReluBackward0", lambda a: np.maximum(a, 0),
             elementwise=True)
 SQRT = rule("sqrt", "SqrtBackward0", np.sqrt, (lambda F, g, result: g / (2 * result),),
             ("grad / (2 * result)",), elementwise=True, scalar=math.sqrt)
-ABS = rule("abs", "AbsBackward0", np.abs, (lambda F, g, self: g * F.sign(self),),
+ABS = rule("abs", "AbsBackward0", np.abs,
+           (lambda F, g, self: g * (F.sign(self) if F is ArrayMath else F.op("sgn", self)),),
            ("grad * sign(self)",), elementwise=True, scalar=abs)
 
 # --- reductions ---------------------------------------------------------------------------------
@@ -563,6 +571,9 @@ ATAN = rule("atan", "AtanBackward0", np.arctan, (lambda F, g, self: g / (self * 
 ERF = rule("erf", "ErfBackward0", erf_array,
            (lambda F, g, self: g * F.exp(self * self * -1) * 1.1283791670955126,),
            ("grad * 2/sqrt(pi) * exp(-self²)",), elementwise=True)
+# sgn: what abs's gradient records under create_graph (sign for real numbers; zero gradient)
+SGN = rule("sgn", "SgnBackward0", np.sign, (lambda F, g, result, self: F.zeros_like(g),), ("0",),
+           elementwise=True)
 SIGN = rule("sign", "SignBackward0", np.sign, (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
 FLOOR = rule("floor", "FloorBackward0", np.floor, (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
 CEIL = rule("ceil", "CeilBackward0", np.ceil, (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
@@ -581,7 +592,7 @@ FMOD = rule("fmod", "FmodBackward0", lambda a, other: np.fmod(a, other), (lambda
 LEAKY_RELU = rule(
     "leaky_relu", "LeakyReluBackward0",
     lambda a, negative_slope=0.01: np.where(a > 0, a, a * negative_slope),
-    (lambda F, g, negative_slope, self: F.where(self > 0, g, g * negative_slope),),
+    (lambda F, g, negative_slope, self: F.leaky_relu_backward(g, self, negative_slope=negative_slope),),
     ("grad * (self > 0 ? 1 : negative_slope)",), elementwise=True, defaults={"negative_slope": 0.01})
 GELU = rule("gelu", "GeluBackward0", _gelu,
             (lambda F, g, approximate, self: F.gelu_backward(g, self, approximate=approximate),),
@@ -591,26 +602,36 @@ ELU = rule(
     "elu", "EluBackward0",
     lambda a, alpha=1.0, scale=1.0, input_scale=1.0: np.where(
         a > 0, a * scale, (np.exp(np.minimum(a, 0) * input_scale) - 1) * alpha * scale),
-    (lambda F, g, alpha, input_scale, scale, self: F.where(
-        self > 0, g * scale, g * (F.exp(self * input_scale) * (alpha * scale * input_scale))),),
+    (lambda F, g, alpha, input_scale, scale, self: F.elu_backward(
+        g, self, alpha=alpha, scale=scale, input_scale=input_scale, is_result=False),),
     ("grad * (self > 0 ? scale : alpha * scale * input_scale * exp(self * input_scale))",),
     elementwise=True, defaults={"alpha": 1.0, "scale": 1.0, "input_scale": 1.0})
-SILU = rule("silu", "SiluBackward0", lambda a: a / (1 + np.exp(-a)),
-            (lambda F, g, self: g * F.sigmoid(self) * (1 + self * (1 - F.sigmoid(self))),),
+
+
+def _silu_grad(F: Any, g: Any, self: Any) -> Any:
+    """PyTorch's infinitely_differentiable_silu_backward under create_graph: ordinary nodes, with
+    `1.0 + ...` as add.Scalar and `1.0 - sigmoid` as a sub of a filled tensor (SubBackward0)."""
+    if F is ArrayMath:
+        return g * F.sigmoid(self) * (1 + self * (1 - F.sigmoid(self)))
+    s = F.sigmoid(self)
+    return g * s * F.op("add_scalar", self * F.op("sub", F.ones_like(s), s), other=1.0)
+
+
+SILU = rule("silu", "SiluBackward0", lambda a: a / (1 + np.exp(-a)), (_silu_grad,),
             ("grad * σ(self) * (1 + self * (1 - σ(self)))",), elementwise=True)
 SOFTPLUS = rule(
     "softplus", "SoftplusBackward0",
     lambda a, beta=1.0, threshold=20.0: np.where(
         a * beta > threshold, a, np.logaddexp(0, a * beta) / beta),
-    (lambda F, g, beta, self, threshold: F.where(self * beta > threshold, g, g * F.sigmoid(self * beta)),),
+    (lambda F, g, beta, self, threshold: F.softplus_backward(g, self, beta=beta, threshold=threshold),),
     ("grad * σ(beta * self)",), elementwise=True, defaults={"beta": 1.0, "threshold": 20.0})
 HARDTANH = rule(
     "hardtanh", "HardtanhBackward0", lambda a, min_val=-1.0, max_val=1.0: np.clip(a, min_val, max_val),
-    (lambda F, g, max_val, min_val, self: g * ((self > min_val) * (self < max_val)),),
+    (lambda F, g, max_val, min_val, self: F.hardtanh_backward(g, self, min_val=min_val, max_val=max_val),),
     ("grad * (min_val < self < max_val)",), elementwise=True, defaults={"min_val": -1.0, "max_val": 1.0})
 LOGSIGMOID = rule("logsigmoid", "LogSigmoidBackward0", lambda a, buffer=None: -np.logaddexp(0, -a),
-                  (lambda F, g, buffer, self: g * F.sigmoid(self * -1),), ("grad * σ(-self)",),
-                  elementwise=True)
+                  (lambda F, g, buffer, self: F.log_sigmoid_backward(g, self, buffer=buffer),),
+                  ("grad * σ(-self)",), elementwise=True)
 
 # --- clamping and selection --------------------------------------------------------------------
 CLAMP = rule(
@@ -986,6 +1007,151 @@ NLL_LOSS_BACKWARD = backward_function(
      lambda F, g: F.zeros_like(g)),
     ("nll_loss(grad, target, weight)", "0"), inputs=("grad_output", "self"))
 
+
+# Kernels of the activation and loss backward ops below: the NumPy expressions those ops' plain
+# backward has always computed (so its values stay bit for bit what they were).
+def _leaky_relu_backward(grad_output: Any, self: Any, negative_slope: float,
+                         self_is_result: bool = False) -> Any:
+    return np.where(self > 0, grad_output, grad_output * negative_slope)
+
+
+def _hardtanh_backward(grad_output: Any, self: Any, min_val: float, max_val: float) -> Any:
+    return grad_output * ((self > min_val) * (self < max_val))
+
+
+def _elu_backward(grad_output: Any, self_or_result: Any, alpha: float, scale: float, input_scale: float,
+                  is_result: bool = False) -> Any:
+    x = self_or_result
+    if is_result:  # from the output: alpha * scale * input_scale * exp(.) = input_scale * (out + alpha * scale)
+        return np.where(x > 0, grad_output * scale, grad_output * (input_scale * (x + alpha * scale)))
+    return np.where(x > 0, grad_output * scale,
+                    grad_output * (np.exp(x * input_scale) * (alpha * scale * input_scale)))
+
+
+def _softplus_backward(grad_output: Any, self: Any, beta: float, threshold: float) -> Any:
+    return np.where(self * beta > threshold, grad_output, grad_output * ArrayMath.sigmoid(self * beta))
+
+
+def _log_sigmoid_backward(grad_output: Any, self: Any, buffer: Any = None) -> Any:
+    return grad_output * ArrayMath.sigmoid(self * -1)
+
+
+def _smooth_l1_loss_backward(grad_output: Any, self: Any, target: Any, reduction: int, beta: float) -> Any:
+    return _reduce_grad(ArrayMath, grad_output, np.shape(self), reduction) * _smooth_l1_grad(
+        ArrayMath, self - target, beta)
+
+
+def _huber_loss_backward(grad_output: Any, self: Any, target: Any, reduction: int, delta: float) -> Any:
+    return _reduce_grad(ArrayMath, grad_output, np.shape(self), reduction) * _huber_grad(
+        ArrayMath, self - target, delta)
+
+
+def _mask(F: Any, condition: Any, like: Any) -> Any:
+    """`condition.type_as(like)`: a constant of 0s and 1s (no node, as in PyTorch)."""
+    return np.asarray(condition).astype(np.asarray(F.raw(like)).dtype)
+
+
+def _per_element(F: Any, out: Any, self: Any, reduction: int) -> Any:
+    """`out /= self.numel()` under reduction='mean' (div.Scalar, DivBackward1), as in PyTorch."""
+    if reduction == 1:
+        out = F.op("div_scalar", out, other=max(int(np.prod(np.shape(F.raw(self)))), 1))
+    return out
+
+
+def _elu_double_backward(F: Any, g: Any, grad_output: Any, alpha: float, scale: float, input_scale: float,
+                         is_result: bool, self_or_result: Any) -> Any:
+    negative = _mask(F, np.asarray(F.raw(self_or_result)) < 0, g)
+    scaled = _scale(F, g * grad_output, input_scale)
+    if is_result:
+        return scaled * negative
+    return F.elu_backward(scaled, self_or_result, alpha=alpha, scale=scale, input_scale=input_scale,
+                          is_result=False) * negative
+
+
+def _softplus_double_backward(F: Any, g: Any, self: Any, beta: float, threshold: float) -> Any:
+    x = _scale(F, self, beta)
+    return _scale(F, F.sigmoid_backward(g, F.sigmoid(x)) * _mask(F, np.asarray(F.raw(x)) < threshold, g), beta)
+
+
+def _smooth_l1_double_backward(F: Any, g: Any, self: Any, target: Any, reduction: int, beta: float) -> Any:
+    if beta == 0:
+        return F.zeros_like(g)
+    d = np.abs(np.asarray(F.raw(self)) - np.asarray(F.raw(target)))
+    return _per_element(F, F.op("div_scalar", g * _mask(F, d < beta, g), other=beta), self, reduction)
+
+
+def _huber_double_backward(F: Any, g: Any, self: Any, target: Any, reduction: int, delta: float) -> Any:
+    d = np.abs(np.asarray(F.raw(self)) - np.asarray(F.raw(target)))
+    return _per_element(F, g * _mask(F, d < delta, g), self, reduction)
+
+
+def _huber_double_backward_grad_output(F: Any, g: Any, delta: float, grad_output: Any, reduction: int,
+                                       self: Any, target: Any) -> Any:
+    if reduction == 0:
+        return F.huber_loss_backward(g, self, target, reduction=reduction, delta=delta)
+    r = F.huber_loss_backward(F.ones_like(grad_output), self, target, reduction=reduction, delta=delta)
+    return F.sum(r * g)
+
+
+LEAKY_RELU_BACKWARD = backward_function(
+    "leaky_relu_backward", "LeakyReluBackwardBackward0", _leaky_relu_backward,
+    (lambda F, g, negative_slope, self: F.leaky_relu_backward(g, self, negative_slope=negative_slope),
+     lambda F, g: F.zeros_like(g)),
+    ("grad * (self > 0 ? 1 : negative_slope)", "0"), inputs=("grad_output", "self"), elementwise=True,
+    defaults={"self_is_result": False})
+HARDTANH_BACKWARD = backward_function(
+    "hardtanh_backward", "HardtanhBackwardBackward0", _hardtanh_backward,
+    (lambda F, g, max_val, min_val, self: F.hardtanh_backward(g, self, min_val=min_val, max_val=max_val),
+     lambda F, g: F.zeros_like(g)),
+    ("grad * (min_val < self < max_val)", "0"), inputs=("grad_output", "self"), elementwise=True)
+ELU_BACKWARD = backward_function(
+    "elu_backward", "EluBackwardBackward0", _elu_backward,
+    (lambda F, g, alpha, input_scale, is_result, scale, self_or_result: F.elu_backward(
+        g, self_or_result, alpha=alpha, scale=scale, input_scale=input_scale, is_result=is_result),
+     lambda F, g, alpha, grad_output, input_scale, is_result, scale, self_or_result: _elu_double_backward(
+         F, g, grad_output, alpha, scale, input_scale, is_result, self_or_result)),
+    ("elu_backward(grad, ...)", "elu_backward(grad * grad_output * input_scale, ...) * (self_or_result < 0)"),
+    inputs=("grad_output", "self_or_result"), elementwise=True)
+SOFTPLUS_BACKWARD = backward_function(
+    "softplus_backward", "SoftplusBackwardBackward0", _softplus_backward,
+    (lambda F, g, beta, self, threshold: F.softplus_backward(g, self, beta=beta, threshold=threshold),
+     lambda F, g, beta, grad_output, self, threshold: _softplus_double_backward(
+         F, g * grad_output, self, beta, threshold)),
+    ("grad * σ(beta * self)", "sigmoid_backward(grad * grad_output, σ(beta * self)) * (beta * self < threshold) * beta"),
+    inputs=("grad_output", "self"), elementwise=True)
+LOG_SIGMOID_BACKWARD = backward_function(
+    "log_sigmoid_backward", "LogSigmoidBackwardBackward0", _log_sigmoid_backward,
+    (lambda F, g, buffer, self: F.log_sigmoid_backward(g, self, buffer=buffer),
+     lambda F, g, grad_output, self: _log_sigmoid_double_backward(F, g * grad_output, self)),
+    ("grad * σ(-self)", "grad * grad_output * (σ(self) - 1) * σ(self)"), inputs=("grad_output", "self"),
+    elementwise=True)
+
+
+def _log_sigmoid_double_backward(F: Any, g: Any, self: Any) -> Any:
+    z = F.sigmoid(self)
+    return g * F.op("sub_scalar", z, other=1) * z
+
+
+SMOOTH_L1_LOSS_BACKWARD = backward_function(
+    "smooth_l1_loss_backward", "SmoothL1LossBackwardBackward0", _smooth_l1_loss_backward,
+    (lambda F, g, beta, reduction, self, target: F.smooth_l1_loss_backward(
+        g, self, target, reduction=reduction, beta=beta),
+     lambda F, g, beta, grad_output, reduction, self, target: _smooth_l1_double_backward(
+         F, g * grad_output, self, target, reduction, beta),
+     lambda F, g, beta, grad_output, reduction, self, target: -_smooth_l1_double_backward(
+         F, g * grad_output, self, target, reduction, beta)),
+    ("smooth_l1_loss_backward(grad, ...)", "grad * grad_output * (|self - target| < beta) / beta / N",
+     "-(same)"), inputs=("grad_output", "self", "target"))
+HUBER_LOSS_BACKWARD = backward_function(
+    "huber_loss_backward", "HuberLossBackwardBackward0", _huber_loss_backward,
+    (_huber_double_backward_grad_output,
+     lambda F, g, delta, grad_output, reduction, self, target: _huber_double_backward(
+         F, g * grad_output, self, target, reduction, delta),
+     lambda F, g, delta, grad_output, reduction, self, target: -_huber_double_backward(
+         F, g * grad_output, self, target, reduction, delta)),
+    ("sum(huber_loss_backward(1, ...) * grad)", "grad * grad_output * (|self - target| < delta) / N",
+     "-(same)"), inputs=("grad_output", "self", "target"))
+
 # --- losses --------------------------------------------------------------------------------------
 LOSS = ("self", "target")
 MSE_LOSS = rule(
@@ -995,22 +1161,26 @@ MSE_LOSS = rule(
      lambda F, g, reduction, self, target: F.mse_loss_backward(g, target, self, reduction=reduction)),
     ("2 * (self - target) * grad / N", "-2 * (self - target) * grad / N"), inputs=LOSS,
     defaults={"reduction": 1})
+# target's gradient is the backward op with self and target swapped, as in PyTorch; the plain
+# backward keeps -(self's) (the same values, but a zero comes out -0 there as it always has).
 SMOOTH_L1_LOSS = rule(
     "smooth_l1_loss", "SmoothL1LossBackward0",
     lambda a, t, reduction=1, beta=1.0: _reduce(_smooth_l1(a - t, beta), reduction),
-    (lambda F, g, beta, reduction, self, target: _reduce_grad(F, g, np.shape(F.raw(self)), reduction)
-        * _smooth_l1_grad(F, self - target, beta),
-     lambda F, g, beta, reduction, self, target: _reduce_grad(F, g, np.shape(F.raw(self)), reduction)
-        * _smooth_l1_grad(F, self - target, beta) * -1),
+    (lambda F, g, beta, reduction, self, target: F.smooth_l1_loss_backward(
+        g, self, target, reduction=reduction, beta=beta),
+     lambda F, g, beta, reduction, self, target: F.smooth_l1_loss_backward(
+         g, self, target, reduction=reduction, beta=beta) * -1 if F is ArrayMath
+        else F.smooth_l1_loss_backward(g, target, self, reduction=reduction, beta=beta)),
     ("grad * clamp((self - target) / beta, -1, 1) / N", "-(same)"), inputs=LOSS,
     defaults={"reduction": 1, "beta": 1.0})
 HUBER_LOSS = rule(
     "huber_loss", "HuberLossBackward0",
     lambda a, t, reduction=1, delta=1.0: _reduce(_huber(a - t, delta), reduction),
-    (lambda F, g, delta, reduction, self, target: _reduce_grad(F, g, np.shape(F.raw(self)), reduction)
-        * _huber_grad(F, self - target, delta),
-     lambda F, g, delta, reduction, self, target: _reduce_grad(F, g, np.shape(F.raw(self)), reduction)
-        * _huber_grad(F, self - target, delta) * -1),
+    (lambda F, g, delta, reduction, self, target: F.huber_loss_backward(
+        g, self, target, reduction=reduction, delta=delta),
+     lambda F, g, delta, reduction, self, target: F.huber_loss_backward(
+         g, self, target, reduction=reduction, delta=delta) * -1 if F is ArrayMath
+        else F.huber_loss_backward(g, target, self, reduction=reduction, delta=delta)),
     ("grad * clamp(self - target, -delta, delta) / N", "-(same)"), inputs=LOSS,
     defaults={"reduction": 1, "delta": 1.0})
 
@@ -1038,18 +1208,16 @@ NLL_LOSS = rule(
 BCE = rule(
     "binary_cross_entropy", "BinaryCrossEntropyBackward0",
     lambda a, t, weight=None, reduction=1: _bce(a, t, weight, reduction),
-    (lambda F, g, reduction, self, target, weight: _reduce_grad(F, g, np.shape(F.raw(self)), reduction)
-        * (self - target) / F.where(self * (1 - self) > 1e-12, self * (1 - self), 1e-12)
-        * (1.0 if weight is None else weight),
+    (lambda F, g, reduction, self, target, weight: F.binary_cross_entropy_backward(
+        g, self, target, weight=weight, reduction=reduction),
      None),
     ("grad * (self - target) / (self * (1 - self)) / N", None), inputs=LOSS,
     defaults={"weight": None, "reduction": 1})
 BCE_LOGITS = rule(
     "binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0",
     lambda a, t, weight=None, pos_weight=None, reduction=1: _bce_logits(a, t, weight, pos_weight, reduction),
-    (lambda F, g, pos_weight, reduction, self, target, weight: _reduce_grad(
-        F, g, np.shape(F.raw(self)), reduction) * _bce_logits_grad(F, self, target, pos_weight)
-        * (1.0 if weight is None else weight),
+    (lambda F, g, pos_weight, reduction, self, target, weight: _bce_logits_backward(
+        F, g, self, target, weight, pos_weight, reduction),
      None),
     ("grad * (σ(self) - target) / N", None), inputs=LOSS,
     defaults={"weight": None, "pos_weight": None, "reduction": 1})
@@ -1059,6 +1227,69 @@ def _bce_logits_grad(F: Any, self: Any, target: Any, pos_weight: Any) -> Any:
     if pos_weight is None:
         return F.sigmoid(self) - target
     return (pos_weight * target + 1 - target) * F.sigmoid(self) - pos_weight * target
+
+
+def _bce_logits_backward(F: Any, g: Any, self: Any, target: Any, weight: Any, pos_weight: Any,
+                         reduction: int) -> Any:
+    if F is ArrayMath:
+        return (_reduce_grad(F, g, np.shape(self), reduction) * _bce_logits_grad(F, self, target, pos_weight)
+                * (1.0 if weight is None else weight))
+    # PyTorch's binary_cross_entropy_with_logits_backward: ordinary nodes, in its order
+    if pos_weight is None:
+        grad_input = F.sigmoid(self) - target
+    else:
+        t = target * pos_weight
+        grad_input = (F.op("add_scalar", t, other=1) - target) * F.sigmoid(self) - t
+    grad_input = grad_input * g
+    if weight is not None:
+        grad_input = grad_input * weight
+    return _per_element(F, grad_input, self, reduction)
+
+
+_BCE_EPS = 1e-12
+
+
+def _bce_backward(grad_output: Any, self: Any, target: Any, weight: Any = None, reduction: int = 1) -> Any:
+    return (_reduce_grad(ArrayMath, grad_output, np.shape(self), reduction) * (self - target)
+            / np.where(self * (1 - self) > 1e-12, self * (1 - self), 1e-12)
+            * (1.0 if weight is None else weight))
+
+
+def _one_minus_plus_eps(F: Any, self: Any) -> Any:
+    """`1 - self + eps`: PyTorch's `number - tensor` subtracts from a filled tensor (SubBackward0)."""
+    return F.op("add_scalar", F.op("sub", F.ones_like(self), self), other=_BCE_EPS)
+
+
+def _bce_double_backward(F: Any, g: Any, grad_output: Any, reduction: int, self: Any, target: Any,
+                         weight: Any) -> Any:
+    """binary_cross_entropy_double_backward: d/d self of the backward op, times g."""
+    numerator = self * self - _scale(F, self, 2) * target + target
+    denominator = (F.op("pow", F.op("add_scalar", self, other=_BCE_EPS), exponent=2)
+                   * F.op("pow", _one_minus_plus_eps(F, self), exponent=2))
+    grad_input = numerator / denominator * (g * grad_output)
+    if weight is not None:
+        grad_input = grad_input * weight
+    return _per_element(F, grad_input, self, reduction)
+
+
+def _bce_double_backward_grad_output(F: Any, g: Any, reduction: int, self: Any, target: Any,
+                                     weight: Any) -> Any:
+    """binary_cross_entropy_double_backward_grad_output: d/d grad_output, times g (summed to
+    grad_output's shape by the engine)."""
+    grad_grad_output = ((self - target) / (F.op("add_scalar", self, other=_BCE_EPS)
+                                           * _one_minus_plus_eps(F, self))) * g
+    if weight is not None:
+        grad_grad_output = grad_grad_output * weight
+    return _per_element(F, grad_grad_output, self, reduction)
+
+
+BCE_BACKWARD = backward_function(
+    "binary_cross_entropy_backward", "BinaryCrossEntropyBackwardBackward0", _bce_backward,
+    (_bce_double_backward_grad_output, _bce_double_backward, None),
+    ("grad * (self - target) / ((self + eps) * (1 - self + eps)) / N",
+     "grad * grad_output * (self² - 2 * self * target + target) / ((self + eps)² (1 - self + eps)²) / N",
+     None),
+    inputs=("grad_output", "self", "target"), defaults={"weight": None, "reduction": 1})
 
 ALIAS = rule("alias", "AliasBackward0", lambda a: a.view(), (lambda F, g: g,), ("grad",), view=True)
 

@@ -236,6 +236,33 @@ CASES: list[tuple[str, str, tuple, dict]] = [
      f"out = {GRAD}(F.cross_entropy(a.unsqueeze(0), T.tensor([1])), a, create_graph=True)[0]", ((3,),), {}),
     ("nll_loss_grad", f"out = {GRAD}(F.nll_loss(a * b, T.tensor([1, 0]), reduction='sum'), a, "
      "create_graph=True)[0]", ((2, 3), (2, 3)), {}),
+    ("leaky_relu_grad", f"out = {GRAD}(F.leaky_relu(a, 0.2), a, b, create_graph=True)[0]", ((2, 3), (2, 3)), {}),
+    ("hardtanh_grad", f"out = {GRAD}(F.hardtanh(a * 3, -1.5, 2.0), a, b, create_graph=True)[0]",
+     ((2, 3), (2, 3)), {}),
+    ("elu_grad", f"out = {GRAD}(F.elu(a, 0.7), a, b, create_graph=True)[0]", ((2, 3), (2, 3)), {}),
+    ("selu_grad2", f"g = {GRAD}(F.selu(a).sum(), a, create_graph=True)[0]\n"
+     f"out = {GRAD}(g.sum(), a, create_graph=True)[0]", ((2, 3),), {}),
+    ("silu_grad", f"out = {GRAD}(F.silu(a), a, b, create_graph=True)[0]", ((2, 3), (2, 3)), {}),
+    ("softplus_grad", f"out = {GRAD}(F.softplus(a, beta=2.0, threshold=1.0), a, b, create_graph=True)[0]",
+     ((2, 3), (2, 3)), {}),
+    ("logsigmoid_grad", f"out = {GRAD}(F.logsigmoid(a), a, b, create_graph=True)[0]", ((2, 3), (2, 3)), {}),
+    ("smooth_l1_grad", f"out = {GRAD}(F.smooth_l1_loss(a, b, beta=0.5), (a, b), create_graph=True)",
+     ((2, 3), (2, 3)), {}),
+    ("smooth_l1_grad_seeded", f"out = {GRAD}(F.smooth_l1_loss(a, b, reduction='none'), a, c, "
+     "create_graph=True)[0]", ((2, 3), (2, 3), (2, 3)), {}),
+    ("huber_grad", f"out = {GRAD}(F.huber_loss(a, b, delta=0.5), (a, b), create_graph=True)", ((2, 3), (2, 3)), {}),
+    ("huber_grad_sum", f"out = {GRAD}(F.huber_loss(a, b, reduction='sum', delta=0.7), b, create_graph=True)[0]",
+     ((2, 3), (2, 3)), {}),
+    ("huber_grad_seeded", f"out = {GRAD}(F.huber_loss(a, b, reduction='none'), a, c, create_graph=True)[0]",
+     ((2, 3), (2, 3), (2, 3)), {}),
+    ("bce_grad", f"out = {GRAD}(F.binary_cross_entropy(a, T.tensor([0.2, 0.7, 0.4])), a, create_graph=True)[0]",
+     ((3,),), {"unit": True}),
+    ("bce_grad_seeded", f"out = {GRAD}(F.binary_cross_entropy(a, T.tensor([0.2, 0.7, 0.4]), "
+     "weight=T.tensor([1.0, 2.0, 0.5]), reduction='none'), a, b, create_graph=True)[0]",
+     ((3,), (3,)), {"unit": True}),
+    ("bce_logits_grad", f"out = {GRAD}(F.binary_cross_entropy_with_logits(a, T.tensor([0.2, 0.7, 0.4]), "
+     "pos_weight=T.tensor([2.0, 1.0, 0.5])), a, create_graph=True)[0]", ((3,),), {}),
+    ("abs_grad", f"out = {GRAD}(a.abs(), a, b, create_graph=True)[0]", ((2, 3), (2, 3)), {}),
     # in-place and views
     ("inplace_add", "y = a * 2\ny.add_(1)\nout = y", ((3,),), {}),
     ("inplace_mul", "y = a * 2\ny.mul_(b)\nout = y", ((3,), (3,)), {}),

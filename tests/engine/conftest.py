@@ -76,7 +76,8 @@ def to_np(t: Any) -> np.ndarray | None:
     if t is None:
         return None
     if isinstance(t, torch.Tensor):
-        return t.detach().numpy()
+        # PyTorch's efficient zeros (abs's second derivative...) convert only when forced
+        return t.detach().numpy(force=t._is_zerotensor())
     return t._data
 
 
