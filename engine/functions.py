@@ -222,6 +222,8 @@ def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else tuple(size)
     if tuple(input._data.shape) == shape:
         return input
+    if not shape:  # at::sum_to: a plain sum() to a 0-d shape (SumBackward0)
+        return sum(input)
     lead = input._data.ndim - len(shape)
     dims = tuple(range(lead)) + tuple(
         i + lead for i, d in enumerate(shape) if d == 1 and input._data.shape[i + lead] != 1

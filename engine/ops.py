@@ -72,7 +72,9 @@ MUL = rule("mul", "MulBackward0", np.multiply,
            (lambda F, g, other: g * other, lambda F, g, self: g * self),
            ("grad * other", "grad * self"), inputs=BINARY, elementwise=True, scalar=operator.mul)
 DIV = rule("div", "DivBackward0", np.true_divide,
-           (lambda F, g, other: g / other, lambda F, g, self, other: -g * self / (other * other)),
+           # other: PyTorch's -grad * ((self / other) / other) under create_graph
+           (lambda F, g, other: g / other, lambda F, g, self, other: -g * self / (other * other)
+            if F is ArrayMath else -g * ((self / other) / other)),
            ("grad / other", "-grad * self / other²"), inputs=BINARY, elementwise=True,
            scalar=operator.truediv)
 MUL_SCALAR = rule("mul_scalar", "MulBackward1", lambda a, other: a * other,
@@ -170,14 +172,17 @@ SUM_DIM = rule(
         _unsqueeze_reduced(F, g, dim, keepdim, len(self_sym_sizes)), self_sym_sizes),),
     ("grad expanded along dim",), defaults={"keepdim": False})
 MEAN = rule("mean", "MeanBackward0", _mean,
-            (lambda F, g, self_sym_numel, self_sym_sizes: F.expand(g / self_sym_numel, self_sym_sizes),),
+            (lambda F, g, self_sym_numel, self_sym_sizes: F.expand(g / self_sym_numel, self_sym_sizes)
+             if F is ArrayMath else F.op("div_scalar", F.expand(g, self_sym_sizes), other=self_sym_numel),),
             ("grad / numel, expanded to self's shape",))
 MEAN_DIM = rule(
     "mean_dim", "MeanBackward1", _mean,
     (lambda F, g, dim, keepdim, self_sym_numel, self_sym_sizes: F.expand(
         _unsqueeze_reduced(F, g, dim, keepdim, len(self_sym_sizes)), self_sym_sizes)
         * (float(np.prod([self_sym_sizes[d] for d in ((dim,) if isinstance(dim, int) else dim)]))
-           ** -1),),
+           ** -1) if F is ArrayMath else F.op(
+        "div_scalar", F.expand(_unsqueeze_reduced(F, g, dim, keepdim, len(self_sym_sizes)), self_sym_sizes),
+        other=int(np.prod([self_sym_sizes[d] for d in ((dim,) if isinstance(dim, int) else dim)]))),),
     ("grad / n, expanded along dim",), defaults={"keepdim": False})
 
 # --- matrix products ----------------------------------------------------------------------------
@@ -354,6 +359,15 @@ def _value_selecting_backward(F: Any, g: Any, dim: int, indices: Any, keepdim: b
 
 def _prod_grad(F: Any, g: Any, self: Any, result: Any, dim: Any = None, keepdim: bool = False) -> Any:
     ndim = len(np.shape(F.raw(self)))
+    if F is not ArrayMath and not (np.asarray(F.raw(self)) == 0).any():
+        # PyTorch's prod_backward under create_graph: grad * (result / self), with grad and result
+        # unsqueezed along dim (prod.dim_int without keepdim); a 0-d input passes grad through.
+        if ndim == 0:
+            return g
+        if dim is not None and not keepdim:
+            d = dim % ndim
+            g, result = F.unsqueeze_dims(g, (d,)), F.unsqueeze_dims(result, (d,))
+        return g * (result / self)
     gu = _unsq(F, g, dim, keepdim, ndim)
     ru = _unsq(F, result, dim, keepdim, ndim)
     data = np.asarray(F.raw(self))
@@ -386,7 +400,36 @@ def _norm_fwd(a: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False) -> A
     return np.sum(x ** ord, axis=axis, keepdims=keepdim) ** (1.0 / ord)
 
 
+def _norm_backward(F: Any, g: Any, dim: Any, keepdim: bool, ord: Any, result: Any, self: Any) -> Any:
+    """PyTorch's norm_backward (linalg_vector_norm's formula) under create_graph, node for node."""
+    x = np.asarray(F.raw(self))
+    ndim = x.ndim
+    if not keepdim and ndim != 0 and dim is not None:  # unsqueeze_multiple (no dims: unchanged)
+        dims = tuple(sorted(_tuple_dims(dim, ndim)))
+        g, result = F.unsqueeze_dims(g, dims), F.unsqueeze_dims(result, dims)
+    p = float(ord)
+    norm_zero = np.asarray(F.raw(result)) == 0
+    if p == 0.0:
+        return F.zeros_like(self)
+    if p == 1.0:
+        return F.op("sgn", self) * g
+    if p == 2.0:
+        return g * F.op("masked_fill", self / result, mask=norm_zero, value=0)
+    if math.isinf(p):
+        a = np.abs(x)
+        mask = (a == np.asarray(F.raw(result))) | np.isnan(a)
+        counts = np.sum(mask, axis=None if dim is None else _tuple_dims(dim, ndim), keepdims=True)
+        return F.op("sgn", self) * ((g / counts.astype(x.dtype)) * mask.astype(x.dtype))
+    if p < 1.0:
+        scaled = F.op("sgn", self) * F.op("masked_fill", F.abs(self) ** (p - 1), mask=x == 0, value=0)
+        return scaled * g * result ** (1 - p)
+    scaled = F.op("sgn", self) * F.abs(self) ** (p - 1) if p < 2.0 else self * F.abs(self) ** (p - 2)
+    return scaled * F.op("masked_fill", g / result ** (p - 1), mask=norm_zero, value=0)
+
+
 def _norm_grad(F: Any, g: Any, dim: Any, keepdim: bool, ord: Any, result: Any, self: Any) -> Any:
+    if F is not ArrayMath:
+        return _norm_backward(F, g, dim, keepdim, ord, result, self)
     ndim = len(np.shape(F.raw(self)))
     gu = _unsq(F, g, dim, keepdim, ndim)
     ru = _unsq(F, result, dim, keepdim, ndim)
@@ -682,7 +725,8 @@ WHERE = rule("where", "WhereBackward0", lambda a, b, condition: np.where(conditi
               lambda F, g, condition: F.where(condition, 0.0, g)),
              ("where(condition, grad, 0)", "where(condition, 0, grad)"), inputs=BINARY, elementwise=True)
 MASKED_FILL = rule("masked_fill", "MaskedFillBackward0", lambda a, mask, value: np.where(mask, value, a),
-                   (lambda F, g, mask: F.where(mask, 0.0, g),), ("where(mask, 0, grad)",),
+                   (lambda F, g, mask: F.where(mask, 0.0, g) if F is ArrayMath
+                    else F.op("masked_fill", g, mask=mask, value=0),), ("where(mask, 0, grad)",),
                    elementwise=True)
 
 # --- more reductions ---------------------------------------------------------------------------
@@ -692,9 +736,34 @@ PROD_DIM = rule(
     "prod_dim", "ProdBackward1", lambda a, dim, keepdim=False: np.prod(a, axis=dim, keepdims=keepdim),
     (lambda F, g, dim, keepdim, result, self: _prod_grad(F, g, self, result, dim, keepdim),),
     ("grad * result / self (along dim)",), defaults={"keepdim": False})
+def _var_backward(F: Any, g: Any, self: Any, dim: Any, correction: Any, keepdim: bool) -> Any:
+    """PyTorch's var_backward under create_graph: (2 / dof) * grad (mul.Scalar) * (self - mean)."""
+    x = np.asarray(F.raw(self))
+    c = 1 if correction is None else correction
+    if x.ndim == 0 or dim is None:
+        dof = x.size - c
+        if dof <= 0:
+            return g * np.where(x == x.mean(), np.nan, np.inf).astype(x.dtype)
+        return F.op("mul_scalar", g, other=2.0 / dof) * (self - F.op("mean", self))
+    dims = tuple(sorted(_tuple_dims(dim, x.ndim)))
+    if not keepdim and x.ndim > 1:
+        g = F.unsqueeze_dims(g, dims)
+    dof = _count(x.shape, dims) - c
+    scale = 2.0 / dof if dof else math.inf
+    return F.op("mul_scalar", g, other=scale) * (self - F.op("mean_dim", self, dim=dims, keepdim=True))
+
+
+def _std_backward(F: Any, g: Any, self: Any, result: Any, dim: Any, correction: Any, keepdim: bool) -> Any:
+    """PyTorch's std_backward: var_backward of (grad / (result * 2)).masked_fill_(result == 0, 0)."""
+    grad_var = F.op("masked_fill", g / F.op("mul_scalar", result, other=2), mask=np.asarray(F.raw(result)) == 0,
+                    value=0)
+    return _var_backward(F, grad_var, self, dim, correction, keepdim)
+
+
 VAR = rule(
     "var", "VarBackward0", _var,
-    (lambda F, g, correction, dim, keepdim, self: _unsq(F, g, dim, keepdim, len(np.shape(F.raw(self))))
+    (lambda F, g, correction, dim, keepdim, self: _var_backward(F, g, self, dim, correction, keepdim)
+        if F is not ArrayMath else _unsq(F, g, dim, keepdim, len(np.shape(F.raw(self))))
         * (self - F.sum(self, _tuple_dims(dim, len(np.shape(F.raw(self)))), True)
            * (1.0 / _count(np.shape(F.raw(self)), dim)))
         * (2.0 / max(_count(np.shape(F.raw(self)), dim) - (1 if correction is None else correction), 0)),),
@@ -702,7 +771,8 @@ VAR = rule(
 STD = rule(
     "std", "StdBackward0", lambda a, dim=None, correction=None, keepdim=False: np.sqrt(
         _var(a, dim, correction, keepdim)),
-    (lambda F, g, correction, dim, keepdim, result, self: (
+    (lambda F, g, correction, dim, keepdim, result, self: _std_backward(
+        F, g, self, result, dim, correction, keepdim) if F is not ArrayMath else (
         _unsq(F, g, dim, keepdim, len(np.shape(F.raw(self))))
         * (self - F.sum(self, _tuple_dims(dim, len(np.shape(F.raw(self)))), True)
            * (1.0 / _count(np.shape(F.raw(self)), dim)))
@@ -791,6 +861,8 @@ REPEAT = rule(
 
 def _repeat_grad(F: Any, g: Any, repeats: tuple, sizes: tuple) -> Any:
     lead = len(repeats) - len(sizes)
+    if F is not ArrayMath:
+        return _repeat_backward(F, g, repeats, sizes, lead)
     full = (1,) * lead + tuple(sizes)
     split = []
     for r, s in zip(repeats, full):
@@ -798,6 +870,26 @@ def _repeat_grad(F: Any, g: Any, repeats: tuple, sizes: tuple) -> Any:
     g = F.reshape(g, tuple(split))
     g = F.sum(g, tuple(range(0, 2 * len(full), 2)))
     return F.reshape(g, tuple(sizes))
+
+
+def _repeat_backward(F: Any, g: Any, repeats: tuple, sizes: tuple, lead: int) -> Any:
+    """PyTorch's repeat_backward under create_graph: the leading new dims summed one by one
+    (SumBackward1 each), then a view splitting each repeated dim into (repeat, size) and one sum
+    over the repeat dims; zeros (no graph) when a repeat is 0."""
+    if 0 in repeats:
+        return _repeat_grad(F, F.zeros_like(g), repeats, sizes)  # a constant: no input needs grad
+    for _ in range(lead):
+        g = F.sum(g, (0,))
+    grad_size: list = []
+    sum_dims: list = []
+    for r, s in zip(repeats[lead:], sizes):
+        if r != 1:
+            grad_size.append(r)
+            sum_dims.append(len(grad_size) - 1)
+        grad_size.append(s)
+    if not sum_dims:
+        return g
+    return F.sum(F.reshape(g, tuple(grad_size)), tuple(sum_dims))
 
 
 FLIP = rule("flip", "FlipBackward0", lambda a, dims: np.flip(a, dims).copy(),

@@ -263,6 +263,18 @@ CASES: list[tuple[str, str, tuple, dict]] = [
     ("bce_logits_grad", f"out = {GRAD}(F.binary_cross_entropy_with_logits(a, T.tensor([0.2, 0.7, 0.4]), "
      "pos_weight=T.tensor([2.0, 1.0, 0.5])), a, create_graph=True)[0]", ((3,),), {}),
     ("abs_grad", f"out = {GRAD}(a.abs(), a, b, create_graph=True)[0]", ((2, 3), (2, 3)), {}),
+    ("prod_grad", f"out = {GRAD}(a.prod(), a, create_graph=True)[0]", ((2, 3),), {}),
+    ("prod_dim_grad", f"out = {GRAD}(a.prod(1), a, b, create_graph=True)[0]", ((2, 3), (2,)), {}),
+    ("std_grad", f"out = {GRAD}(a.std(), a, create_graph=True)[0]", ((2, 3),), {}),
+    ("std_dim_grad", f"out = {GRAD}(a.std(1), a, b, create_graph=True)[0]", ((2, 3), (2,)), {}),
+    ("var_dim_grad", f"out = {GRAD}(a.var(0, keepdim=True, correction=0), a, b, create_graph=True)[0]",
+     ((2, 3), (1, 3)), {}),
+    ("norm_grad", f"out = {GRAD}(a.norm(), a, create_graph=True)[0]", ((2, 3),), {}),
+    ("norm_dim_grad", f"out = {GRAD}(a.norm(dim=1), a, b, create_graph=True)[0]", ((2, 3), (2,)), {}),
+    ("norm_p3_grad", f"out = {GRAD}(T.norm(a, p=3), a, create_graph=True)[0]", ((2, 3),), {}),
+    ("norm_p1_5_grad", f"out = {GRAD}(T.norm(a, p=1.5, dim=0), a, b, create_graph=True)[0]", ((2, 3), (3,)), {}),
+    ("repeat_grad", f"out = {GRAD}(a.repeat(2, 1, 2) * a.repeat(2, 1, 2), a, b, create_graph=True)[0]",
+     ((2, 3), (2, 2, 6)), {}),
     # in-place and views
     ("inplace_add", "y = a * 2\ny.add_(1)\nout = y", ((3,),), {}),
     ("inplace_mul", "y = a * 2\ny.mul_(b)\nout = y", ((3,), (3,)), {}),
