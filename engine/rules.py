@@ -577,6 +577,7 @@ def scalar_unary_op(rule: Rule, general: Callable) -> Callable:
             return general(a)  # overflow, log(0)...: NumPy's inf and nan come from the array path
         data = _empty((), _F32)
         data[()] = value
+        # _new_tensor(data, state.inference), written out: the call costs about 2% of a 0-d op.
         result = _object_new(Tensor)
         result._data = data
         result.grad_fn = None
@@ -655,7 +656,7 @@ def scalar_binary_op(rule: Rule, general: Callable) -> Callable:
             mask |= 2
         data = _empty((), _F32)
         data[()] = value
-        result = _object_new(Tensor)
+        result = _object_new(Tensor)  # _new_tensor, written out (see the unary op)
         result._data = data
         result.grad_fn = None
         result._requires_grad = False
