@@ -49,6 +49,6 @@ class _Namer(ast.NodeTransformer):
 
 
 def add_name_hooks(tree: ast.Module) -> ast.Module:
-    """Wrap assigned values in `__gradstep_name__(value, names)`; keeps source positions."""
-    tree = _Namer().visit(tree)
-    return ast.fix_missing_locations(tree)
+    """Wrap assigned values in `__gradstep_name__(value, names)`. The wrappers take their value's
+    position; their inner parts get theirs from the caller's `ast.fix_missing_locations`."""
+    return _Namer().visit(tree)

@@ -589,7 +589,7 @@ def _globals(recorder: Recorder, restricted: bool) -> tuple[Any, dict]:
 def _compile(code: str, policy: Any) -> types.CodeType:
     if policy is not None:
         return policy.compile_snippet(code, SNIPPET, add_name_hooks)
-    return compile(add_name_hooks(ast.parse(code, SNIPPET)), SNIPPET, "exec")
+    return compile(ast.fix_missing_locations(add_name_hooks(ast.parse(code, SNIPPET))), SNIPPET, "exec")
 
 
 _OWN_DIRS = tuple(str(Path(m.__file__).parent) for m in (engine, sys.modules["server"]))

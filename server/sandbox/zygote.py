@@ -53,6 +53,19 @@ with torch.no_grad():
 """
 
 
+def warmup_snippets() -> list[str]:
+    """Trusted code the zygote traces before it forks: WARMUP and the example gallery. Children
+    inherit what this warms (imports, caches, and the interpreter's specialised bytecode), so they
+    neither redo that work nor copy the pages it would write."""
+    gallery = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
+    snippets = [WARMUP]
+    for name in sorted(os.listdir(gallery)):
+        if name.endswith(".py") and not name.startswith("_"):
+            with open(os.path.join(gallery, name), encoding="utf-8") as f:
+                snippets.append(f.read())
+    return snippets
+
+
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -162,10 +175,11 @@ class Zygote:
                 __import__(mod)
             except ImportError:
                 pass
-        try:
-            self.tracer(WARMUP)  # trusted, fixed snippet: warms imports and caches before forking
-        except Exception:  # noqa: BLE001
-            pass
+        for snippet in warmup_snippets():
+            try:
+                traces.encode(self.tracer(snippet))
+            except Exception:  # noqa: BLE001
+                pass
         self.read_paths = _read_paths(list(self.cfg.get("extra_read_paths", [])))
         # Built once here rather than in every child: the seccomp program and the Landlock ruleset.
         self.prepared = confine.Prepared(read_paths=self.read_paths, use_seccomp=self.use_seccomp,
