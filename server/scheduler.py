@@ -33,10 +33,20 @@ class FairScheduler:
         if self._total_waiting >= self.queue or (queued and len(queued) >= self.per_client_waiting):
             raise RunnerBusy(self.retry_after)
         future: asyncio.Future = asyncio.get_running_loop().create_future()
-        self._waiting.setdefault(client, deque()).append((code, future))
+        entry = (code, future)
+        queue = self._waiting.setdefault(client, deque())
+        queue.append(entry)
         self._total_waiting += 1
         self._dispatch()
-        return await future
+        try:
+            return await future
+        except asyncio.CancelledError:  # the client went away: a run still waiting gives up its place
+            if entry in queue:
+                queue.remove(entry)
+                self._total_waiting -= 1
+                if not queue and self._waiting.get(client) is queue:
+                    del self._waiting[client]
+            raise
 
     def _next_client(self) -> str | None:
         best = None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, Field
 
@@ -30,10 +32,25 @@ async def trace(body: TraceRequest, request: Request) -> Response:
             status_code=413,
             detail=f"source size limit ({settings.max_source_bytes // 1024} KiB) exceeded: {size} bytes",
         )
+    client = request.client.host if request.client else "unknown"
+    run = asyncio.ensure_future(request.app.state.scheduler.run(client, body.code))
+    gone = asyncio.ensure_future(_disconnected(request))
     try:
-        client = request.client.host if request.client else "unknown"
-        payload = await request.app.state.scheduler.run(client, body.code)
+        await asyncio.wait((run, gone), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+    if not run.done():  # nobody is waiting for this trace any more: a queued run gives up its place
+        run.cancel()
+        return Response(status_code=499)
+    try:
+        payload = run.result()
     except RunnerBusy as busy:
         raise HTTPException(status_code=429, detail=str(busy),
                             headers={"Retry-After": str(max(1, round(busy.retry_after)))}) from None
     return Response(content=payload, media_type="application/json")
+
+
+async def _disconnected(request: Request) -> None:
+    """Returns once the client has closed the connection (the body has been read by now)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
