@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from engine import methods as _methods  # noqa: F401 - attaches Tensor methods
-from engine import autograd, nn, optim, utils
+from engine import autograd, backends, cuda, nn, optim, utils
 from engine.creation import (
-    arange, as_tensor, bernoulli, empty, empty_like, eye, from_numpy, full, full_like, linspace, normal,
+    arange, as_tensor, bernoulli, empty, multinomial, empty_like, eye, from_numpy, full, full_like, linspace, normal,
     ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like, randperm, scalar_tensor,
     tensor, zeros, zeros_like,
 )
 from engine.random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from engine.dtypes import (
     bool_ as bool,  # noqa: A001
+    device,
     dtype,
     float16, float32, float64, int8, int16, int32, int64, uint8,
 )
@@ -28,9 +29,14 @@ from engine.functions import (  # noqa: A004 - PyTorch's names shadow builtins o
     tan, tanh, transpose, tril, triu, trunc, unbind, unsqueeze, var, vstack, where,
 )
 from engine.functions import div as divide, mul as multiply, sub as subtract, neg as negative
+from engine.functions import (
+    broadcast_shapes, broadcast_tensors, broadcast_to, nan_to_num, topk, trace,
+)
+from engine.autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from engine.grad_mode import (
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
 )
+from engine.printing import set_printoptions
 from engine.tensor import Parameter, Size, Tensor
 
 half, float, double = float16, float32, float64  # noqa: A001

@@ -14,6 +14,10 @@ from engine.tensor import Tensor
 def _finish(array: np.ndarray, requires_grad: bool, source: Any = None) -> Tensor:
     t = Tensor._make(array)
     if requires_grad:
+        if array.dtype.kind != "f":
+            from engine import messages
+
+            raise RuntimeError(messages.REQUIRES_GRAD_DTYPE)
         t.requires_grad_(True)
     if observe.current is not None:
         observe.current.tensor_created(t, source)
@@ -45,7 +49,11 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
             stacklevel=2,
         )
     np_dtype = dtypes.to_numpy(dtype)
-    array = np.array(_unwrap(data), dtype=np_dtype)
+    try:
+        array = np.array(_unwrap(data), dtype=np_dtype)
+    except ValueError:
+        _check_ragged(data)
+        raise
     if np_dtype is None and isinstance(data, (np.ndarray, np.generic)) and array.dtype.kind in "fiub":
         return _finish(array, requires_grad)  # NumPy data keeps its dtype, as in PyTorch
     if np_dtype is None:
@@ -56,6 +64,25 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         elif array.dtype.kind not in "b":
             raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     return _finish(array, requires_grad)
+
+
+def _check_ragged(data: Any) -> None:
+    """PyTorch's error for nested lists of uneven lengths (sizes come from the first elements)."""
+    sizes = []
+    x = data
+    while isinstance(x, (list, tuple)) and x:
+        sizes.append(len(x))
+        x = x[0]
+
+    def walk(x: Any, dim: int) -> None:
+        if dim >= len(sizes) or not isinstance(x, (list, tuple)):
+            return
+        if len(x) != sizes[dim]:
+            raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(x)})")
+        for item in x:
+            walk(item, dim + 1)
+
+    walk(data, 0)
 
 
 def as_tensor(data: Any, dtype: Any = None) -> Tensor:
@@ -241,8 +268,31 @@ def bernoulli_draw(shape: tuple, p: Any, dtype: Any, generator: Any = None) -> n
 
 
 def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
-    prob = input._data if p is None else p
-    return _finish(bernoulli_draw(input._data.shape, prob, input._data.dtype, generator), False)
+    if p is None:
+        # probabilities from the tensor: PyTorch draws uniforms in the tensor's own dtype
+        shape, dtype = input._data.shape, input._data.dtype
+        u = _gen(generator).uniform01(_numel(shape), np.dtype(dtype)).reshape(shape)
+        return _finish((u < input._data).astype(dtype), False)
+    return _finish(bernoulli_draw(input._data.shape, p, input._data.dtype, generator), False)
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None) -> Tensor:
+    """PyTorch's CPU sampler: with replacement, a binary search of one uniform per sample in the
+    normalised cumulative distribution; otherwise (or for one sample) the largest p / Exp(1) draws."""
+    probs = np.asarray(input._data)
+    rows = probs.reshape(-1, probs.shape[-1])
+    gen = _gen(generator)
+    if not replacement or num_samples == 1:
+        u = gen.uniform01(rows.size, np.dtype(np.float64)).reshape(rows.shape)
+        q = rows / (-np.log1p(-u)).astype(rows.dtype)
+        out = np.argsort(-q, axis=-1, kind="stable")[:, :num_samples]
+    else:
+        out = np.empty((rows.shape[0], num_samples), np.int64)
+        for i, row in enumerate(rows.astype(np.float64)):
+            cum = np.cumsum(row) / row.sum()
+            cum[-1] = 1.0
+            out[i] = np.searchsorted(cum, gen.uniform01(num_samples, np.dtype(np.float64)), side="left")
+    return _finish(out.astype(np.int64).reshape(probs.shape[:-1] + (num_samples,)), False)
 
 
 def empty_like(input: Tensor, dtype: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:

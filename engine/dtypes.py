@@ -62,3 +62,39 @@ def to_numpy(d: dtype | type | None) -> np.dtype | None:
     if d is bool:
         return bool_.np
     raise TypeError(f"dtype must be a torch.dtype, got {d!r}")
+
+
+_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
+                 "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
+
+
+class device:  # noqa: N801 - PyTorch's spelling
+    """torch.device: a device type and optional index (the engine computes on the CPU only)."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type: "str | device", index: int | None = None) -> None:  # noqa: A002 - torch's name
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        elif ":" in type and index is None:
+            type, _, number = type.partition(":")
+            index = int(number)
+        if type not in _DEVICE_TYPES:
+            raise RuntimeError(f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device "
+                               f"string: {type}")
+        self.type = type
+        self.index = index
+
+    def __repr__(self) -> str:
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))

@@ -477,7 +477,7 @@ def _call_tensor_hook(fn: Any, grad: Any, create_graph: bool) -> Any:
 
 def _retain(tensor: Any, grad: Any, create_graph: bool) -> None:
     if tensor._grad is None:
-        tensor._grad = grad if create_graph else Tensor._make(np.array(grad, copy=True))
+        tensor._grad = grad.clone() if create_graph else Tensor._make(np.array(grad, copy=True))
     elif create_graph:
         tensor._grad = tensor._grad + grad
     else:
@@ -495,7 +495,8 @@ def _accumulate(node: AccumulateGrad, grad: Any, create_graph: bool, obs: Any, u
         g = grad if isinstance(grad, Tensor) else Tensor._make(np.asarray(grad))
         if g._data.dtype != dtype:
             g = g.to(leaf.dtype)
-        leaf._grad = g if before is None else before + g
+        # PyTorch copies a first gradient into a fresh tensor (CopyBackwards when it has a graph)
+        leaf._grad = _copy_of(g) if before is None else before + g
     else:
         array = np.asarray(grad)
         if before is None:
@@ -518,6 +519,12 @@ def _accumulate(node: AccumulateGrad, grad: Any, create_graph: bool, obs: Any, u
                 obs.hook_fired("post_accumulate", node, 0, fn, None)
 
 
+def _copy_of(g: Tensor) -> Tensor:
+    from engine.functions import copy_
+
+    return copy_(Tensor._make(np.empty_like(g._data)), g)
+
+
 def _own_array(array: Any, dtype: Any) -> bool:
     """An array owning its data (no view of another), C-contiguous, writable, of `dtype`: what the
     copy for a first .grad would make of it."""
@@ -529,7 +536,10 @@ def _own_array(array: Any, dtype: Any) -> bool:
 
 def call_node(node: Node, grads: tuple) -> Any:
     """Calling a grad_fn directly, as `y.grad_fn(g)` does in PyTorch."""
-    inner = [g._data if isinstance(g, Tensor) else g for g in grads]
-    out = node.apply_backward(tuple(inner), False)
-    results = tuple(None if g is None else Tensor._make(np.asarray(g)) for g in out)
+    # with grad mode on, the call is recorded like any computation (PyTorch runs it as ops)
+    graph = grad_mode.state.enabled
+    inner = [g if graph or not isinstance(g, Tensor) else g._data for g in grads]
+    out = node.apply_backward(tuple(inner), graph)
+    results = tuple(None if g is None else g if isinstance(g, Tensor) else Tensor._make(np.asarray(g))
+                    for g in out)
     return results if len(results) != 1 else results[0]

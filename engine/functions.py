@@ -294,6 +294,10 @@ def _prod(shape: tuple) -> int:
 
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:
+    if input._data.ndim != 2 or vec._data.ndim != 1:
+        raise RuntimeError(
+            f"vector + matrix @ vector expected, got 1, {input._data.ndim}, {vec._data.ndim}"
+        )
     if input._data.shape[1] != vec._data.shape[0]:
         s1 = input._data.shape
         raise RuntimeError(
@@ -303,6 +307,16 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
 
 
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    sa, sb = input._data.shape, mat2._data.shape
+    if len(sa) != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if len(sb) != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if sb[:2] != (sa[0], sa[2]):
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{sa[0]}, {sa[2]}] "
+            f"but got: [{sb[0]}, {sb[1]}]."
+        )
     return apply(ops.BMM, (input, mat2))
 
 
@@ -323,6 +337,10 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
 
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    if input._data.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2._data.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
     if input._data.shape[1] != mat2._data.shape[0]:
         s1, s2 = input._data.shape, mat2._data.shape
         raise RuntimeError(
@@ -332,6 +350,14 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
 
 
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    sa, sb = input._data.shape, tensor._data.shape
+    if len(sa) != 1 or len(sb) != 1:
+        raise RuntimeError(f"1D tensors expected, but got {len(sa)}D and {len(sb)}D tensors")
+    if sa != sb:
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] to have the same "
+            f"number of elements, but got {sa[0]} and {sb[0]} elements respectively"
+        )
     return apply(ops.DOT, (input, tensor))
 
 
@@ -473,14 +499,14 @@ def _inplace(self: Tensor, rule: Any, others: tuple, attrs: dict | None = None) 
     On a view, the base gets a CopySlices node (the op's node applied to the viewed region) and
     the view's grad_fn becomes an AsStridedBackward0 of the base, as PyTorch does.
     """
+    if self._inference and not grad_mode.state.inference:
+        _write(self, rule, others, attrs)  # PyTorch writes, then refuses to count the new version
     self._check_inplace()
     tracked = grad_mode.state.enabled and (
         self._requires_grad or builtins.any(isinstance(o, Tensor) and o._requires_grad for o in others)
     )
     if not tracked:
-        arrays = [o._data if isinstance(o, Tensor) else o for o in others]
-        out = rule.forward(self._data, *arrays, **(attrs or {}))
-        np.copyto(self._data, out, casting="unsafe")
+        _write(self, rule, others, attrs)
         self._vc[0] += 1
         if observe.current is not None:
             observe.current.inplace_applied(self, None)
@@ -511,6 +537,12 @@ def _inplace(self: Tensor, rule: Any, others: tuple, attrs: dict | None = None) 
     if observe.current is not None:
         observe.current.inplace_applied(self, self.grad_fn)
     return self
+
+
+def _write(self: Tensor, rule: Any, others: tuple, attrs: dict | None) -> None:
+    arrays = [o._data if isinstance(o, Tensor) else o for o in others]
+    out = rule.forward(self._data, *arrays, **(attrs or {}))
+    np.copyto(self._data, out, casting="unsafe")
 
 
 def _rebase_view(view: Tensor, base: Tensor, fn: Any) -> None:
@@ -569,8 +601,10 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
         self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)
     )
     if not tracked:
-        self._check_inplace()
         v = value._data if isinstance(value, Tensor) else value
+        if self._inference and not grad_mode.state.inference:
+            self._data[_index_key(key)] = v  # PyTorch writes, then refuses to count the new version
+        self._check_inplace()
         self._data[_index_key(key)] = v
         self._vc[0] += 1
         if observe.current is not None:
@@ -1196,13 +1230,68 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False) -> ReturnType:
     return ReturnType(values, _constant(order.astype(np.int64)), "sort")
 
 
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> ReturnType:  # noqa: A002
+    data = input._data
+    order = np.argsort(-data if largest else data, axis=dim, kind="stable")
+    index = np.take(order, np.arange(k), axis=dim).astype(np.int64)
+    values = gather(input, dim, Tensor._make(index))
+    return ReturnType(values, _constant(index), "topk")
+
+
 def argsort(input: Tensor, dim: int = -1, descending: bool = False) -> Tensor:
     order = np.argsort(-input._data if descending else input._data, axis=dim, kind="stable")
     return _constant(order.astype(np.int64))
 
 
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
-    return _constant(np.diag(input._data, diagonal))
+    data = input._data
+    if data.ndim == 1:
+        # the vector written onto a diagonal of a zero matrix
+        n = data.shape[0] + builtins.abs(diagonal)
+        rows = np.arange(data.shape[0]) + builtins.max(-diagonal, 0)
+        out = Tensor._make(np.zeros((n, n), data.dtype))
+        setitem(out, (Tensor._make(rows), Tensor._make(rows + diagonal)), input)
+        return out
+    if data.ndim != 2:
+        raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + f"{data.ndim}D")
+    rows, cols = np.nonzero(np.eye(*data.shape, k=diagonal, dtype=bool))
+    return getitem(input, (Tensor._make(rows.astype(np.int64)), Tensor._make(cols.astype(np.int64))))
+
+
+def trace(input: Tensor) -> Tensor:
+    if input._data.ndim != 2:
+        raise RuntimeError("trace: expected a matrix, but got tensor with dim " + str(input._data.ndim))
+    return sum(diag(input))
+
+
+def broadcast_shapes(*shapes: Any) -> Any:
+    from engine.tensor import Size
+
+    try:
+        return Size(np.broadcast_shapes(*(tuple(s) if isinstance(s, (tuple, list)) else (s,) for s in shapes)))
+    except ValueError:
+        raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single shape") from None
+
+
+def broadcast_to(input: Tensor, size: Any) -> Tensor:
+    return expand(input, *size)
+
+
+def broadcast_tensors(*tensors: Tensor) -> tuple:
+    shape = broadcast_shapes(*(t._data.shape for t in tensors))
+    return tuple(expand(t, *shape) for t in tensors)
+
+
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
+    info = np.finfo(input._data.dtype) if input._data.dtype.kind == "f" else None
+    if info is None:
+        return clone(input)
+    data = input._data
+    hi = info.max if posinf is None else posinf
+    lo = info.min if neginf is None else neginf
+    out = where(_constant(np.isnan(data)), nan, input)
+    out = where(_constant(np.isposinf(data)), hi, out)
+    return where(_constant(np.isneginf(data)), lo, out)
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
@@ -1223,6 +1312,10 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     if not _:
         letters = "".join(subs)
         output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    if len(operands) == 2 and builtins.all(len(set(sub)) == len(sub) for sub in subs):
+        a, b = subs
+        if builtins.any(c in b and c not in output for c in a):
+            return _einsum_pair(a, b, output, *operands)
     order = list(output) + [c for c in dict.fromkeys("".join(subs)) if c not in output]
     product = None
     for sub, operand in zip(subs, operands):
@@ -1235,6 +1328,36 @@ def einsum(equation: str, *operands: Any) -> Tensor:
         product = x if product is None else mul(product, x)
     reduced = tuple(range(len(output), len(order)))
     return sum(product, reduced) if reduced else product
+
+
+def _einsum_pair(a: str, b: str, output: str, x: Tensor, y: Tensor) -> Tensor:
+    """Two operands with a contracted index, as PyTorch computes them: one bmm over
+    (batch, left, contracted) @ (batch, contracted, right), then a view and a permute to `output`."""
+    for sub, name in ((a, "x"), (b, "y")):
+        alone = tuple(i for i, c in enumerate(sub) if c not in output and c not in (b if sub is a else a))
+        if alone:
+            if name == "x":
+                x, a = sum(x, alone), "".join(c for i, c in enumerate(a) if i not in alone)
+            else:
+                y, b = sum(y, alone), "".join(c for i, c in enumerate(b) if i not in alone)
+    batch = [c for c in output if c in a and c in b]
+    left = [c for c in output if c in a and c not in b]
+    right = [c for c in output if c in b and c not in a]
+    summed = [c for c in a if c in b and c not in output]
+    size = {c: n for sub, t in ((a, x), (b, y)) for c, n in zip(sub, t._data.shape)}
+
+    def count(letters: list) -> int:
+        return _prod(tuple(size[c] for c in letters))
+
+    xs = permute(x, tuple(a.index(c) for c in batch + left + summed))
+    ys = permute(y, tuple(b.index(c) for c in batch + summed + right))
+    xs = reshape(xs, count(batch), count(left), count(summed))
+    ys = reshape(ys, count(batch), count(summed), count(right))
+    out = bmm(xs, ys)
+    out = view(out, *(size[c] for c in batch + left + right))
+    current = batch + left + right
+    out = permute(out, tuple(current.index(c) for c in output))
+    return view(out, *(size[c] for c in output))
 
 
 def detach(input: Tensor) -> Tensor:

@@ -375,7 +375,8 @@ def edge_to(t: Any) -> tuple[Node, int] | None:
     fn = t.grad_fn
     if fn is not None:
         return (fn, t._output_nr)
-    return (t._grad_accumulator(), 0)
+    acc = t._grad_accumulator()
+    return None if acc is None else (acc, 0)
 
 
 def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
@@ -431,6 +432,11 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
             r._vc = source._vc
             r._base = source._base if source._base is not None else source
             r._no_grad_view = not track
+        if not track and source._requires_grad:
+            # PyTorch: a view made without grad mode still requires grad when its base does, but
+            # no gradient flows through it (it has no grad_fn and no accumulator)
+            for r in results:
+                r._requires_grad = True
         if not single:
             for i, r in enumerate(results):
                 r._view_of_multi = (rule.node_name[: -len("Backward0")], i)

@@ -7,7 +7,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from engine import dtypes, grad_mode, messages, observe
+from engine import dtypes, grad_mode, messages, observe, printing
 from engine.node import AccumulateGrad, RemovableHandle, add_hook
 
 
@@ -18,6 +18,25 @@ class Size(tuple):
         return messages.size_repr(self)
 
     __str__ = __repr__
+
+    def __getitem__(self, index: Any) -> Any:
+        item = tuple.__getitem__(self, index)
+        return Size(item) if isinstance(index, slice) else item
+
+    def __add__(self, other: Any) -> Any:
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other: Any) -> Any:
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(other, self))
+
+    def __mul__(self, n: Any) -> "Size":
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
 
     def numel(self) -> int:
         return int(np.prod(self)) if self else 1
@@ -106,8 +125,8 @@ class Tensor:
         return int(self._data.itemsize)
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self) -> dtypes.device:
+        return _CPU
 
     @property
     def is_cuda(self) -> bool:
@@ -137,6 +156,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if value and self._data.dtype.kind != "f":
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
@@ -145,7 +166,7 @@ class Tensor:
                 return self
             raise RuntimeError(messages.REQUIRES_GRAD_NON_LEAF)
         if requires_grad and self._data.dtype.kind != "f":
-            raise RuntimeError(messages.REQUIRES_GRAD_DTYPE)
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -197,6 +218,8 @@ class Tensor:
     def _grad_accumulator(self) -> AccumulateGrad:
         acc = self._accumulator
         if acc is None:
+            if self._no_grad_view and self._base is not None:
+                return None  # a view made without grad mode: no gradient flows to it
             acc = self._accumulator = AccumulateGrad(self)
         return acc
 
@@ -301,14 +324,10 @@ class Tensor:
         return id(self)
 
     def __repr__(self) -> str:
-        from engine.printing import tensor_repr
-
-        return tensor_repr(self)
+        return printing.tensor_repr(self)
 
     def __format__(self, spec: str) -> str:
-        if self._data.ndim == 0 and spec:
-            return format(self.item(), spec)
-        return repr(self) if not spec else format(repr(self), spec)
+        return printing.tensor_format(self, spec)
 
     # --- in-place bookkeeping --------------------------------------------------------------
     def _check_inplace(self) -> None:
@@ -321,12 +340,8 @@ class Tensor:
             )
         if not grad_mode.state.enabled:
             return
-        if self._requires_grad and self.grad_fn is None:
-            raise RuntimeError(messages.LEAF_INPLACE)
         base = self._base
         if base is not None and base._requires_grad and self._requires_grad:
-            if base.grad_fn is None:
-                raise RuntimeError(messages.LEAF_VIEW_INPLACE)
             if self._view_of_multi is not None:
                 name, index = self._view_of_multi
                 raise RuntimeError(
@@ -343,6 +358,10 @@ class Tensor:
                     "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
                     "want the inplace to be tracked)."
                 )
+            if base.grad_fn is None:
+                raise RuntimeError(messages.LEAF_VIEW_INPLACE)
+        if self._requires_grad and self.grad_fn is None:
+            raise RuntimeError(messages.LEAF_INPLACE)
 
 
 class TensorExtras:
@@ -359,6 +378,9 @@ class TensorExtras:
         self.no_grad_view = False
 
 
+_CPU = dtypes.device("cpu")
+
+
 class Parameter(Tensor):
     """A leaf tensor that requires grad by default; modules register these as parameters."""
 
@@ -366,6 +388,8 @@ class Parameter(Tensor):
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> "Parameter":
         array = np.zeros((0,), np.float32) if data is None else data._data
+        if requires_grad and array.dtype.kind != "f":
+            raise RuntimeError(messages.REQUIRES_GRAD_DTYPE)
         p = cls._make(array)
         p._requires_grad = bool(requires_grad)
         _observe_new(p, data)

@@ -71,6 +71,16 @@ class CustomNode(Node):
         self.ctx._saved = None
         self._saved = None
 
+    def __getattr__(self, name: str) -> Any:
+        # PyTorch's node of a custom Function is its ctx: `y.grad_fn.needs_input_grad` and whatever
+        # forward stored on ctx read through the node
+        if name in ("ctx", "function"):
+            raise AttributeError(name)
+        return getattr(self.ctx, name)
+
+    def __repr__(self) -> str:
+        return f"<torch.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
+
     def apply_backward(self, grads: tuple, create_graph: bool) -> tuple:
         from engine.tensor import Tensor
 
@@ -184,6 +194,8 @@ class Function(metaclass=FunctionMeta):
             else:
                 output = cls.forward(ctx, *args, **kwargs)
         outputs = output if isinstance(output, tuple) else (output,)
+        if ctx._dirty:
+            _check_dirty(args, ctx, requires_grad)
         node = None
         if requires_grad:
             node = cls._backward_cls()
@@ -215,6 +227,17 @@ class Function(metaclass=FunctionMeta):
     @staticmethod
     def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
         raise NotImplementedError("setup_context is not overridden")
+
+
+def _check_dirty(args: tuple, ctx: FunctionCtx, requires_grad: bool) -> None:
+    """Inputs marked dirty count one more version; a leaf that requires grad may not be one."""
+    from engine.tensor import Tensor
+
+    for a in args:
+        if isinstance(a, Tensor) and id(a) in ctx._dirty:
+            if requires_grad and a._requires_grad and a.grad_fn is None:
+                raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+            a._vc[0] += 1
 
 
 def once_differentiable(fn: Callable) -> Callable:

@@ -63,11 +63,11 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     attrs = {"alpha": 1.6732632423543772848170429916717, "scale": 1.0507009873554804934193349852946,
              "input_scale": 1.0}
-    return apply(ops.ELU, (input,), attrs)
+    return f._inplace(input, ops.ELU, (), attrs) if inplace else apply(ops.ELU, (input,), attrs)
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
-    return apply(ops.SILU, (input,))
+    return f._inplace(input, ops.SILU, ()) if inplace else apply(ops.SILU, (input,))
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:

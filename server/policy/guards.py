@@ -69,6 +69,9 @@ SUBMODULE_NAMES: dict[str, frozenset[str] | None] = {
     "linalg": None,
     "special": None,
     "fft": None,
+    "cuda": None,
+    "backends": None,
+    "backends.mps": None,
 }
 ALLOWED_SUBMODULES = frozenset(k for k in SUBMODULE_NAMES if k)
 # Extra top-level names taken from engine submodules (PyTorch has them on `torch`).

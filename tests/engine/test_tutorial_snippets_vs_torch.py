@@ -1,0 +1,1491 @@
+"""Tutorial-style programs (import torch, torch.nn, torch.autograd...) run on torch and on the engine:
+printed output must match, numbers to within float32 noise, error messages exactly."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.abc
+import importlib.util
+import io
+import math
+import re
+import sys
+import warnings
+
+import pytest
+
+import engine
+
+torch = pytest.importorskip("torch")
+
+SNIPPETS = {
+    "grad_fn_chain": """
+import torch
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+w = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+b = torch.tensor(0.1, requires_grad=True)
+z = (x * w).sum() + b
+out = torch.sigmoid(z)
+print(out)
+print(out.grad_fn)
+fn = out.grad_fn
+while fn is not None:
+    print(type(fn).__name__, [(type(f).__name__ if f is not None else None, i) for f, i in fn.next_functions])
+    nxt = [f for f, _ in fn.next_functions if f is not None and type(f).__name__ != "AccumulateGrad"]
+    fn = nxt[0] if nxt else None
+out.backward()
+print(x.grad, w.grad, b.grad)
+""",
+    "next_functions_tree": """
+import torch
+a = torch.tensor(2.0, requires_grad=True)
+b = torch.tensor(3.0, requires_grad=True)
+c = a * b
+d = c + a
+e = d.exp() / 10
+def walk(fn, depth=0):
+    if fn is None:
+        print("  " * depth + "None")
+        return
+    print("  " * depth + fn.name())
+    for nxt, idx in fn.next_functions:
+        walk(nxt, depth + 1)
+walk(e.grad_fn)
+print(e.grad_fn.next_functions[0][0].next_functions[0][0].next_functions)
+acc = c.grad_fn.next_functions[0][0]
+print(acc, acc.variable is a, acc.variable)
+""",
+    "saved_tensors": """
+import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+w = torch.tensor([3.0, 4.0], requires_grad=True)
+y = x * w
+print(y.grad_fn._saved_self, y.grad_fn._saved_other)
+print(y.grad_fn._saved_self is x, y.grad_fn._saved_other is w)
+e = x.exp()
+print(e.grad_fn._saved_result, e.grad_fn._saved_result is e, torch.equal(e.grad_fn._saved_result, e))
+p = x.pow(3)
+print(p.grad_fn._saved_exponent, p.grad_fn._saved_self)
+s = x.sum()
+print(s.grad_fn._saved_self_sym_sizes)
+m = x * 3
+print(m.grad_fn._saved_self, m.grad_fn._saved_other)
+t = torch.tanh(x)
+print(t.grad_fn._saved_result)
+sg = x.sigmoid()
+print(sg.grad_fn._saved_result)
+""",
+    "saved_more": """
+import torch
+a = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+b = torch.tensor([[0.5, 0.0], [1.0, -1.0]], requires_grad=True)
+mm = a @ b
+print(type(mm.grad_fn).__name__, mm.grad_fn._saved_self, mm.grad_fn._saved_mat2)
+print(mm.grad_fn._saved_self_sym_sizes, mm.grad_fn._saved_mat2_sym_sizes)
+d = a / b.abs().clamp(min=0.5)
+print(type(d.grad_fn).__name__, d.grad_fn._saved_other)
+sm = a.sum(dim=1, keepdim=True)
+print(sm.grad_fn._saved_dim, sm.grad_fn._saved_keepdim, sm.grad_fn._saved_self_sym_sizes)
+mn = a.mean(0)
+print(mn.grad_fn._saved_dim, mn.grad_fn._saved_keepdim, mn.grad_fn._saved_self_sym_numel)
+r = a.relu()
+print(r.grad_fn._saved_result)
+c = a.clamp(min=1.5, max=3.5)
+print(type(c.grad_fn).__name__, c.grad_fn._saved_min, c.grad_fn._saved_max)
+ad = a + b
+print(ad.grad_fn._saved_alpha)
+lg = a.log()
+print(lg.grad_fn._saved_self)
+""",
+    "retain_grad": """
+import torch
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+y = x * 2
+z = y ** 2
+y.retain_grad()
+print(y.retains_grad, z.retains_grad, x.retains_grad)
+out = z.mean()
+out.backward()
+print(x.grad)
+print(y.grad)
+print(z.grad)
+""",
+    "retain_graph_errors": """
+import torch
+x = torch.tensor(2.0, requires_grad=True)
+y = x ** 3
+y.backward(retain_graph=True)
+print(x.grad)
+y.backward(retain_graph=True)
+print(x.grad)
+y.backward()
+print(x.grad)
+try:
+    y.backward()
+except RuntimeError as e:
+    print("RuntimeError:", e)
+a = torch.tensor([1.0, 2.0], requires_grad=True)
+z = (a + 1).sum()
+z.backward()
+z.backward()
+print(a.grad)
+q = a.exp().sum()
+torch.autograd.grad(q, a)
+try:
+    torch.autograd.grad(q, a)
+except RuntimeError as e:
+    print("RuntimeError:", e)
+""",
+    "backward_create_graph": """
+import torch
+import warnings
+warnings.simplefilter("ignore")
+x = torch.tensor(2.0, requires_grad=True)
+y = x ** 3
+y.backward(create_graph=True)
+print(x.grad, x.grad.requires_grad)
+g = x.grad
+x.grad = None
+g.backward()
+print(x.grad)
+w = torch.tensor([1.0, 2.0], requires_grad=True)
+loss = (w ** 2).sum() * w[0]
+loss.backward(create_graph=True)
+print(w.grad)
+pen = w.grad.norm() ** 2
+print(pen)
+""",
+    "grad_allow_unused": """
+import torch
+a = torch.tensor([1.0, 2.0], requires_grad=True)
+b = torch.tensor([3.0, 4.0], requires_grad=True)
+c = torch.tensor(5.0, requires_grad=True)
+out = (a * b).sum()
+print(torch.autograd.grad(out, [a, b], retain_graph=True))
+try:
+    torch.autograd.grad(out, [a, c], retain_graph=True)
+except RuntimeError as e:
+    print("RuntimeError:", e)
+print(torch.autograd.grad(out, [a, c], retain_graph=True, allow_unused=True))
+print(torch.autograd.grad(out, [c, a], retain_graph=True, allow_unused=True, materialize_grads=True))
+print(a.grad, b.grad)
+g = torch.autograd.grad(outputs=out, inputs=b)
+print(type(g), len(g), g[0])
+""",
+    "functional_jacobian": """
+import torch
+from torch.autograd.functional import jacobian, hessian
+def f(x):
+    return torch.stack([x[0] * x[1], x[0] ** 2 + x[1], torch.sin(x[1])])
+x = torch.tensor([1.0, 2.0])
+J = jacobian(f, x)
+print(J)
+print(J.shape)
+def g(a, b):
+    return a * b + b
+print(jacobian(g, (torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0]))))
+def h(x):
+    return (x ** 2).sum() * x[0]
+print(hessian(h, torch.tensor([1.0, 2.0])))
+print(jacobian(lambda t: t.exp(), torch.tensor([0.0, 1.0]), create_graph=False))
+""",
+    "functional_vjp_jvp": """
+import torch
+from torch.autograd.functional import vjp, jvp, hvp, vhp
+def f(x):
+    return x ** 2 + 2 * x
+x = torch.tensor([1.0, 2.0, 3.0])
+v = torch.tensor([1.0, 1.0, 1.0])
+out, vjp_val = vjp(f, x, v)
+print(out, vjp_val)
+out, jvp_val = jvp(f, x, v)
+print(out, jvp_val)
+def s(x):
+    return (x ** 3).sum()
+print(hvp(s, x, v))
+print(vhp(s, x, v))
+def two(a, b):
+    return (a * b).sum()
+print(vjp(two, (torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0]))))
+""",
+    "node_hooks": """
+import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+w = torch.tensor([3.0, 4.0], requires_grad=True)
+y = x * w
+z = (y * 2).sum()
+def pre(grad_outputs):
+    print("pre", type(grad_outputs).__name__, grad_outputs)
+def post(grad_inputs, grad_outputs):
+    print("post", grad_inputs, grad_outputs)
+y.grad_fn.register_prehook(pre)
+h = y.grad_fn.register_hook(post)
+z.grad_fn.next_functions[0][0].register_hook(post)
+z.backward(retain_graph=True)
+print(x.grad, w.grad)
+h.remove()
+y.grad_fn.register_prehook(lambda go: (go[0] * 0,))
+z.backward()
+print(x.grad, w.grad)
+""",
+    "inference_mode": """
+import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+with torch.inference_mode():
+    y = x * 2
+    print(torch.is_inference_mode_enabled(), y.requires_grad, y.is_inference())
+print(torch.is_inference_mode_enabled(), x.is_inference())
+print(y)
+try:
+    (y * x).sum().backward()
+except RuntimeError as e:
+    print("RuntimeError:", e)
+try:
+    y.add_(1)
+except RuntimeError as e:
+    print("RuntimeError:", e)
+c = y.clone()
+print(c.is_inference(), (c * x).sum())
+@torch.inference_mode()
+def pred(t):
+    return t.sum()
+print(pred(x))
+with torch.inference_mode(False):
+    print((x * 2).requires_grad)
+""",
+    "detach_data": """
+import torch
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+y = x * 2
+d = y.detach()
+print(d, d.requires_grad, d.is_leaf, d.grad_fn)
+d[0] = 100.0
+print(y)
+print(y._version, d._version)
+c = y.clone()
+print(c.grad_fn, c.is_leaf)
+y2 = x ** 2
+y2.detach_()
+print(y2.grad_fn, y2.is_leaf, y2.requires_grad)
+print(x.data, x.data.requires_grad)
+x.data.mul_(2)
+print(x, x._version)
+n = x.detach().numpy()
+print(n, type(n).__name__)
+try:
+    x.numpy()
+except RuntimeError as e:
+    print("RuntimeError:", e)
+""",
+    "inplace_saved_error": """
+import torch
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+y = x.exp()
+y.add_(1)
+try:
+    y.sum().backward()
+except RuntimeError as e:
+    print("RuntimeError:", e)
+x2 = x * 1
+z = x2.pow(2)
+x2.pow_(2)
+try:
+    z.sum().backward()
+except RuntimeError as e:
+    print("RuntimeError:", e)
+t = x.tanh()
+u = t * 3
+t.sub_(1)
+try:
+    u.sum().backward()
+except RuntimeError as e:
+    print("RuntimeError:", e)
+q = x * 2
+r = q * q
+q += 1
+try:
+    r.sum().backward()
+except RuntimeError as e:
+    print("RuntimeError:", e)
+""",
+    "inplace_ok_rebase": """
+import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x * 2
+print(y.grad_fn, y._version)
+y.add_(1)
+print(y.grad_fn, y._version, y.grad_fn.next_functions)
+y.mul_(3)
+print(y.grad_fn, y.grad_fn.next_functions)
+z = y.relu_()
+print(z is y, y.grad_fn)
+y.sum().backward()
+print(x.grad)
+a = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+b = a + 0
+c = b + 1
+b.mul_(3)
+c.sum().backward()
+print(a.grad)
+h = a * 1
+h.sigmoid_()
+print(h.grad_fn)
+h.sum().backward()
+print(a.grad)
+""",
+    "views": """
+import torch
+x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+y = x * 1
+v = y[0]
+print(v._is_view(), v._base is y, v.is_leaf, v.grad_fn)
+t = y.t()
+print(t.grad_fn, t._base is y, t.is_contiguous())
+r = y.view(3, 2)
+print(r.grad_fn, r.shape)
+f = y.reshape(-1)
+print(f.grad_fn)
+s = y[:, 1:]
+print(s.grad_fn)
+u = y.unsqueeze(0)
+print(u.grad_fn, u.shape)
+sq = u.squeeze(0)
+print(sq.grad_fn)
+p = y.permute(1, 0)
+print(p.grad_fn)
+e = x[0].expand(2, 3)
+print(e.grad_fn, e.shape)
+fl = x.flatten()
+print(fl.grad_fn)
+tr = x.transpose(0, 1)
+print(tr.grad_fn)
+print(x.T.grad_fn)
+""",
+    "inplace_views": """
+import torch
+x = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+y = x * 1
+v = y[1:3]
+v.mul_(5)
+print(y, y.grad_fn)
+print(v.grad_fn)
+y.sum().backward()
+print(x.grad)
+x.grad = None
+y = x.clone()
+y[0] = 0.0
+print(y.grad_fn)
+(y * y).sum().backward()
+print(x.grad)
+x.grad = None
+m = x.view(2, 2) * 1
+m.t()[0, 1] = 100.0
+print(m)
+m.sum().backward()
+print(x.grad)
+try:
+    x[:2].mul_(2)
+except RuntimeError as e:
+    print("RuntimeError:", e)
+b = x * 1
+try:
+    b.split(2)[0].mul_(2)
+except RuntimeError as e:
+    print("RuntimeError:", e)
+with torch.no_grad():
+    nv = b[:2]
+try:
+    nv.mul_(2)
+except RuntimeError as e:
+    print("RuntimeError:", e)
+""",
+    "custom_function_basic": """
+import torch
+from torch.autograd import Function
+class MyReLU(Function):
+    @staticmethod
+    def forward(ctx, input):
+        ctx.save_for_backward(input)
+        return input.clamp(min=0)
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, = ctx.saved_tensors
+        grad_input = grad_output.clone()
+        grad_input[input < 0] = 0
+        return grad_input
+x = torch.tensor([-2.0, -0.5, 0.0, 1.5], requires_grad=True)
+y = MyReLU.apply(x)
+print(y)
+print(y.grad_fn, type(y.grad_fn).__name__)
+print(y.grad_fn.saved_tensors)
+(y * torch.arange(4.0)).sum().backward()
+print(x.grad)
+print(y.grad_fn.next_functions)
+""",
+    "custom_legendre": """
+import torch
+class LegendrePolynomial3(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input):
+        ctx.save_for_backward(input)
+        return 0.5 * (5 * input ** 3 - 3 * input)
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, = ctx.saved_tensors
+        return grad_output * 1.5 * (5 * input ** 2 - 1)
+dtype = torch.float
+x = torch.linspace(-1.0, 1.0, 6, dtype=dtype)
+y = torch.sin(x)
+a = torch.full((), 0.0, dtype=dtype, requires_grad=True)
+b = torch.full((), -1.0, dtype=dtype, requires_grad=True)
+c = torch.full((), 2.0, dtype=dtype, requires_grad=True)
+d = torch.full((), 0.3, dtype=dtype, requires_grad=True)
+lr = 5e-3
+for t in range(5):
+    P3 = LegendrePolynomial3.apply
+    y_pred = a + b * P3(c + d * x)
+    loss = (y_pred - y).pow(2).sum()
+    print(t, loss.item())
+    loss.backward()
+    with torch.no_grad():
+        a -= lr * a.grad
+        b -= lr * b.grad
+        c -= lr * c.grad
+        d -= lr * d.grad
+        a.grad = None
+        b.grad = None
+        c.grad = None
+        d.grad = None
+print(f'Result: y = {a.item()} + {b.item()} * P3({c.item()} + {d.item()} x)')
+""",
+    "custom_mark_dirty": """
+import torch
+class AddOneInplace(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        x.add_(1)
+        ctx.mark_dirty(x)
+        return x
+    @staticmethod
+    def backward(ctx, g):
+        return g
+a = torch.tensor([1.0, 2.0], requires_grad=True)
+b = a.clone()
+c = AddOneInplace.apply(b)
+print(c is b, c, c.grad_fn, b._version)
+(c * c).sum().backward()
+print(a.grad)
+try:
+    AddOneInplace.apply(a)
+except RuntimeError as e:
+    print("RuntimeError:", e)
+""",
+    "custom_non_diff": """
+import torch
+class ArgMaxVal(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        idx = x.argmax()
+        val = x[idx]
+        ctx.mark_non_differentiable(idx)
+        ctx.save_for_backward(idx)
+        ctx.n = x.numel()
+        return val, idx
+    @staticmethod
+    def backward(ctx, g_val, g_idx):
+        idx, = ctx.saved_tensors
+        print("g_idx:", g_idx)
+        g = torch.zeros(ctx.n)
+        g[idx] = g_val
+        return g
+x = torch.tensor([0.3, 2.5, 1.0], requires_grad=True)
+v, i = ArgMaxVal.apply(x)
+print(v, i, v.requires_grad, i.requires_grad, i.grad_fn)
+(v * 4).backward()
+print(x.grad)
+""",
+    "custom_once_diff": """
+import torch
+from torch.autograd.function import once_differentiable
+class Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 3
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return 3 * x ** 2 * g
+x = torch.tensor(2.0, requires_grad=True)
+y = Cube.apply(x)
+y.backward()
+print(y, x.grad)
+y = Cube.apply(x)
+g, = torch.autograd.grad(y, x, create_graph=True)
+print(g, g.requires_grad, type(g.grad_fn).__name__)
+try:
+    g.backward()
+except RuntimeError as e:
+    print("RuntimeError:", e)
+class Cube2(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 3
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return 3 * x ** 2 * g
+y = Cube2.apply(x)
+g, = torch.autograd.grad(y, x, create_graph=True)
+g2, = torch.autograd.grad(g, x)
+print(g, g2)
+""",
+    "custom_setup_context": """
+import torch
+class MulConstant(torch.autograd.Function):
+    @staticmethod
+    def forward(tensor, constant):
+        return tensor * constant
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        tensor, constant = inputs
+        ctx.constant = constant
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * ctx.constant, None
+class MyCube(torch.autograd.Function):
+    @staticmethod
+    def forward(x):
+        result = x ** 3
+        dx = 3 * x ** 2
+        return result, dx
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, = inputs
+        result, dx = output
+        ctx.save_for_backward(x, dx)
+    @staticmethod
+    def backward(ctx, grad_output, grad_dx):
+        x, dx = ctx.saved_tensors
+        result = grad_output * dx + grad_dx * 6 * x
+        return result
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = MulConstant.apply(x, 5.0)
+print(y, y.grad_fn)
+y.sum().backward()
+print(x.grad)
+x.grad = None
+r, dx = MyCube.apply(x)
+print(r, dx)
+(r + dx).sum().backward()
+print(x.grad)
+""",
+    "checkpoint": """
+import torch
+from torch.utils.checkpoint import checkpoint
+def block(x, w):
+    return torch.tanh(x @ w).sum(dim=1)
+x = torch.tensor([[1.0, 2.0], [0.5, -1.0]], requires_grad=True)
+w = torch.tensor([[0.1, 0.2], [0.3, -0.4]], requires_grad=True)
+out = checkpoint(block, x, w, use_reentrant=False)
+print(out, out.grad_fn)
+out.sum().backward()
+print(x.grad)
+print(w.grad)
+gx, gw = x.grad.clone(), w.grad.clone()
+x.grad = None; w.grad = None
+block(x, w).sum().backward()
+print(torch.allclose(gx, x.grad), torch.allclose(gw, w.grad))
+""",
+    "anomaly": """
+import torch
+import warnings
+warnings.simplefilter("ignore")
+x = torch.tensor([0.0, 4.0], requires_grad=True)
+with torch.autograd.detect_anomaly():
+    y = x.sqrt()
+    z = y / y
+    try:
+        z.sum().backward()
+    except RuntimeError as e:
+        print("RuntimeError:", e)
+print(torch.is_anomaly_enabled())
+with torch.autograd.set_detect_anomaly(True):
+    print(torch.is_anomaly_enabled())
+a = torch.tensor([1.0, 2.0], requires_grad=True)
+b = a.log()
+b.mul_(2)
+with torch.autograd.detect_anomaly():
+    try:
+        b.sum().backward()
+    except RuntimeError as e:
+        print("RuntimeError:", e)
+""",
+    "mlp_momentum": """
+import torch
+import torch.nn as nn
+torch.manual_seed(1)
+net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+x = torch.randn(6, 4)
+target = torch.tensor([0, 2, 1, 1, 0, 2])
+crit = nn.CrossEntropyLoss()
+opt = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-4)
+for step in range(4):
+    opt.zero_grad()
+    logits = net(x)
+    loss = crit(logits, target)
+    loss.backward()
+    opt.step()
+    print(step, round(loss.item(), 5))
+print(loss.grad_fn, loss.grad_fn.next_functions)
+print(net[0].bias.grad)
+pred = net(x).argmax(dim=1)
+print(pred, (pred == target).float().mean())
+""",
+    "adam_training": """
+import torch
+import torch.nn as nn
+torch.manual_seed(42)
+model = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 1), nn.Sigmoid())
+X = torch.tensor([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+Y = torch.tensor([[0.0], [1.0], [1.0], [0.0]])
+opt = torch.optim.Adam(model.parameters(), lr=0.05)
+loss_fn = nn.BCELoss()
+for epoch in range(6):
+    opt.zero_grad()
+    out = model(X)
+    loss = loss_fn(out, Y)
+    loss.backward()
+    opt.step()
+    print(epoch, f"{loss.item():.5f}")
+print(model(X).detach().round(decimals=3))
+print(sum(p.numel() for p in model.parameters()))
+""",
+    "losses": """
+import torch
+import torch.nn.functional as F
+logits = torch.tensor([[2.0, 1.0, 0.1], [0.5, 2.5, -1.0]], requires_grad=True)
+target = torch.tensor([0, 1])
+ce = F.cross_entropy(logits, target)
+print(ce, ce.grad_fn)
+ce.backward()
+print(logits.grad)
+nll = F.nll_loss(F.log_softmax(logits, dim=1), target, reduction="sum")
+print(nll)
+p = torch.tensor([0.9, 0.2, 0.6], requires_grad=True)
+t = torch.tensor([1.0, 0.0, 1.0])
+bce = F.binary_cross_entropy(p, t)
+print(bce, bce.grad_fn)
+bce.backward()
+print(p.grad)
+z = torch.tensor([1.5, -0.3, 0.0], requires_grad=True)
+bl = F.binary_cross_entropy_with_logits(z, t)
+print(bl, bl.grad_fn)
+mse = F.mse_loss(z, t, reduction="none")
+print(mse)
+print(F.l1_loss(z, t), F.smooth_l1_loss(z, t), F.huber_loss(z, t, delta=0.5))
+""",
+    "softmax_family": """
+import torch
+import torch.nn.functional as F
+x = torch.tensor([[1.0, 2.0, 3.0], [1.0, 1.0, 1.0]], requires_grad=True)
+s = F.softmax(x, dim=1)
+print(s, s.grad_fn)
+print(s.sum(dim=1))
+ls = F.log_softmax(x, dim=-1)
+print(ls, ls.grad_fn)
+lse = torch.logsumexp(x, dim=1)
+print(lse, lse.grad_fn)
+print(torch.softmax(x, 0))
+(s[:, 0]).sum().backward()
+print(x.grad)
+x.grad = None
+lse.sum().backward()
+print(x.grad)
+manual = x.exp() / x.exp().sum(dim=1, keepdim=True)
+print(manual.grad_fn, torch.allclose(manual, s))
+print(x.softmax(dim=1).grad_fn, x.log_softmax(1).grad_fn, x.logsumexp(dim=0, keepdim=True))
+""",
+    "reductions": """
+import torch
+x = torch.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]], requires_grad=True)
+print(x.sum(), x.sum(0), x.sum(dim=1), x.sum(dim=1, keepdim=True))
+print(x.mean(), x.mean(dim=0), x.mean(1, keepdim=True))
+print(x.sum(dim=(0, 1)), x.prod(), x.prod(dim=1))
+print(x.std(), x.var(dim=1), x.var(dim=0, unbiased=False), x.std(dim=1, keepdim=True))
+print(x.norm(), x.norm(dim=1), x.norm(p=1))
+print(x.sum(dim=1).grad_fn, x.mean(0).grad_fn, x.std().grad_fn, x.var(1).grad_fn, x.prod().grad_fn, x.norm().grad_fn)
+y = x.mean(dim=1).sum()
+y.backward()
+print(x.grad)
+x.grad = None
+x.std(dim=0).sum().backward()
+print(x.grad)
+print(torch.cumsum(x, dim=1), x.cumsum(0).grad_fn)
+""",
+    "max_min": """
+import torch
+x = torch.tensor([[1.0, 7.0, 3.0], [9.0, 2.0, 6.0]], requires_grad=True)
+print(x.max(), x.min(), x.max().grad_fn, x.min().grad_fn)
+vals, idx = x.max(dim=1)
+print(vals, idx)
+r = torch.max(x, 0)
+print(r)
+print(r.values, r.indices, r[0])
+m = x.min(dim=1, keepdim=True)
+print(m.values, m.indices)
+print(x.argmax(), x.argmax(dim=1), x.argmin(dim=0))
+print(x.amax(dim=1), x.amin(dim=0))
+vals.sum().backward()
+print(x.grad)
+t = torch.tensor([1.0, 3.0, 3.0], requires_grad=True)
+t.max().backward()
+print(t.grad)
+t.grad = None
+t.max(dim=0).values.backward()
+print(t.grad)
+print(torch.max(x, torch.full((2, 3), 4.0)))
+print(torch.maximum(x, torch.tensor(5.0)).grad_fn)
+""",
+    "indexing": """
+import torch
+x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]], requires_grad=True)
+idx = torch.tensor([[0], [2], [1]])
+g = torch.gather(x, 1, idx)
+print(g, g.grad_fn)
+s = torch.index_select(x, 0, torch.tensor([2, 0]))
+print(s, s.grad_fn)
+mask = x > 4
+print(mask)
+mf = x.masked_fill(mask, 0.0)
+print(mf, mf.grad_fn)
+sel = x[mask]
+print(sel, sel.grad_fn)
+fancy = x[[0, 2], [1, 1]]
+print(fancy, fancy.grad_fn)
+print(x[1], x[:, 0], x[1, 2], x[-1], x[0:2, 1:].grad_fn, x[1].grad_fn, x[1, 2].grad_fn)
+(g.sum() + s.sum() + mf.sum() + sel.sum() + fancy.sum()).backward()
+print(x.grad)
+""",
+    "split_chunk_unbind": """
+import torch
+x = torch.arange(10.0, requires_grad=True)
+parts = x.split(3)
+print(parts)
+print([p.grad_fn for p in parts])
+ch = torch.chunk(x, 4)
+print(ch, len(ch))
+m = x.view(2, 5)
+rows = m.unbind(0)
+print(rows, rows[0].grad_fn)
+sz = torch.split(x, [2, 3, 5])
+print([t.shape for t in sz])
+(parts[0].sum() * 2 + parts[3].sum() + rows[1][0]).backward()
+print(x.grad)
+a, b = m.chunk(2, dim=1)
+print(a, b)
+""",
+    "matmul_family": """
+import torch
+A = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+v = torch.tensor([1.0, -1.0], requires_grad=True)
+B = torch.arange(6.0).view(2, 3).requires_grad_()
+print(A @ v, (A @ v).grad_fn)
+print(v @ v, (v @ v).grad_fn)
+print(A @ B, (A @ B).grad_fn)
+print(torch.mm(A, B), torch.mv(A, v), torch.dot(v, v), torch.outer(v, v))
+bA = torch.ones(3, 2, 2, requires_grad=True)
+bB = torch.arange(12.0).view(3, 2, 2)
+r = torch.bmm(bA, bB)
+print(r.grad_fn, r.shape)
+m = bA @ bB
+print(m.grad_fn)
+m2 = bA @ A
+print(m2.grad_fn, m2.shape)
+(A @ B).sum().backward()
+print(A.grad, B.grad)
+try:
+    A @ torch.ones(3, 2)
+except RuntimeError as e:
+    print("RuntimeError:", e)
+try:
+    torch.mm(A, torch.ones(3))
+except RuntimeError as e:
+    print("RuntimeError:", e)
+print(torch.matmul(v, A).grad_fn, torch.addmm(v, A, A).grad_fn)
+""",
+    "broadcasting": """
+import torch
+x = torch.ones(2, 3, requires_grad=True)
+b = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+s = torch.tensor(2.0, requires_grad=True)
+col = torch.tensor([[1.0], [10.0]], requires_grad=True)
+y = (x * b + col) * s
+print(y)
+y.sum().backward()
+print(b.grad, s.grad, col.grad, x.grad)
+print(torch.broadcast_shapes((2, 1), (1, 3)))
+a = torch.arange(3.0).view(3, 1)
+c = torch.arange(4.0)
+print(a + c, (a * c).shape)
+try:
+    torch.ones(2, 3) + torch.ones(2, 2)
+except RuntimeError as e:
+    print("RuntimeError:", e)
+try:
+    torch.ones(4, 3) * torch.ones(4)
+except RuntimeError as e:
+    print("RuntimeError:", e)
+""",
+    "dtype_promotion": """
+import torch
+i = torch.tensor([1, 2, 3])
+print(i.dtype, (i * 2.5).dtype, i * 2.5, (i / 2).dtype, i / 2)
+print((i + True).dtype, (i * 2).dtype, (i // 2), i % 2)
+f = torch.tensor([1.0, 2.0])
+d = torch.tensor([1.0, 2.0], dtype=torch.float64)
+print((f + d).dtype, (f + 1).dtype, (f * torch.tensor(2, dtype=torch.int64)).dtype)
+print(torch.tensor(3).dtype, torch.tensor(3.0).dtype, torch.tensor(True).dtype)
+b = torch.tensor([True, False])
+print((b + 1).dtype, b.sum(), b.float())
+print(i.float(), i.double().dtype, f.long(), f.int(), f.to(torch.float64).dtype)
+print(i.sum().dtype, i.float().mean(), torch.arange(5).dtype, torch.arange(5.0).dtype)
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x.double() * 2
+print(y.dtype, y.grad_fn)
+y.sum().backward()
+print(x.grad, x.grad.dtype)
+try:
+    i.mean()
+except RuntimeError as e:
+    print("RuntimeError:", e)
+""",
+    "unary_math": """
+import torch
+x = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
+ops = {
+    "exp": torch.exp, "log": torch.log, "sqrt": torch.sqrt, "sin": torch.sin, "cos": torch.cos,
+    "tanh": torch.tanh, "sigmoid": torch.sigmoid, "abs": torch.abs, "neg": torch.neg,
+    "reciprocal": torch.reciprocal, "rsqrt": torch.rsqrt, "log1p": torch.log1p, "square": torch.square,
+    "tan": torch.tan, "expm1": torch.expm1, "log2": torch.log2, "log10": torch.log10,
+}
+for name, fn in ops.items():
+    x.grad = None
+    y = fn(x)
+    y.sum().backward()
+    print(name, y.grad_fn.name(), [round(v, 4) for v in y.tolist()], [round(v, 4) for v in x.grad.tolist()])
+y = 1 / x
+print(y.grad_fn, y.grad_fn.next_functions)
+print((2 ** x).grad_fn, (x ** x).grad_fn, (1 - x).grad_fn, (x - 1).grad_fn, (-x).grad_fn)
+""",
+    "backward_inputs": """
+import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+w = torch.tensor([3.0, 4.0], requires_grad=True)
+y = (x * w).sum()
+y.backward(inputs=[w], retain_graph=True)
+print(x.grad, w.grad)
+y.backward(inputs=[x])
+print(x.grad, w.grad)
+z = (x ** 2 + w).sum()
+torch.autograd.backward(z, inputs=[x, w])
+print(x.grad, w.grad)
+a = (x * 2).sum(); b = (w * 3).sum()
+torch.autograd.backward([a, b])
+print(x.grad, w.grad)
+c = x * 2
+torch.autograd.backward([c], [torch.tensor([1.0, -1.0])])
+print(x.grad)
+""",
+    "saved_tensors_hooks": """
+import torch
+def pack_hook(x):
+    print("Packing", x)
+    return x
+def unpack_hook(x):
+    print("Unpacking", x)
+    return x
+a = torch.ones(3, requires_grad=True)
+b = torch.ones(3, requires_grad=True) * 2
+with torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):
+    y = a * b
+y.sum().backward()
+print(a.grad)
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(lambda t: t * 10, lambda t: t / 10):
+    z = x.pow(2)
+z.sum().backward()
+print(x.grad)
+""",
+    "sequence_nr_order": """
+import torch
+x = torch.tensor([0.5, 1.0], requires_grad=True)
+e = x.exp()
+s = x.sin()
+m = e * s
+c = m.sum()
+for node in [c.grad_fn, m.grad_fn, s.grad_fn, e.grad_fn]:
+    node.register_prehook(lambda g, n=node.name(): print("running", n))
+c.backward()
+print(x.grad)
+print(isinstance(c.grad_fn, torch.autograd.graph.Node))
+print(c.grad_fn.name(), c.grad_fn.metadata)
+""",
+    "grad_of_grad_vector": """
+import torch
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+y = (x ** 2).sum() * x.sum()
+grads = torch.autograd.grad(y, x, create_graph=True)[0]
+print(grads)
+hess_rows = []
+for i in range(3):
+    row = torch.autograd.grad(grads[i], x, retain_graph=True)[0]
+    hess_rows.append(row)
+H = torch.stack(hess_rows)
+print(H)
+print(torch.autograd.functional.hessian(lambda t: (t ** 2).sum() * t.sum(), x.detach()))
+""",
+    "gradient_penalty": """
+import torch
+torch.manual_seed(0)
+D = torch.nn.Linear(2, 1)
+real = torch.randn(4, 2, requires_grad=True)
+out = torch.tanh(D(real))
+grad = torch.autograd.grad(outputs=out, inputs=real, grad_outputs=torch.ones_like(out), create_graph=True)[0]
+print(grad)
+gp = ((grad.norm(2, dim=1) - 1) ** 2).mean()
+print(gp, gp.grad_fn)
+gp.backward()
+print(D.weight.grad)
+print(D.bias.grad)
+""",
+    "grad_assign": """
+import torch
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+x.grad = torch.ones(3)
+print(x.grad)
+(x * 2).sum().backward()
+print(x.grad)
+try:
+    x.grad = torch.ones(4)
+except RuntimeError as e:
+    print("RuntimeError:", e)
+try:
+    x.grad = torch.ones(3, dtype=torch.float64)
+except RuntimeError as e:
+    print("RuntimeError:", e)
+try:
+    torch.ones(3).retain_grad()
+except RuntimeError as e:
+    print("RuntimeError:", e)
+try:
+    torch.optim.SGD([x * 2], lr=0.1)
+except ValueError as e:
+    print("ValueError:", e)
+try:
+    torch.autograd.backward([x * 2, x * 3], [torch.ones(3)])
+except RuntimeError as e:
+    print("RuntimeError:", e)
+try:
+    (x * 2).sum().backward(inputs=[])
+except RuntimeError as e:
+    print("RuntimeError:", e)
+""",
+    "multi_output_function": """
+import torch
+class SplitSq(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 2, x * 3
+    @staticmethod
+    def backward(ctx, g1, g2):
+        x, = ctx.saved_tensors
+        print("grads in:", g1, g2)
+        return 2 * x * g1 + 3 * g2
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+a, b = SplitSq.apply(x)
+print(a.grad_fn is b.grad_fn, a.grad_fn)
+a.sum().backward()
+print(x.grad)
+x.grad = None
+a, b = SplitSq.apply(x)
+(a.sum() + b.sum()).backward()
+print(x.grad)
+""",
+    "function_static_vjp": """
+import torch
+class Exp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, i):
+        result = i.exp()
+        ctx.save_for_backward(result)
+        return result
+    @staticmethod
+    def backward(ctx, grad_output):
+        result, = ctx.saved_tensors
+        return grad_output * result
+x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+out = Exp.apply(x)
+print(out)
+print(out.grad_fn.saved_tensors, out.grad_fn.needs_input_grad if hasattr(out.grad_fn, "needs_input_grad") else None)
+out.backward(torch.tensor([1.0, 0.5, 0.25]))
+print(x.grad)
+print(torch.autograd.gradcheck(Exp.apply, (torch.tensor([0.1, 0.2], dtype=torch.double, requires_grad=True),)))
+print(Exp.apply(torch.tensor([1.0])).requires_grad)
+with torch.no_grad():
+    print(Exp.apply(x).grad_fn)
+""",
+    "div_pow_grads": """
+import torch
+a = torch.tensor([1.0, 2.0, 4.0], requires_grad=True)
+b = torch.tensor([2.0, 0.5, 1.0], requires_grad=True)
+y = a / b + a ** b + torch.pow(b, 2) + a.pow(0.5)
+print(y)
+y.sum().backward()
+print(a.grad, b.grad)
+print((a / b).grad_fn, (a ** b).grad_fn, (2 ** a).grad_fn, a.pow(2).grad_fn._saved_exponent)
+z = torch.tensor(0.0, requires_grad=True)
+z.sqrt().backward()
+print(z.grad)
+z.grad = None
+(z.abs()).backward()
+print(z.grad)
+z.grad = None
+torch.relu(z).backward()
+print(z.grad)
+""",
+    "linear_functional": """
+import torch
+import torch.nn.functional as F
+x = torch.tensor([[1.0, 2.0]], requires_grad=True)
+W = torch.tensor([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]], requires_grad=True)
+b = torch.tensor([0.01, 0.02, 0.03], requires_grad=True)
+y = F.linear(x, W, b)
+print(y, y.grad_fn)
+print(y.grad_fn.next_functions)
+print(y.grad_fn.next_functions[2][0].next_functions)
+y.sum().backward()
+print(W.grad, b.grad, x.grad)
+y2 = F.linear(x, W)
+print(y2.grad_fn)
+y3 = F.linear(torch.ones(2, 3, 2), W, b)
+print(y3.shape, y3.grad_fn)
+""",
+    "nan_inf": """
+import torch
+x = torch.tensor([0.0, 1.0, -1.0], requires_grad=True)
+y = torch.log(x)
+print(y)
+y.sum().backward()
+print(x.grad)
+x.grad = None
+z = x / x
+print(z)
+z.sum().backward()
+print(x.grad)
+print(torch.tensor([1.0, float("nan")]).sum(), torch.tensor(float("inf")) - torch.tensor(float("inf")))
+print(torch.nan_to_num(torch.tensor([float("nan"), float("inf"), 1.0])) if hasattr(torch, "nan_to_num") else None)
+""",
+    "grad_fn_call": """
+import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x * 3
+print(y.grad_fn(torch.ones(2)))
+z = x * torch.tensor([5.0, 7.0], requires_grad=True)
+print(z.grad_fn(torch.tensor([1.0, 1.0])))
+s = x.sum()
+print(s.grad_fn(torch.tensor(2.0)))
+e = x.exp()
+print(e.grad_fn(torch.ones(2)))
+print(e.grad_fn._saved_result)
+""",
+    "autograd_grad_multiple": """
+import torch
+x = torch.tensor([0.5, -1.0], requires_grad=True)
+y = torch.tensor(2.0, requires_grad=True)
+f = (x ** 2).sum() * y + y ** 3
+dfdx, dfdy = torch.autograd.grad(f, (x, y), create_graph=True)
+print(dfdx, dfdy)
+d2 = torch.autograd.grad(dfdy, (x, y), retain_graph=True)
+print(d2)
+g = torch.autograd.grad(outputs=[f], inputs=[x], grad_outputs=[torch.tensor(3.0)], retain_graph=False)
+print(g)
+print(x.grad, y.grad)
+""",
+    "jacobian_nn": """
+import torch
+from torch.autograd.functional import jacobian, hessian
+torch.manual_seed(0)
+lin = torch.nn.Linear(3, 2)
+x = torch.randn(3)
+J = jacobian(lin, x)
+print(J.shape, torch.allclose(J, lin.weight))
+def loss(w):
+    return (torch.tanh(w) ** 2).sum()
+H = hessian(loss, torch.tensor([0.1, 0.5, -0.3]))
+print(H)
+def pair(a, b):
+    return (a * b).sum(), a - b
+print(jacobian(pair, (torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0]))))
+print(jacobian(lambda t: t.sum(), torch.ones(2, 2)))
+""",
+    "hooks_modify_leaf": """
+import torch
+w = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+handle = w.register_hook(lambda g: g.clamp(-1, 1))
+loss = (w * torch.tensor([5.0, 0.5, -3.0])).sum()
+loss.backward()
+print(w.grad)
+handle.remove()
+w.grad = None
+loss = (w * torch.tensor([5.0, 0.5, -3.0])).sum()
+loss.backward()
+print(w.grad)
+grads = {}
+def save_grad(name):
+    def hook(g):
+        grads[name] = g
+    return hook
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x * x
+z = y.sum()
+y.register_hook(save_grad("y"))
+z.register_hook(save_grad("z"))
+z.backward()
+print(grads)
+""",
+    "inplace_grad_ops": """
+import torch
+w = torch.tensor([1.0, 2.0], requires_grad=True)
+(w * 3).sum().backward()
+g = w.grad
+w.grad.mul_(0.5)
+print(w.grad, g is w.grad)
+(w * 3).sum().backward()
+print(w.grad, g is w.grad, g)
+w.grad.data.zero_()
+print(w.grad)
+w.grad.add_(torch.tensor([1.0, 1.0]))
+print(w.grad)
+w.grad = w.grad * 2
+print(w.grad)
+""",
+    "cat_grads_split": """
+import torch
+a = torch.tensor([1.0, 2.0], requires_grad=True)
+b = torch.tensor([3.0], requires_grad=True)
+c = torch.cat((a, b))
+print(c, c.grad_fn, c.grad_fn.next_functions)
+d = torch.cat([a.unsqueeze(0), a.unsqueeze(0)], dim=0)
+print(d, d.shape)
+(c ** 2).sum().backward()
+print(a.grad, b.grad)
+s = torch.stack((a, a * 2), dim=0)
+print(s, s.grad_fn)
+x, y = s.unbind(1)
+print(x, y)
+""",
+    "leaf_copy_errors": """
+import torch
+import warnings
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    t = torch.tensor(x)
+    print(t, t.requires_grad, len(w))
+print(torch.as_tensor([1, 2]).dtype, torch.from_numpy(x.detach().numpy()).dtype)
+try:
+    x.item()
+except RuntimeError as e:
+    print("RuntimeError:", e)
+try:
+    bool(x > 0)
+except RuntimeError as e:
+    print("RuntimeError:", e)
+try:
+    torch.tensor([[1, 2], [3]])
+except ValueError as e:
+    print("ValueError:", e)
+try:
+    x.view(3)
+except RuntimeError as e:
+    print("RuntimeError:", e)
+try:
+    torch.zeros(2, 2)[2]
+except IndexError as e:
+    print("IndexError:", e)
+""",
+    "requires_grad_flags": """
+import torch
+x = torch.randn(3)
+print(x.requires_grad)
+x.requires_grad = True
+print(x.requires_grad, x.is_leaf)
+y = torch.zeros(2, requires_grad=True)
+z = y.detach()
+print(z.requires_grad)
+w = torch.ones(2, dtype=torch.float64, requires_grad=True)
+print(w)
+try:
+    torch.zeros(2, dtype=torch.int64).requires_grad_()
+except RuntimeError as e:
+    print("RuntimeError:", e)
+p = torch.full((2,), 3.0, requires_grad=True)
+q = torch.empty(2).fill_(1.0).requires_grad_(True)
+print(p, q)
+""",
+    "random_ops": """
+import torch
+torch.manual_seed(123)
+print(torch.rand(2, 3))
+print(torch.randn(4))
+print(torch.randint(0, 5, (2, 4)))
+print(torch.normal(0.0, 1.0, size=(3,)))
+print(torch.randn(2, 2, requires_grad=True))
+g = torch.Generator().manual_seed(7)
+print(torch.rand(3, generator=g))
+x = torch.empty(3).uniform_(-1, 1)
+print(x)
+print(torch.bernoulli(torch.full((5,), 0.5)))
+print(torch.multinomial(torch.tensor([0.1, 0.2, 0.7]), 4, replacement=True) if hasattr(torch, "multinomial") else None)
+""",
+    "no_grad_views": """
+import torch
+x = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+b = x * 1
+with torch.no_grad():
+    nv = b[:2]
+    nv4 = b.view(2, 2)
+    nt = b.t() if b.dim() == 2 else b.unsqueeze(0)
+    cl = b.clone()
+    dt = b.detach()
+print(nv.requires_grad, nv._is_view(), nv.grad_fn, nv.is_leaf, nv4.requires_grad, nt.requires_grad, cl.requires_grad, dt.requires_grad)
+print((nv * 2).requires_grad, (nv * 2).grad_fn)
+with torch.no_grad():
+    xv = x[1:]
+print(xv.requires_grad, xv.is_leaf, xv)
+print(nv)
+try:
+    (nv*2).sum().backward()
+except RuntimeError as e: print(e)
+""",
+    "create_graph_grad_copies": """
+import torch, warnings
+warnings.simplefilter('ignore')
+x = torch.tensor([2.0,3.], requires_grad=True)
+y = x*x; y.retain_grad()
+(y*y).sum().backward(create_graph=True); print(y.grad, x.grad)
+(y*y).sum().backward(create_graph=True); print(y.grad, x.grad)
+x = torch.tensor([2.0,3.], requires_grad=True)
+x.grad = torch.zeros(2)
+(x**3).sum().backward(create_graph=True); print(x.grad)
+x = torch.tensor(2.0, requires_grad=True)
+(x**3).backward(create_graph=True); print(x.grad, x.grad.grad_fn.next_functions)
+x = torch.tensor([2.0,3.], requires_grad=True)
+(x*2).sum().backward(create_graph=True); print(x.grad)
+""",
+    "no_grad_view_ops": """
+import torch
+x = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+with torch.no_grad():
+    v = x[0]
+    w = x[1:]
+y = v * 3 + (v * v)
+print(y, y.grad_fn.next_functions)
+y.backward()
+print(v.grad, x.grad)
+z = (w.exp() * x[1:]).sum()
+z.backward()
+print(x.grad, w.grad)
+class F(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a * 2
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+q = F.apply(w)
+print(q, q.grad_fn.next_functions)
+q.sum().backward()
+print(x.grad)
+""",
+    "inplace_check_order": """
+import torch
+x = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+b = x * 1
+with torch.no_grad():
+    nv = b[:2]
+    nx = x[:2]
+fs = [lambda: x.split(2)[0].mul_(2), lambda: x.unbind()[0].mul_(2), lambda: nv.mul_(2), lambda: nx.mul_(2),
+      lambda: x[:2].mul_(2), lambda: x.add_(1), lambda: b.split(2)[1].add_(1), lambda: x.view(2, 2).zero_()]
+for f in fs:
+    try:
+        f()
+    except RuntimeError as e:
+        print(str(e)[:90])
+with torch.no_grad():
+    nv.mul_(2)
+    nx.mul_(2)
+print(x, b)
+""",
+    "matmul_shape_errors": """
+import torch
+a = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+v = torch.tensor([1.0, -1.0], requires_grad=True)
+print(torch.matmul(v, a).grad_fn, torch.mm(a, a).grad_fn, torch.matmul(a, v).grad_fn, (v @ a).grad_fn.next_functions)
+for f in [lambda: torch.mm(a, v), lambda: torch.mm(v, a), lambda: torch.mv(a, a), lambda: torch.bmm(a, a),
+          lambda: torch.dot(a, v), lambda: torch.dot(v, torch.ones(3)), lambda: torch.matmul(v, torch.ones(3)),
+          lambda: torch.matmul(a, torch.ones(3)), lambda: torch.matmul(torch.ones(2, 2, 3), torch.ones(2, 2, 3)),
+          lambda: torch.ones(3, 4) @ torch.ones(3, 4), lambda: torch.ones(5) @ torch.ones(4, 2),
+          lambda: torch.nn.functional.linear(torch.ones(2, 3), torch.ones(4, 2)),
+          lambda: torch.nn.Linear(3, 2)(torch.ones(4, 5))]:
+    try:
+        f()
+    except RuntimeError as e:
+        print(e)
+print(torch.addmm(v, a, a).grad_fn, torch.addmm(torch.ones(2, 2), a, a).grad_fn)
+""",
+    "einsum_pairs": """
+import torch
+torch.manual_seed(0)
+a = torch.randn(2,3, requires_grad=True); b = torch.randn(3,4, requires_grad=True); c = torch.randn(5,3,requires_grad=True)
+bb = torch.randn(2,2,3, requires_grad=True); bc = torch.randn(2,3,4, requires_grad=True)
+for eq, ops in [('ij,jk->ik',(a,b)),('ij,jk->ki',(a,b)),('ij,kj->ik',(a,c)),('bij,bjk->bik',(bb,bc)),('i,i->',(a[0],a[1])),('ij,ij->i',(a,a)),('ij,j->i',(a,b[:,0])),('i,j->ij',(a[0],b[0])),('ij,ij->ij',(a,a)),('ij->',(a,)),('ij->i',(a,)),('ij->ji',(a,)), ('bij,jk->bik',(bb,b)), ('ij,jk', (a, b)), ('bij,bkj->bik', (bb, bb)), ('ijk,k->ij', (bb, a[0]))]:
+    r = torch.einsum(eq, *ops)
+    g = torch.autograd.grad(r.sum() * 1.0 + (r ** 2).sum(), ops[0])[0]
+    print(eq, r.grad_fn.name(), r.shape, r.sum().item(), g.sum().item())
+""",
+    "inplace_activations": """
+import torch, torch.nn.functional as F
+x = torch.tensor([-1.0, 2.0], requires_grad=True)
+for f in [F.silu, F.relu, F.hardtanh]:
+    h = x * 1
+    r = f(h, inplace=True)
+    print(r is h, r.grad_fn, h._version)
+    r.sum().backward()
+    print(x.grad)
+""",
+    "requires_grad_dtype_errors": """
+import torch
+for f in [lambda: torch.zeros(2, dtype=torch.int64).requires_grad_(), lambda: setattr(torch.zeros(2, dtype=torch.int64), 'requires_grad', True), lambda: torch.zeros(2, dtype=torch.int64, requires_grad=True), lambda: torch.tensor([1,2], requires_grad=True), lambda: torch.arange(3, requires_grad=True), lambda: torch.nn.Parameter(torch.tensor([1,2])), lambda: torch.ones(2, dtype=torch.long, requires_grad=True), lambda: torch.tensor([[1, 2], [3]]), lambda: torch.tensor([[1.0, 2.0], [3.0, 4.0, 5.0]]), lambda: torch.tensor([[[1.0], [2.0]], [[3.0]]]), lambda: torch.full((2,), 1, requires_grad=True)]:
+  try: f(); print("ok")
+  except Exception as e: print(type(e).__name__, e)
+""",
+    "bernoulli_streams": """
+import torch
+for p in [0.5, 0.2, 0.8]:
+    torch.manual_seed(123); print(torch.bernoulli(torch.full((12,), p)))
+    torch.manual_seed(123); print(torch.bernoulli(torch.full((7,), p, dtype=torch.float64)))
+    torch.manual_seed(123); print(torch.bernoulli(torch.full((5,), 0.3), p))
+torch.manual_seed(0); print(torch.bernoulli(torch.rand(3, 3)))
+""",
+    "multinomial_streams": """
+import torch
+p = torch.tensor([0.1, 0.2, 0.7])
+torch.manual_seed(0); print(torch.multinomial(p, 6, replacement=True))
+torch.manual_seed(0); print(torch.multinomial(p, 1))
+torch.manual_seed(0); print(torch.multinomial(p, 2))
+torch.manual_seed(0); print(torch.multinomial(p, 3, replacement=False))
+g = torch.Generator().manual_seed(2147483647)
+P = torch.rand(4, 5, generator=g)
+print(torch.multinomial(P, 1, replacement=True, generator=g))
+print(torch.multinomial(P[0], num_samples=10, replacement=True, generator=g))
+print(torch.multinomial(P / P.sum(1, keepdim=True), 2, generator=g), p.multinomial(2))
+torch.manual_seed(3); print(torch.multinomial(torch.ones(27) / 27, 20, replacement=True))
+""",
+}
+
+
+class _EngineAsTorch(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Serves `torch.<sub>` as `engine.<sub>` (the same module objects) while a program runs."""
+
+    def __init__(self) -> None:
+        self._pending: dict = {}
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> object:
+        if not fullname.startswith("torch."):
+            return None
+        real = "engine" + fullname[len("torch"):]
+        obj = None
+        try:
+            if importlib.util.find_spec(real) is not None:
+                obj = importlib.import_module(real)
+        except (ImportError, ValueError, AttributeError):
+            obj = None
+        if obj is None:
+            obj = engine
+            for part in fullname.split(".")[1:]:
+                obj = getattr(obj, part, None)
+                if obj is None:
+                    return None
+        self._pending[fullname] = obj
+        return importlib.util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec: object) -> object:
+        return self._pending.pop(spec.name)
+
+    def exec_module(self, module: object) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def _engine_as_torch():
+    saved = {k: v for k, v in sys.modules.items() if k == "torch" or k.startswith("torch.")}
+    for k in saved:
+        del sys.modules[k]
+    finder = _EngineAsTorch()
+    sys.modules["torch"] = engine
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+        for k in [k for k in sys.modules if k == "torch" or k.startswith("torch.")]:
+            del sys.modules[k]
+        sys.modules.update(saved)
+
+
+def _run(code: str, on_engine: bool) -> str:
+    out = io.StringIO()
+    with contextlib.ExitStack() as stack:
+        if on_engine:
+            stack.enter_context(_engine_as_torch())
+        stack.enter_context(warnings.catch_warnings())
+        stack.enter_context(contextlib.redirect_stdout(out))
+        stack.enter_context(contextlib.redirect_stderr(io.StringIO()))
+        warnings.simplefilter("ignore")
+        exec(compile(code, "<snippet>", "exec"), {"__name__": "__main__"})  # noqa: S102 - programs above
+    return out.getvalue()
+
+
+NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])"
+                    r"|(?<![\w.])[-+]?(?:inf|nan)(?![\w.])")
+ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+
+
+def _close(a: str, b: str) -> bool:
+    x, y = float(a), float(b)
+    if math.isnan(y) or math.isinf(y):
+        return a == b or (math.isnan(x) and math.isnan(y))
+    return abs(x - y) <= 1e-6 + 1e-5 * abs(y)
+
+
+def _same(expected: str, actual: str) -> None:
+    """Line by line: the same text around the numbers, and the numbers within float32 noise."""
+    exp = ADDRESS.sub("0x", expected).rstrip().splitlines()
+    act = ADDRESS.sub("0x", actual).rstrip().splitlines()
+    assert len(act) == len(exp), "\n".join(act)
+    for e, a in zip(exp, act):
+        assert re.sub(r"\s+", "", NUMBER.sub("#", a)) == re.sub(r"\s+", "", NUMBER.sub("#", e)), (e, a)
+        for x, y in zip(NUMBER.findall(a), NUMBER.findall(e)):
+            assert _close(x, y), (e, a)
+
+
+@pytest.mark.parametrize("name", sorted(SNIPPETS))
+def test_tutorial_snippet_matches_torch(name: str) -> None:
+    code = SNIPPETS[name]
+    _same(_run(code, on_engine=False), _run(code, on_engine=True))
