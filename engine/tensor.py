@@ -11,7 +11,18 @@ from engine import dtypes, grad_mode, messages, observe, printing
 from engine.node import AccumulateGrad, RemovableHandle, add_hook
 
 
-class Size(tuple):
+class _TorchClass(type):
+    """The metaclass of Size, Tensor and Parameter: they print under PyTorch's names (`<class 'torch.Tensor'>`)."""
+
+    def __repr__(cls) -> str:
+        name = _TORCH_NAMES.get(cls.__name__) if cls.__module__ == __name__ else None
+        return f"<class '{name}'>" if name else type.__repr__(cls)
+
+
+_TORCH_NAMES = {"Size": "torch.Size", "Tensor": "torch.Tensor", "Parameter": "torch.nn.parameter.Parameter"}
+
+
+class Size(tuple, metaclass=_TorchClass):
     """torch.Size: a tuple that prints as `torch.Size([2, 3])`."""
 
     def __repr__(self) -> str:
@@ -42,7 +53,7 @@ class Size(tuple):
         return int(np.prod(self)) if self else 1
 
 
-class Tensor:
+class Tensor(metaclass=_TorchClass):
     __slots__ = (
         "_data",
         "_requires_grad",

@@ -781,3 +781,19 @@ print(torch.zeros(2, 2), torch.ones(3), torch.full((2,), 7.0), torch.eye(2))
 print(torch.arange(0, 10, 3), torch.linspace(0, 1, 4), torch.zeros_like(torch.ones(2, 1)))
 print(torch.cat([torch.ones(1), torch.zeros(2)]), torch.stack([torch.ones(2), torch.zeros(2)], dim=1))
 """)
+
+snippet("device_setup_and_type_names", """
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(f"Using {device} device", torch.backends.mps.is_available(), torch.cuda.device_count())
+model = nn.Linear(3, 1).to(device)
+x = torch.ones(2, 3, device=device)
+loss = model(x).pow(2).mean()
+loss.backward()
+print(f"loss: {loss}", f"{loss:.3f}", [x.device], model.weight.device == device)
+print(type(x), type(model.weight), type(x.shape), x.shape[1:], x.shape + (1,))
+print(type(x) == torch.Tensor, isinstance(model.weight, torch.Tensor))
+""")

@@ -780,6 +780,8 @@ class Policy:
             raise PolicyError("type() with three arguments (creating classes) is not allowed")
         cls = type(obj)
         shown = self._exposed_names.get(cls)
+        if type(cls).__repr__ is not type.__repr__ and self.is_engine_class(cls):  # named as PyTorch names it
+            shown = repr(cls)[len("<class '"):-len("'>")]
         if shown is None and _is_numpy_type(cls):
             shown = f"{cls.__module__}.{cls.__qualname__}"
         if shown is None:
