@@ -190,3 +190,18 @@ def test_hooks_fire_in_pytorchs_order() -> None:
     fired = [e["name"] for e in trace["events"] if e["kind"] == "hook"]
     assert fired == torch_stdout.split()
     assert trace["stdout"] == torch_stdout
+
+
+@pytest.mark.parametrize("optimizer", ["SGD(params, lr=0.1, momentum=0.9)", "Adam(params, lr=0.1)", "AdamW(params)",
+                                       "RMSprop(params)", "Adagrad(params)"])
+def test_an_optimizer_step_shows_the_new_weights(optimizer: str) -> None:
+    code = ("import torch\nw = torch.tensor([1.0, -2.0], requires_grad=True)\nparams = [w]\n"
+            f"opt = torch.optim.{optimizer}\nfor _ in range(2):\n    opt.zero_grad()\n"
+            "    (w * w).sum().backward()\n    opt.step()\n")
+    trace = trace_code(code)
+    updates = [e for e in trace["events"] if e["kind"] == "inplace" and e["tensor"] == "t0"]
+    namespace: dict = {}
+    exec(code, namespace)  # `import torch` here is PyTorch itself
+    assert len(updates) >= 2
+    assert updates[-1]["version"] == namespace["w"]._version
+    np.testing.assert_allclose(to_numpy(updates[-1]["value"]), namespace["w"].detach().numpy(), rtol=1e-6)

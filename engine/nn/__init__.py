@@ -12,8 +12,11 @@ from engine.grad_mode import no_grad
 from engine.nn import functional, init
 from engine.tensor import Parameter, Tensor
 
-__all__ = ["Module", "Parameter", "Linear", "Sequential", "ModuleList", "ReLU", "Tanh", "Sigmoid",
-           "MSELoss", "L1Loss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "functional", "init"]
+__all__ = ["Module", "Parameter", "Identity", "Linear", "Flatten", "Dropout", "Embedding", "Sequential",
+           "ModuleList", "ModuleDict", "ReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU", "GELU", "ELU", "LeakyReLU",
+           "Softplus", "Hardtanh", "LogSigmoid", "Softmax", "LogSoftmax", "Softsign", "MSELoss", "L1Loss",
+           "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss",
+           "KLDivLoss", "functional", "init", "utils"]
 
 
 class Module:
@@ -178,9 +181,14 @@ class Module:
             if p._grad is None:
                 continue
             if set_to_none:
-                p._grad = None
+                p.grad = None
             else:
-                p._grad._data[...] = 0
+                grad = p._grad
+                if grad.grad_fn is not None:
+                    grad.detach_()
+                else:
+                    grad.requires_grad_(False)
+                grad.zero_()
 
     def train(self, mode: bool = True) -> "Module":
         for m in self.modules():
@@ -280,14 +288,12 @@ class Module:
 
     def __repr__(self) -> str:
         extra = self.extra_repr()
-        children = []
-        for name, module in self._modules.items():
-            text = repr(module).replace("\n", "\n  ")
-            children.append(f"({name}): {text}")
-        lines = (extra.split("\n") if extra else []) + children
+        extra_lines = extra.split("\n") if extra else []
+        children = [f"({name}): {_addindent(repr(module), 2)}" for name, module in self._modules.items()]
+        lines = extra_lines + children
         if not lines:
             return f"{self._get_name()}()"
-        if not children and len(lines) == 1:
+        if not children and len(extra_lines) == 1:
             return f"{self._get_name()}({extra})"
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
@@ -370,6 +376,23 @@ class ModuleList(Module):
 
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
+
+    def __repr__(self) -> str:
+        """Runs of equal modules print once, as `(0-2): 3 x Linear(...)`, like torch's ModuleList."""
+        reprs = [repr(m) for m in self]
+        if not reprs:
+            return self._get_name() + "()"
+        blocks: list[list] = []  # [first index, last index, repr]
+        for i, text in enumerate(reprs):
+            if blocks and blocks[-1][2] == text:
+                blocks[-1][1] = i
+            else:
+                blocks.append([i, i, text])
+        lines = []
+        for first, last, text in blocks:
+            line = f"({first}): {text}" if first == last else f"({first}-{last}): {last - first + 1} x {text}"
+            lines.append(_addindent(line, 2))
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
 
 class ModuleDict(Module):
@@ -459,6 +482,72 @@ class Dropout(Module):
         return f"p={self.p}, inplace={self.inplace}"
 
 
+class Embedding(Module):
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                 sparse: bool = False, _weight: Tensor | None = None, _freeze: bool = False,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        if padding_idx is not None:
+            if padding_idx > 0:
+                assert padding_idx < self.num_embeddings, "Padding_idx must be within num_embeddings"
+            elif padding_idx < 0:
+                assert padding_idx >= -self.num_embeddings, "Padding_idx must be within num_embeddings"
+                padding_idx = self.num_embeddings + padding_idx
+        self.padding_idx = padding_idx
+        self.max_norm = max_norm
+        self.norm_type = norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        if _weight is None:
+            self.weight = Parameter(creation.empty(num_embeddings, embedding_dim, dtype=dtype),
+                                    requires_grad=not _freeze)
+            self.reset_parameters()
+        else:
+            assert list(_weight.shape) == [num_embeddings, embedding_dim], \
+                "Shape of weight does not match num_embeddings and embedding_dim"
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+        self.sparse = sparse
+
+    def reset_parameters(self) -> None:
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+    def forward(self, input: Tensor) -> Tensor:
+        embedding = getattr(functional, "embedding", None)
+        if embedding is None:  # plain indexing: same values and gradients, an IndexBackward0 node
+            return self.weight[input]
+        return embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                         self.scale_grad_by_freq, self.sparse)
+
+    def extra_repr(self) -> str:
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq is not False:
+            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        if self.sparse is not False:
+            s += ", sparse=True"
+        return s
+
+    @classmethod
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True, padding_idx: int | None = None,
+                        max_norm: float | None = None, norm_type: float = 2.0,
+                        scale_grad_by_freq: bool = False, sparse: bool = False) -> "Embedding":
+        assert embeddings.dim() == 2, "Embeddings parameter is expected to be 2-dimensional"
+        rows, cols = embeddings.shape
+        return cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings, _freeze=freeze,
+                   padding_idx=padding_idx, max_norm=max_norm, norm_type=norm_type,
+                   scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
 def _activation(name: str, fn: Any, params: tuple = (), defaults: tuple = (), show: tuple | None = None) -> type:
     show = params if show is None else show
 
@@ -471,7 +560,7 @@ def _activation(name: str, fn: Any, params: tuple = (), defaults: tuple = (), sh
             object.__setattr__(self, k, v)
 
     def forward(self: Module, input: Tensor) -> Tensor:
-        return fn(input, **{k: getattr(self, k) for k in params if k != "inplace"}) if params else fn(input)
+        return fn(input, **{k: getattr(self, k) for k in params})
 
     def extra_repr(self: Module) -> str:
         parts = []
@@ -589,6 +678,7 @@ _TORCH_HOMES = {
     "torch.nn.modules.container": ("ModuleDict", "ModuleList", "Sequential"),
     "torch.nn.modules.flatten": ("Flatten",),
     "torch.nn.modules.dropout": ("Dropout",),
+    "torch.nn.modules.sparse": ("Embedding",),
     "torch.nn.modules.activation": ("ELU", "GELU", "Hardtanh", "LeakyReLU", "LogSigmoid", "LogSoftmax",
                                     "ReLU", "ReLU6", "SiLU", "Sigmoid", "Softmax", "Softplus", "Softsign",
                                     "Tanh"),
@@ -624,6 +714,12 @@ def _check_name(kind: str, name: Any, module: Module, registry: dict) -> None:
         raise KeyError(f'{kind} name can\'t contain "."')
     if hasattr(module, name) and name not in registry:
         raise KeyError(f"attribute '{name}' already exists")
+
+
+def _addindent(text: str, spaces: int) -> str:
+    """Indents every line but the first by `spaces`, leaving blank lines empty (torch's _addindent)."""
+    first, *rest = text.split("\n")
+    return "\n".join([first] + [" " * spaces + line if line.strip() else "" for line in rest])
 
 
 def _remove(name: str, *registries: dict | set | None) -> None:

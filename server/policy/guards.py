@@ -59,7 +59,7 @@ SUBMODULE_NAMES: dict[str, frozenset[str] | None] = {
                           "normal_", "ones_", "zeros_", "trunc_normal_", "uniform_", "xavier_normal_",
                           "xavier_uniform_"}),
     "nn.utils": None,
-    "optim": frozenset({"SGD", "Adam", "Optimizer"}),
+    "optim": frozenset({"SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Optimizer"}),
     "optim.lr_scheduler": None,
     "utils": frozenset(),
     "utils.checkpoint": frozenset({"checkpoint", "checkpoint_sequential"}),

@@ -1,4 +1,4 @@
-"""SGD (momentum, weight decay, nesterov) and Adam against torch over several steps."""
+"""SGD, Adam, AdamW, RMSprop and Adagrad against torch over several steps."""
 
 from __future__ import annotations
 
@@ -15,6 +15,12 @@ CONFIGS = [
     ("SGD", {"lr": 0.05, "momentum": 0.5, "dampening": 0.1}),
     ("Adam", {"lr": 0.01}),
     ("Adam", {"lr": 0.01, "weight_decay": 0.1, "amsgrad": True}),
+    ("AdamW", {"lr": 0.01}),
+    ("AdamW", {"lr": 0.01, "weight_decay": 0.1, "amsgrad": True, "maximize": True}),
+    ("RMSprop", {"lr": 0.01}),
+    ("RMSprop", {"lr": 0.01, "momentum": 0.9, "centered": True, "weight_decay": 0.1}),
+    ("Adagrad", {"lr": 0.1}),
+    ("Adagrad", {"lr": 0.1, "lr_decay": 0.05, "weight_decay": 0.1, "initial_accumulator_value": 0.5}),
 ]
 
 

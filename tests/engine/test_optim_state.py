@@ -15,6 +15,10 @@ CONFIGS = [
     ("SGD", {"lr": 0.1}),
     ("Adam", {"lr": 0.01}),
     ("Adam", {"lr": 0.01, "amsgrad": True, "weight_decay": 0.1}),
+    ("AdamW", {"lr": 0.01, "amsgrad": True}),
+    ("RMSprop", {"lr": 0.01}),
+    ("RMSprop", {"lr": 0.01, "momentum": 0.9, "centered": True}),
+    ("Adagrad", {"lr": 0.1, "initial_accumulator_value": 0.1}),
 ]
 
 
@@ -55,3 +59,28 @@ def test_state_of_untouched_parameter_is_an_empty_dict() -> None:
         w = T.tensor([1.0], requires_grad=True)
         opt = T.optim.Adam([w])
         assert opt.state[w] == {}
+
+
+def test_adagrad_fills_its_state_at_construction_like_torch() -> None:
+    states = []
+    for T in (torch, engine):
+        w = T.tensor([1.0, 2.0], requires_grad=True)
+        opt = T.optim.Adagrad([w], initial_accumulator_value=0.5)
+        states.append({k: (repr(v), v._version) for k, v in opt.state[w].items()})
+    assert states[1] == states[0]
+
+
+def test_state_dict_and_load_state_dict_share_tensors_like_torch() -> None:
+    results = []
+    for T in (torch, engine):
+        opt, (w, b) = _train(T, "Adam", {"lr": 0.01})
+        sd = opt.state_dict()
+        w2 = T.tensor([[0.0, 0.0], [0.0, 0.0]], requires_grad=True)
+        b2 = T.tensor([0.0, 0.0], requires_grad=True)
+        opt2 = T.optim.Adam([w2, b2], lr=0.5)
+        opt2.load_state_dict(sd)
+        results.append((sorted(sd), sorted(sd["state"]), sd["param_groups"][0]["params"],
+                        opt2.param_groups[0]["lr"], opt2.state[w2]["exp_avg"] is opt.state[w]["exp_avg"],
+                        opt2.state[w2]["step"] is sd["state"][0]["step"],
+                        sd["param_groups"][0] is opt.param_groups[0]))
+    assert results[1] == results[0]
