@@ -797,3 +797,29 @@ print(f"loss: {loss}", f"{loss:.3f}", [x.device], model.weight.device == device)
 print(type(x), type(model.weight), type(x.shape), x.shape[1:], x.shape + (1,))
 print(type(x) == torch.Tensor, isinstance(model.weight, torch.Tensor))
 """)
+
+snippet("views_base_and_custom_node_fields", """
+import torch
+
+x = torch.arange(6.0).reshape(2, 3)
+row = x[0]
+print(row._is_view(), row._base is x, x._base, x.clone()._is_view())
+
+class Exp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, i):
+        result = i.exp()
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        result, = ctx.saved_tensors
+        return grad_output * result
+
+w = torch.tensor([0.0, 1.0], requires_grad=True)
+out = Exp.apply(w)
+print(out.grad_fn.saved_tensors, out.grad_fn.needs_input_grad)
+out.sum().backward()
+print(w.grad)
+""")

@@ -43,7 +43,7 @@ FORBIDDEN_BUILTINS = frozenset({
 })
 
 # Private attributes PyTorch tutorials legitimately read; the run-time guard re-checks the type.
-PRIVATE_ATTR_ALLOWED = re.compile(r"^(_saved_[A-Za-z0-9_]+|_version|_sequence_nr)$")
+PRIVATE_ATTR_ALLOWED = re.compile(r"^(_saved_[A-Za-z0-9_]+|_version|_sequence_nr|_is_view|_base)$")
 # Attributes refused at compile time with a dedicated message (the guard refuses them too).
 # (`.numpy()` itself is allowed: the guard hands out a fresh copy, see guards.py and arrays.py.)
 NUMPY_ATTRS = frozenset({"__array__", "__array_interface__", "__array_struct__"})

@@ -87,8 +87,8 @@ DENIED_NAMES = frozenset({"numpy", "np", "from_numpy", "observe", "ctypes", "tof
                           "data_ptr_array", "storage", "untyped_storage"})
 # Public API of graph nodes (grad_fn objects); `_saved_<slot>` and `_sequence_nr` are added by rule.
 NODE_ATTRS = frozenset({"name", "next_functions", "metadata", "register_hook", "register_prehook",
-                        "variable"})
-TENSOR_PRIVATE_ATTRS = frozenset({"_version"})
+                        "variable", "saved_tensors", "needs_input_grad"})
+TENSOR_PRIVATE_ATTRS = frozenset({"_version", "_is_view", "_base"})
 NODE_PRIVATE_ATTRS = frozenset({"_sequence_nr"})
 
 _STR_METHODS = frozenset("""capitalize casefold center count encode endswith expandtabs find index

@@ -28,7 +28,7 @@ for i, expr in enumerate([
     "torch.__dict__",
     "torch.tensor.__globals__['np']",
     "torch.ones(2)._data.tofile('@MARKER@')",
-    "torch.ones(2)._base",
+    "torch.ones(2)._extra",
     "torch.ones(2, requires_grad=True).__reduce_ex__(2)",
     "(torch.ones(2, requires_grad=True) * 2).grad_fn._saved",
     "(torch.ones(2, requires_grad=True) * 2).grad_fn._attrs",
