@@ -823,3 +823,29 @@ print(out.grad_fn.saved_tensors, out.grad_fn.needs_input_grad)
 out.sum().backward()
 print(w.grad)
 """)
+
+snippet("module_forward_hooks", """
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+acts = {}
+def save(name):
+    def hook(module, inputs, output):
+        acts[name] = output.detach()
+    return hook
+h1 = model[0].register_forward_hook(save("fc1"))
+h2 = model[1].register_forward_hook(save("relu"))
+order = []
+model[2].register_forward_pre_hook(lambda m, args: order.append("pre"))
+model[2].register_forward_hook(lambda m, args, out: order.append("post"))
+model[2].register_forward_pre_hook(lambda m, args: order.append("first"), prepend=True)
+double = model[2].register_forward_hook(lambda m, args, out: out * 2)
+y = model(torch.ones(1, 2))
+print(sorted(acts), acts["relu"], y, order)
+h1.remove(); double.remove()
+acts.clear()
+print(model(torch.ones(1, 2)), sorted(acts))
+scale = model[0].register_forward_pre_hook(lambda m, args: args[0] * 0)
+print(model(torch.ones(1, 2)))
+""")

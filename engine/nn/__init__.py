@@ -9,6 +9,7 @@ from typing import Any, Iterator
 from engine import creation
 from engine import functions as _f
 from engine.grad_mode import no_grad
+from engine.node import RemovableHandle, add_hook
 from engine.nn import functional, init
 from engine.tensor import Parameter, Tensor
 
@@ -37,7 +38,35 @@ class Module:
         )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.forward(*args, **kwargs)
+        hooks = self.__dict__.get("_forward_hooks_by_kind")
+        if not hooks:
+            return self.forward(*args, **kwargs)
+        for hook in list(hooks["pre"].values()):
+            result = hook(self, args)
+            if result is not None:
+                args = result if isinstance(result, tuple) else (result,)
+        output = self.forward(*args, **kwargs)
+        for hook in list(hooks["post"].values()):
+            result = hook(self, args, output)
+            if result is not None:
+                output = result
+        return output
+
+    def register_forward_pre_hook(self, hook: Any, *, prepend: bool = False) -> RemovableHandle:
+        """hook(module, args) runs before forward; a value it returns replaces the arguments."""
+        return self._add_forward_hook("pre", hook, prepend)
+
+    def register_forward_hook(self, hook: Any, *, prepend: bool = False) -> RemovableHandle:
+        """hook(module, args, output) runs after forward; a value it returns replaces the output."""
+        return self._add_forward_hook("post", hook, prepend)
+
+    def _add_forward_hook(self, kind: str, hook: Any, prepend: bool) -> RemovableHandle:
+        hooks = self.__dict__.setdefault("_forward_hooks_by_kind", {"pre": {}, "post": {}})
+        handle = add_hook(hooks[kind], hook)
+        if prepend:
+            hooks[kind] = {handle.id: hook, **{k: v for k, v in hooks[kind].items() if k != handle.id}}
+            handle._registry = hooks[kind]
+        return handle
 
     # --- attribute registry -------------------------------------------------------------
     def __setattr__(self, name: str, value: Any) -> None:
