@@ -157,7 +157,21 @@ class Optimizer:
                     else:
                         _zero_grad(p)
 
+    @_hooked_step
     def step(self, closure: Any = None) -> Any:
+        """Evaluates `closure` (with gradients on) for the loss, then updates each parameter that has a gradient."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                for p in self._params_with_grad(group):
+                    self._update(p, group)
+        return loss
+
+    def _update(self, p: Tensor, group: dict) -> None:
+        """One parameter's update, in place, from its gradient and the group's options."""
         raise NotImplementedError
 
     # --- hooks ------------------------------------------------------------------------------------
@@ -305,7 +319,7 @@ def _set(t: Tensor, value: np.ndarray, bumps: int = 1) -> None:
     t._vc[0] += bumps
 
 
-def _update(p: Tensor, value: np.ndarray) -> None:
+def _write_param(p: Tensor, value: np.ndarray) -> None:
     """A parameter's in-place update, reported like any in-place op, so a trace shows the new weights."""
     _set(p, value)
     if observe.current is not None:
@@ -345,29 +359,21 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
 
-    def step(self, closure: Any = None) -> Any:
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
-        with no_grad():
-            for group in self.param_groups:
-                lr, momentum, wd = _scalar(group["lr"]), group["momentum"], group["weight_decay"]
-                for p in self._params_with_grad(group):
-                    d = _grad(p, group)
-                    if wd != 0:
-                        d = _fma(wd, p._data, d)
-                    if momentum != 0:
-                        state = self.state[p]
-                        buffer = state.get("momentum_buffer")
-                        if buffer is None:
-                            buffer = state["momentum_buffer"] = _state_tensor(np.array(d, p._data.dtype))
-                        else:
-                            buf = buffer._data * np.asarray(momentum, d.dtype)
-                            _set(buffer, _fma(1 - group["dampening"], d, buf), 2)  # mul_ and add_
-                        d = _fma(momentum, buffer._data, d) if group["nesterov"] else buffer._data
-                    _update(p, _fma(-lr, d, p._data))
-        return loss
+    def _update(self, p: Tensor, group: dict) -> None:
+        lr, momentum, wd = _scalar(group["lr"]), group["momentum"], group["weight_decay"]
+        d = _grad(p, group)
+        if wd != 0:
+            d = _fma(wd, p._data, d)
+        if momentum != 0:
+            state = self.state[p]
+            buffer = state.get("momentum_buffer")
+            if buffer is None:
+                buffer = state["momentum_buffer"] = _state_tensor(np.array(d, p._data.dtype))
+            else:
+                buf = buffer._data * np.asarray(momentum, d.dtype)
+                _set(buffer, _fma(1 - group["dampening"], d, buf), 2)  # mul_ and add_
+            d = _fma(momentum, buffer._data, d) if group["nesterov"] else buffer._data
+        _write_param(p, _fma(-lr, d, p._data))
 
 
 class Adam(Optimizer):
@@ -388,17 +394,6 @@ class Adam(Optimizer):
                                       capturable=capturable, differentiable=differentiable, fused=fused,
                                       decoupled_weight_decay=decoupled_weight_decay))
 
-    def step(self, closure: Any = None) -> Any:
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
-        with no_grad():
-            for group in self.param_groups:
-                for p in self._params_with_grad(group):
-                    self._update(p, group)
-        return loss
-
     def _update(self, p: Tensor, group: dict) -> None:
         lr, (beta1, beta2), wd = _scalar(group["lr"]), group["betas"], group["weight_decay"]
         state = self.state[p]
@@ -413,7 +408,7 @@ class Adam(Optimizer):
         _set(state["step"], state["step"]._data + 1)
         if wd != 0:
             if group["decoupled_weight_decay"]:
-                _update(p, p._data * np.asarray(1 - lr * wd, dtype))
+                _write_param(p, p._data * np.asarray(1 - lr * wd, dtype))
             else:
                 g = _fma(wd, p._data, g)
         m, v = state["exp_avg"], state["exp_avg_sq"]
@@ -428,7 +423,7 @@ class Adam(Optimizer):
             _set(peak, np.maximum(peak._data, v._data))
             v = peak
         denom = np.sqrt(v._data) / np.asarray(bias2_sqrt, dtype) + np.asarray(group["eps"], dtype)
-        _update(p, p._data + np.asarray(-(lr / bias1), dtype) * m._data / denom)
+        _write_param(p, p._data + np.asarray(-(lr / bias1), dtype) * m._data / denom)
 
 
 class AdamW(Adam):
@@ -462,17 +457,6 @@ class RMSprop(Optimizer):
                                       weight_decay=weight_decay, capturable=capturable, foreach=foreach,
                                       maximize=maximize, differentiable=differentiable))
 
-    def step(self, closure: Any = None) -> Any:
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
-        with no_grad():
-            for group in self.param_groups:
-                for p in self._params_with_grad(group):
-                    self._update(p, group)
-        return loss
-
     def _update(self, p: Tensor, group: dict) -> None:
         lr, alpha, momentum = _scalar(group["lr"]), group["alpha"], group["momentum"]
         wd = group["weight_decay"]
@@ -501,9 +485,9 @@ class RMSprop(Optimizer):
         if momentum > 0:
             buf = state["momentum_buffer"]
             _set(buf, buf._data * np.asarray(momentum, dtype) + g / avg, 2)  # mul_, addcdiv_
-            _update(p, _fma(-lr, buf._data, p._data))
+            _write_param(p, _fma(-lr, buf._data, p._data))
         else:
-            _update(p, p._data + np.asarray(-lr, dtype) * g / avg)
+            _write_param(p, p._data + np.asarray(-lr, dtype) * g / avg)
 
 
 class Adagrad(Optimizer):
@@ -527,28 +511,20 @@ class Adagrad(Optimizer):
                 state["step"] = _step_count()
                 state["sum"] = _state_tensor(np.full_like(p._data, initial_accumulator_value))
 
-    def step(self, closure: Any = None) -> Any:
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
-        with no_grad():
-            for group in self.param_groups:
-                lr, wd = _scalar(group["lr"]), group["weight_decay"]
-                for p in self._params_with_grad(group):
-                    state = self.state[p]
-                    dtype = p._data.dtype
-                    _set(state["step"], state["step"]._data + 1)
-                    step = float(state["step"]._data)
-                    g = _grad(p, group)
-                    if wd != 0:
-                        g = _fma(wd, p._data, g)
-                    clr = lr / (1 + (step - 1) * group["lr_decay"])
-                    total = state["sum"]
-                    _set(total, _fma(g, g, total._data))
-                    std = np.sqrt(total._data) + np.asarray(group["eps"], dtype)
-                    _update(p, p._data + np.asarray(-clr, dtype) * g / std)
-        return loss
+    def _update(self, p: Tensor, group: dict) -> None:
+        lr, wd = _scalar(group["lr"]), group["weight_decay"]
+        state = self.state[p]
+        dtype = p._data.dtype
+        _set(state["step"], state["step"]._data + 1)
+        step = float(state["step"]._data)
+        g = _grad(p, group)
+        if wd != 0:
+            g = _fma(wd, p._data, g)
+        clr = lr / (1 + (step - 1) * group["lr_decay"])
+        total = state["sum"]
+        _set(total, _fma(g, g, total._data))
+        std = np.sqrt(total._data) + np.asarray(group["eps"], dtype)
+        _write_param(p, p._data + np.asarray(-clr, dtype) * g / std)
 
 
 from engine.optim import lr_scheduler  # noqa: E402 - the scheduler module needs Optimizer defined
