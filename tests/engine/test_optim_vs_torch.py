@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
-import re
 import sys
-import warnings
 
 import numpy as np
 import pytest
@@ -14,10 +10,10 @@ import pytest
 import engine
 import engine.optim.lr_scheduler
 from conftest import torch
+from tests.engine.test_snippets_vs_torch import _run
 
 import torch.optim.lr_scheduler  # noqa: E402,F401 - loaded before the import test swaps sys.modules
 
-ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 
 OPTIMIZERS = [
     ("SGD", {"lr": 0.1}),
@@ -463,14 +459,6 @@ print(torch.optim.SGD(m.parameters(), lr=torch.tensor(0.1)).param_groups[0]["lr"
 }
 
 KNOWN_DIFFERENCES: dict[str, str] = {}
-
-
-def _run(module, code: str) -> str:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        exec(code, {"torch": module})  # noqa: S102 - test programs written above
-    return ADDRESS.sub(" at 0x", out.getvalue())
 
 
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
