@@ -34,9 +34,12 @@ class RemovableHandle:
         self.remove()
 
 
-def add_hook(registry: dict, fn: Callable) -> RemovableHandle:
+def add_hook(registry: dict, fn: Callable, prepend: bool = False) -> RemovableHandle:
+    """Registers `fn` last, or first with `prepend` (which needs an OrderedDict registry)."""
     handle = RemovableHandle(registry)
     registry[handle.id] = fn
+    if prepend:
+        registry.move_to_end(handle.id, last=False)
     return handle
 
 

@@ -10,6 +10,7 @@ from engine import creation
 from engine import functions as _f
 from engine.grad_mode import no_grad
 from engine.node import RemovableHandle, add_hook
+from engine.optim import zero_grad_in_place
 from engine.nn import functional, init
 from engine.tensor import Parameter, Tensor
 
@@ -61,12 +62,8 @@ class Module:
         return self._add_forward_hook("post", hook, prepend)
 
     def _add_forward_hook(self, kind: str, hook: Any, prepend: bool) -> RemovableHandle:
-        hooks = self.__dict__.setdefault("_forward_hooks_by_kind", {"pre": {}, "post": {}})
-        handle = add_hook(hooks[kind], hook)
-        if prepend:
-            hooks[kind] = {handle.id: hook, **{k: v for k, v in hooks[kind].items() if k != handle.id}}
-            handle._registry = hooks[kind]
-        return handle
+        hooks = self.__dict__.setdefault("_forward_hooks_by_kind", {"pre": OrderedDict(), "post": OrderedDict()})
+        return add_hook(hooks[kind], hook, prepend)
 
     # --- attribute registry -------------------------------------------------------------
     def __setattr__(self, name: str, value: Any) -> None:
@@ -212,12 +209,7 @@ class Module:
             if set_to_none:
                 p.grad = None
             else:
-                grad = p._grad
-                if grad.grad_fn is not None:
-                    grad.detach_()
-                else:
-                    grad.requires_grad_(False)
-                grad.zero_()
+                zero_grad_in_place(p)
 
     def train(self, mode: bool = True) -> "Module":
         for m in self.modules():

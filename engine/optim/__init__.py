@@ -13,7 +13,7 @@ import numpy as np
 
 from engine import dtypes, observe
 from engine.grad_mode import enable_grad, no_grad
-from engine.node import RemovableHandle
+from engine.node import RemovableHandle, add_hook
 from engine.tensor import Tensor
 
 __all__ = ["Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]
@@ -155,7 +155,7 @@ class Optimizer:
                     if set_to_none:
                         p.grad = None
                     else:
-                        _zero_grad(p)
+                        zero_grad_in_place(p)
 
     @_hooked_step
     def step(self, closure: Any = None) -> Any:
@@ -175,30 +175,23 @@ class Optimizer:
         raise NotImplementedError
 
     # --- hooks ------------------------------------------------------------------------------------
-    def _register(self, registry: dict, hook: Callable, prepend: bool = False) -> RemovableHandle:
-        handle = RemovableHandle(registry)
-        registry[handle.id] = hook
-        if prepend:
-            registry.move_to_end(handle.id, last=False)
-        return handle
-
     def register_step_pre_hook(self, hook: Callable) -> RemovableHandle:
-        return self._register(self._optimizer_step_pre_hooks, hook)
+        return add_hook(self._optimizer_step_pre_hooks, hook)
 
     def register_step_post_hook(self, hook: Callable) -> RemovableHandle:
-        return self._register(self._optimizer_step_post_hooks, hook)
+        return add_hook(self._optimizer_step_post_hooks, hook)
 
     def register_state_dict_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
-        return self._register(self._optimizer_state_dict_pre_hooks, hook, prepend)
+        return add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
 
     def register_state_dict_post_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
-        return self._register(self._optimizer_state_dict_post_hooks, hook, prepend)
+        return add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
 
     def register_load_state_dict_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
-        return self._register(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+        return add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
 
     def register_load_state_dict_post_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
-        return self._register(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+        return add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
 
     # --- state dict -------------------------------------------------------------------------------
     def state_dict(self) -> dict:
@@ -273,7 +266,8 @@ def _cast(param: Tensor, value: Any, key: Any = None) -> Any:
     return value
 
 
-def _zero_grad(p: Tensor) -> None:
+def zero_grad_in_place(p: Tensor) -> None:
+    """zero_grad(set_to_none=False) for one parameter, as torch does it: detach the gradient, then zero it."""
     grad = p._grad
     if grad.grad_fn is not None:
         grad.detach_()
