@@ -191,6 +191,15 @@ def _dim_tuple(dim: Any) -> tuple:
     return tuple(dim) if isinstance(dim, (list, tuple)) else (int(dim),)
 
 
+def _wrap_dim(dim: int, ndim: int) -> int:
+    """`dim` as a non-negative index (a 0-d tensor has one dim, -1 or 0), or PyTorch's IndexError."""
+    n = builtins.max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim % n
+
+
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None,  # noqa: A001
         keepdims: Any = None, dtype: Any = None) -> Tensor:
     dim = axis if dim is None else dim
@@ -889,6 +898,28 @@ def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
                                      "keepdim": keepdim})
 
 
+def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple:
+    return _stat_mean(ops.VAR_MEAN, input, dim, unbiased, keepdim, correction)
+
+
+def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple:
+    return _stat_mean(ops.STD_MEAN, input, dim, unbiased, keepdim, correction)
+
+
+def _stat_mean(rule: Rule, input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any) -> tuple:
+    """(var or std, mean): a plain tuple of two outputs of one node, as in PyTorch."""
+    if isinstance(dim, bool):
+        unbiased, dim = dim, None
+    dims = None if dim is None else _dim_tuple(dim)
+    if dims is not None:
+        for d in dims:
+            _wrap_dim(d, input._data.ndim)
+    return tuple(apply(rule, (input,), {"dim": dims, "correction": _correction(unbiased, correction),
+                                        "keepdim": keepdim}))
+
+
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
     ord = 2 if p in ("fro", None) else p
     dims = None if dim is None else _dim_tuple(dim)
@@ -900,9 +931,19 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
 
 
 def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    return _scan(ops.CUMSUM, input, dim, dtype)
+
+
+def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    return _scan(ops.CUMPROD, input, dim, dtype)
+
+
+def _scan(rule: Rule, input: Tensor, dim: int, dtype: Any) -> Tensor:
     if dtype is not None:
         input = input.to(dtype)
-    return apply(ops.CUMSUM, (input,), {"dim": dim % builtins.max(input._data.ndim, 1)})
+    elif input._data.dtype.kind in "biu" and input._data.dtype != np.int64:
+        input = input.to(np.int64)  # integer scans accumulate in int64, as in PyTorch
+    return apply(rule, (input,), {"dim": _wrap_dim(dim, input._data.ndim)})
 
 
 def softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
@@ -1220,27 +1261,26 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     return _constant(np.asarray(np.count_nonzero(input._data, axis=dim), np.int64))
 
 
-def topk_values(input: Tensor, k: int) -> Tensor:  # pragma: no cover - helper for sort below
-    return input
+def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> ReturnType:
+    dim = _wrap_dim(dim, input._data.ndim)
+    return ReturnType(*apply(ops.SORT, (input,), {"dim": dim, "descending": descending}), "sort")
 
 
-def sort(input: Tensor, dim: int = -1, descending: bool = False) -> ReturnType:
-    order = np.argsort(-input._data if descending else input._data, axis=dim, kind="stable")
-    values = gather(input, dim, Tensor._make(order.astype(np.int64)))
-    return ReturnType(values, _constant(order.astype(np.int64)), "sort")
+def msort(input: Tensor) -> Tensor:
+    return sort(input, 0)[0]
 
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> ReturnType:  # noqa: A002
-    data = input._data
-    order = np.argsort(-data if largest else data, axis=dim, kind="stable")
-    index = np.take(order, np.arange(k), axis=dim).astype(np.int64)
-    values = gather(input, dim, Tensor._make(index))
-    return ReturnType(values, _constant(index), "topk")
+    dim = _wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[dim] if input._data.ndim else 1
+    if not 0 <= k <= size:
+        raise RuntimeError("selected index k out of range")
+    return ReturnType(*apply(ops.TOPK, (input,), {"k": k, "dim": dim, "largest": largest}), "topk")
 
 
-def argsort(input: Tensor, dim: int = -1, descending: bool = False) -> Tensor:
-    order = np.argsort(-input._data if descending else input._data, axis=dim, kind="stable")
-    return _constant(order.astype(np.int64))
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+    dim = _wrap_dim(dim, input._data.ndim)
+    return _constant(ops._sort(input._data, dim, descending)[1])
 
 
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
@@ -1261,7 +1301,9 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
 def trace(input: Tensor) -> Tensor:
     if input._data.ndim != 2:
         raise RuntimeError("trace: expected a matrix, but got tensor with dim " + str(input._data.ndim))
-    return sum(diag(input))
+    if input._data.dtype.kind in "biu":
+        input = input.to(np.int64)  # integer traces are int64, as in PyTorch
+    return apply(ops.TRACE, (input,))
 
 
 def broadcast_shapes(*shapes: Any) -> Any:
@@ -1295,11 +1337,17 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neg
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
-    return mul(input, Tensor._make(np.tril(np.ones(input._data.shape[-2:], input._data.dtype), diagonal)))
+    return _triangle(ops.TRIL, input, diagonal)
 
 
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
-    return mul(input, Tensor._make(np.triu(np.ones(input._data.shape[-2:], input._data.dtype), diagonal)))
+    return _triangle(ops.TRIU, input, diagonal)
+
+
+def _triangle(rule: Rule, input: Tensor, diagonal: int) -> Tensor:
+    if input._data.ndim < 2:
+        raise RuntimeError(f"{rule.name}: input tensor must have at least 2 dimensions")
+    return apply(rule, (input,), {"diagonal": int(diagonal)})
 
 
 def einsum(equation: str, *operands: Any) -> Tensor:

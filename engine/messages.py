@@ -52,6 +52,23 @@ VERSION_HINT_ANOMALY = (
 )
 
 
+INPLACE_LEAKY_RELU_NEGATIVE_SLOPE = (
+    "In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. "
+    "This is caused by calling in-place forward function with a negative slope, please call out-of-place "
+    "version instead. File an issue at https://github.com/pytorch/pytorch if you do require supporting "
+    "in-place leakRelu backward calculation with negative slope"
+)
+INPLACE_ELU_NEGATIVE_SLOPE = (
+    "In-place elu backward calculation is triggered with a negative slope which is not supported. "
+    "This is caused by calling in-place forward function with a negative slope, please call out-of-place "
+    "version instead."
+)
+EMBEDDING_INDEX_DTYPE = (
+    "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got "
+    "torch.{legacy}Tensor instead (while checking arguments for embedding)"
+)
+INDEX_OUT_OF_RANGE = "index out of range in self"
+
 def type_string(tensor: Any) -> str:
     """PyTorch's legacy type and shape, e.g. `[torch.FloatTensor [3]]`."""
     dims = ", ".join(str(d) for d in tensor._data.shape)

@@ -140,6 +140,7 @@ METHODS = {
     "sum": f.sum, "mean": f.mean, "sum_to_size": f.sum_to_size, "prod": f.prod, "var": f.var,
     "std": f.std, "norm": f.norm, "max": _max, "min": _min, "amax": f.amax, "amin": f.amin,
     "argmax": f.argmax, "argmin": f.argmin, "logsumexp": f.logsumexp, "cumsum": f.cumsum,
+    "cumprod": f.cumprod, "msort": f.msort,
     "softmax": f.softmax, "log_softmax": f.log_softmax, "sort": f.sort, "argsort": f.argsort, "topk": f.topk, "multinomial": _creation.multinomial,
     "diag": f.diag, "trace": f.trace, "nan_to_num": f.nan_to_num, "broadcast_to": f.broadcast_to,
     "all": f.all, "any": f.any, "nonzero": f.nonzero, "count_nonzero": f.count_nonzero,
@@ -175,6 +176,8 @@ METHODS = {
     "clamp_": _clamp_, "clip_": _clamp_, "clamp_min_": _inplace_binary(ops.CLAMP_MIN, "min"),
     "clamp_max_": _inplace_binary(ops.CLAMP_MAX, "max"), "masked_fill_": _masked_fill_,
     "zero_": f.zero_, "fill_": f.fill_, "copy_": f.copy_,
+    "tril_": lambda self, diagonal=0: f._inplace(self, ops.TRIL, (), {"diagonal": diagonal}),
+    "triu_": lambda self, diagonal=0: f._inplace(self, ops.TRIU, (), {"diagonal": diagonal}),
     "uniform_": _creation.uniform_, "normal_": _creation.normal_, "random_": _creation.random_,
 }
 

@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from engine import messages
 from engine.rules import ArrayMath, Rule
 
 TABLE: dict[str, Rule] = {}
@@ -330,13 +331,20 @@ def _reduce_dim_keep(a: Any, fn: Any, dim: Any, keepdim: bool) -> Any:
     return fn(a, axis=None if dim is None else _tuple_dims(dim, a.ndim), keepdims=keepdim)
 
 
-def _var(a: Any, dim: Any = None, correction: Any = None, keepdim: bool = False) -> Any:
+def _wide(a: np.ndarray) -> np.ndarray:
+    """float32 data as float64: PyTorch's CPU var, std, cumsum and cumprod accumulate in double
+    and round once (so computing in float64 matches them bit for bit)."""
+    return a.astype(np.float64) if a.dtype == _F32 else a
+
+
+def _var(a: Any, dim: Any = None, correction: Any = None, keepdim: bool = False, root: bool = False) -> Any:
     c = 1 if correction is None else correction
     axis = None if dim is None else _tuple_dims(dim, a.ndim)
     n = _count(a.shape, dim)
-    mean = np.mean(a, axis=axis, keepdims=True)
-    out = np.sum((a - mean) ** 2, axis=axis, keepdims=keepdim) / max(n - c, 0)
-    return out
+    x = _wide(a)
+    mean = np.mean(x, axis=axis, keepdims=True)
+    out = np.sum((x - mean) ** 2, axis=axis, keepdims=keepdim) / max(n - c, 0)
+    return (np.sqrt(out) if root else out).astype(a.dtype)
 
 
 def _max_split_even(F: Any, g: Any, self: Any, result: Any, dim: Any = None, keepdim: bool = False) -> Any:
@@ -350,11 +358,15 @@ def _max_split_even(F: Any, g: Any, self: Any, result: Any, dim: Any = None, kee
 
 
 def _value_selecting_backward(F: Any, g: Any, dim: int, indices: Any, keepdim: bool, sizes: tuple) -> Any:
+    """PyTorch's value_selecting_reduction_backward: grad scattered into zeros at the indices
+    (max(dim), sort, topk...); a ScatterBackward0 node under create_graph."""
     idx = np.asarray(F.raw(indices))
     if not keepdim and len(sizes):
         idx = np.expand_dims(idx, dim)
         g = F.unsqueeze_dims(g, (dim,))
-    return F.op("gather_backward", g, dim=dim, index=idx, self_sym_sizes=sizes)
+    if F is ArrayMath:
+        return F.op("gather_backward", g, dim=dim, index=idx, self_sym_sizes=sizes)
+    return F.op("scatter", np.zeros(sizes, np.asarray(F.raw(g)).dtype), g, dim=dim, index=idx)
 
 
 def _prod_grad(F: Any, g: Any, self: Any, result: Any, dim: Any = None, keepdim: bool = False) -> Any:
@@ -651,6 +663,20 @@ ELU = rule(
     elementwise=True, defaults={"alpha": 1.0, "scale": 1.0, "input_scale": 1.0})
 
 
+# In-place leaky_relu_ / elu_ (and selu_): their nodes save the result, not the input.
+LEAKY_RELU_INPLACE = rule(
+    "leaky_relu_", "LeakyReluBackward1", LEAKY_RELU.forward,
+    (lambda F, g, negative_slope, result: F.leaky_relu_backward(
+        g, result, negative_slope=negative_slope, self_is_result=True),),
+    ("grad * (result > 0 ? 1 : negative_slope)",), elementwise=True, defaults={"negative_slope": 0.01})
+ELU_INPLACE = rule(
+    "elu_", "EluBackward1", ELU.forward,
+    (lambda F, g, alpha, input_scale, result, scale: F.elu_backward(
+        g, result, alpha=alpha, scale=scale, input_scale=input_scale, is_result=True),),
+    ("grad * (result > 0 ? scale : input_scale * (result + alpha * scale))",),
+    elementwise=True, defaults={"alpha": 1.0, "scale": 1.0, "input_scale": 1.0})
+
+
 def _silu_grad(F: Any, g: Any, self: Any) -> Any:
     """PyTorch's infinitely_differentiable_silu_backward under create_graph: ordinary nodes, with
     `1.0 + ...` as add.Scalar and `1.0 - sigmoid` as a sub of a filled tensor (SubBackward0)."""
@@ -760,26 +786,97 @@ def _std_backward(F: Any, g: Any, self: Any, result: Any, dim: Any, correction: 
     return _var_backward(F, grad_var, self, dim, correction, keepdim)
 
 
-VAR = rule(
-    "var", "VarBackward0", _var,
-    (lambda F, g, correction, dim, keepdim, self: _var_backward(F, g, self, dim, correction, keepdim)
-        if F is not ArrayMath else _unsq(F, g, dim, keepdim, len(np.shape(F.raw(self))))
-        * (self - F.sum(self, _tuple_dims(dim, len(np.shape(F.raw(self)))), True)
-           * (1.0 / _count(np.shape(F.raw(self)), dim)))
-        * (2.0 / max(_count(np.shape(F.raw(self)), dim) - (1 if correction is None else correction), 0)),),
-    ("grad * 2 * (self - mean) / (N - correction)",), defaults={"correction": None, "keepdim": False})
-STD = rule(
-    "std", "StdBackward0", lambda a, dim=None, correction=None, keepdim=False: np.sqrt(
-        _var(a, dim, correction, keepdim)),
-    (lambda F, g, correction, dim, keepdim, result, self: _std_backward(
-        F, g, self, result, dim, correction, keepdim) if F is not ArrayMath else (
-        _unsq(F, g, dim, keepdim, len(np.shape(F.raw(self))))
-        * (self - F.sum(self, _tuple_dims(dim, len(np.shape(F.raw(self)))), True)
-           * (1.0 / _count(np.shape(F.raw(self)), dim)))
-        / (_unsq(F, result, dim, keepdim, len(np.shape(F.raw(self))))
-           * max(_count(np.shape(F.raw(self)), dim) - (1 if correction is None else correction), 0))),),
-    ("grad * (self - mean) / ((N - correction) * result)",),
-    defaults={"correction": None, "keepdim": False})
+def _dof(n: int, correction: Any) -> Any:
+    """Degrees of freedom of a variance: N - correction (1 by default)."""
+    return n - (1 if correction is None else correction)
+
+
+def _inverse_dof(n: int, correction: Any, scale: float) -> float:
+    """scale / (N - correction): inf when no degrees of freedom are left, as in PyTorch."""
+    dof = _dof(n, correction)
+    return scale / dof if dof > 0 else math.inf
+
+
+def _var_grad(F: Any, g: Any, correction: Any, dim: Any, keepdim: bool, self: Any) -> Any:
+    if F is not ArrayMath:
+        return _var_backward(F, g, self, dim, correction, keepdim)
+    ndim = len(np.shape(self))
+    n = _count(np.shape(self), dim)
+    centered = self - F.sum(self, _tuple_dims(dim, ndim), True) * (1.0 / n)
+    return _unsq(F, g, dim, keepdim, ndim) * centered * _inverse_dof(n, correction, 2.0)
+
+
+def _std_grad(F: Any, g: Any, correction: Any, dim: Any, keepdim: bool, result: Any, self: Any) -> Any:
+    if F is not ArrayMath:
+        return _std_backward(F, g, self, result, dim, correction, keepdim)
+    ndim = len(np.shape(self))
+    n = _count(np.shape(self), dim)
+    centered = self - F.sum(self, _tuple_dims(dim, ndim), True) * (1.0 / n)
+    return (_unsq(F, g, dim, keepdim, ndim) * centered
+            / (_unsq(F, result, dim, keepdim, ndim) * max(_dof(n, correction), 0)))
+
+
+def _mean_grad(F: Any, g: Any, dim: Any, keepdim: bool, self: Any) -> Any:
+    """mean_backward: the gradient of self.mean(dim) (all of it when dim is None)."""
+    sizes = tuple(np.shape(F.raw(self)))
+    numel = math.prod(sizes)
+    if dim is None:
+        return MEAN.grads[0](F, g, numel, sizes)
+    return MEAN_DIM.grads[0](F, g, dim, keepdim, numel, sizes)
+
+
+def _std_var(a: Any, dim: Any = None, correction: Any = None, keepdim: bool = False) -> Any:
+    return _var(a, dim, correction, keepdim, root=True)
+
+
+def _with_mean(stat: Any) -> Any:
+    """The forward of var_mean / std_mean: (stat, mean) over the same dims."""
+
+    def forward(a: Any, dim: Any = None, correction: Any = None, keepdim: bool = False) -> tuple:
+        axis = None if dim is None else _tuple_dims(dim, a.ndim)
+        mean = np.mean(_wide(a), axis=axis, keepdims=keepdim).astype(a.dtype)
+        return stat(a, dim, correction, keepdim), mean
+
+    return forward
+
+
+STATS = {"correction": None, "keepdim": False}
+VAR = rule("var", "VarBackward0", _var, (_var_grad,), ("grad * 2 * (self - mean) / (N - correction)",),
+           defaults=STATS)
+STD = rule("std", "StdBackward0", _std_var, (_std_grad,),
+           ("grad * (self - mean) / ((N - correction) * result)",), defaults=STATS)
+
+
+def _received(F: Any, g: Any) -> bool:
+    """Whether an output's gradient arrived. The engine fills a missing one with zeros where PyTorch
+    passes none and skips its term; under create_graph a constant zero stands for none (so the
+    graph has PyTorch's nodes). A plain backward adds the zeros: the same values."""
+    return F is ArrayMath or g.requires_grad or bool(np.asarray(F.raw(g)).any())
+
+
+def _stat_mean_grad(F: Any, g: Any, stat_grad: Any, dim: Any, keepdim: bool, self: Any) -> Any:
+    """var_mean_backward / std_mean_backward: stat_grad(grad of var or std) + mean_backward."""
+    grad_stat, grad_mean = g
+    terms = [stat_grad(grad_stat)] if _received(F, grad_stat) else []
+    if _received(F, grad_mean):
+        terms.append(_mean_grad(F, grad_mean, dim, keepdim, self))
+    if not terms:
+        return F.zeros_like(self)
+    return terms[0] if len(terms) == 1 else terms[0] + terms[1]
+
+
+VAR_MEAN = rule(
+    "var_mean", "VarMeanBackward0", _with_mean(_var),
+    (lambda F, g, correction, dim, keepdim, self: _stat_mean_grad(
+        F, g, lambda gv: _var_grad(F, gv, correction, dim, keepdim, self), dim, keepdim, self),),
+    ("grad_var * 2 * (self - mean) / (N - correction) + grad_mean / N",), outputs=2,
+    output_names=("result0", "result1"), defaults=STATS)
+STD_MEAN = rule(
+    "std_mean", "StdMeanBackward0", _with_mean(_std_var),
+    (lambda F, g, correction, dim, keepdim, result0, self: _stat_mean_grad(
+        F, g, lambda gs: _std_grad(F, gs, correction, dim, keepdim, result0, self), dim, keepdim, self),),
+    ("grad_std * (self - mean) / ((N - correction) * result0) + grad_mean / N",), outputs=2,
+    output_names=("result0", "result1"), defaults=STATS)
 NORM = rule("norm", "LinalgVectorNormBackward0", _norm_fwd, (_norm_grad,),
             ("grad * self / result (ord 2)",), defaults={"ord": 2, "dim": None, "keepdim": False})
 MAX = rule("max", "MaxBackward1", lambda a: np.max(a),
@@ -815,10 +912,106 @@ LOGSUMEXP = rule(
     (lambda F, g, dim, keepdim, result, self: _unsq(F, g, dim, keepdim, len(np.shape(F.raw(self))))
         * F.exp(self - _unsq(F, result, dim, keepdim, len(np.shape(F.raw(self))))),),
     ("grad * exp(self - result)",), defaults={"keepdim": False})
-CUMSUM = rule(
-    "cumsum", "CumsumBackward0", lambda a, dim: np.cumsum(a, axis=dim),
-    (lambda F, g, dim: F.op("flip", F.op("cumsum", F.op("flip", g, dims=(dim,)), dim=dim), dims=(dim,)),),
-    ("reverse cumsum of grad along dim",))
+
+
+def _along(fn: Any) -> Any:
+    """A scan along `dim` (in float64 for float32, see _wide) that also takes 0-d arrays."""
+
+    def forward(a: Any, dim: int) -> Any:
+        x = _wide(a)
+        out = fn(x, axis=dim) if np.ndim(a) else fn(np.reshape(x, (1,)), axis=0).reshape(())
+        return out.astype(a.dtype) if x is not a else out
+
+    return forward
+
+
+def _reverse_cumsum(F: Any, g: Any, dim: int) -> Any:
+    return F.op("flip", F.op("cumsum", F.op("flip", g, dims=(dim,)), dim=dim), dims=(dim,))
+
+
+def _cumprod_grad(F: Any, g: Any, dim: int, result: Any, self: Any) -> Any:
+    """PyTorch's cumprod_backward: reversed_cumsum(grad * result) / self without zeros in self;
+    with zeros, the product of the other factors (no division)."""
+    x = np.asarray(F.raw(self))
+    if x.size <= 1:
+        return g
+    if not (x == 0).any():
+        return _reverse_cumsum(F, g * result, dim) / self
+    if F is ArrayMath:
+        return _cumprod_grad_zeros(np.asarray(g), x, np.asarray(result), dim)
+    return _cumprod_backward_zeros(F, g, self, dim)
+
+
+def _cumprod_grad_zeros(g: np.ndarray, x: np.ndarray, result: np.ndarray, dim: int) -> np.ndarray:
+    """cumprod's gradient on arrays with zeros: before a line's first zero k the usual formula;
+    at k, result[k-1] * sum_{j>=k} grad[j] * prod(self[k+1..j]); after k, nothing."""
+    gm, xm, rm = (np.moveaxis(np.broadcast_to(v, x.shape), dim, -1) for v in (g, x, result))
+    out = np.flip(np.cumsum(np.flip(gm * rm, -1), -1), -1) / xm
+    zero = xm == 0
+    first = np.argmax(zero, -1)[..., None]
+    pos = np.arange(xm.shape[-1])
+    has_zero = zero.any(-1, keepdims=True)
+    before = np.where(first > 0, np.take_along_axis(rm, np.maximum(first - 1, 0), -1), 1)
+    after = np.cumprod(np.where(pos <= first, 1, xm), -1)  # prod(self[k+1..j]) for j >= k
+    at_zero = before * np.sum(np.where(pos >= first, gm * after, 0), -1, keepdims=True)
+    out = np.where(has_zero & (pos == first), at_zero, np.where(has_zero & (pos > first), 0, out))
+    return np.moveaxis(out.astype(x.dtype, copy=False), -1, dim)
+
+
+def _cumprod_backward_zeros(F: Any, g: Any, self: Any, dim: int) -> Any:
+    """The same gradient as differentiable ops (create_graph): for each position i along dim,
+    sum_{j>=i} grad[j] * prod_{m<=j, m!=i} self[m]."""
+    x = np.asarray(F.raw(self))
+    n = x.shape[dim]
+    shape = [1] * x.ndim
+    shape[dim] = n
+    pos = np.arange(n).reshape(shape)
+    parts = []
+    for i in range(n):
+        others = F.op("cumprod", F.where(pos == i, 1.0, self), dim=dim)
+        parts.append(F.sum(g * others * (pos >= i).astype(x.dtype), dim, True))
+    return F.cat(parts, dim)
+
+
+def _sorted_order(a: Any, dim: int, descending: bool) -> np.ndarray:
+    """The stable sort order along dim, NaN counted as the largest value (PyTorch's order)."""
+    if not descending:
+        return np.argsort(a, axis=dim, kind="stable")
+    nan = np.isnan(a) if a.dtype.kind in "fc" else np.zeros(a.shape, bool)
+    if not nan.any():
+        return np.argsort(-a if a.dtype != np.bool_ else ~a, axis=dim, kind="stable")
+    moved = np.moveaxis(a, dim, -1)
+    order = np.lexsort((-moved, ~np.moveaxis(nan, dim, -1)), axis=-1)
+    return np.moveaxis(order, -1, dim)
+
+
+def _sort(a: Any, dim: int, descending: bool = False, k: Any = None) -> tuple:
+    """Values and int64 indices of a sort along dim (the first k for topk); 0-d as one element."""
+    flat = np.reshape(a, (1,)) if a.ndim == 0 else a
+    order = _sorted_order(flat, dim, descending)
+    if k is not None:
+        order = np.take(order, np.arange(k), axis=dim)
+    values = np.take_along_axis(flat, order, dim)
+    return values.reshape(np.shape(a) if a.ndim == 0 else values.shape), order.astype(np.int64).reshape(
+        () if a.ndim == 0 else order.shape)
+
+
+def _sort_grad(F: Any, g: Any, dim: int, indices: Any, self_sym_sizes: tuple) -> Any:
+    """value_selecting_reduction_backward with keepdim: grad put back where each value came from."""
+    if not self_sym_sizes:
+        return g[0]
+    return _value_selecting_backward(F, g[0], dim, indices, True, self_sym_sizes)
+
+
+SORTED = {"outputs": 2, "differentiable_outputs": (0,), "output_names": ("result", "indices")}
+SORT = rule("sort", "SortBackward0", lambda a, dim, descending=False: _sort(a, dim, descending),
+            (_sort_grad,), ("grad put back at indices along dim",), defaults={"descending": False}, **SORTED)
+TOPK = rule("topk", "TopkBackward0", lambda a, k, dim, largest=True: _sort(a, dim, largest, k), (_sort_grad,),
+            ("grad put back at indices along dim, zeros elsewhere",), defaults={"largest": True}, **SORTED)
+CUMSUM = rule("cumsum", "CumsumBackward0", _along(np.cumsum), (lambda F, g, dim: _reverse_cumsum(F, g, dim),),
+              ("reverse cumsum of grad along dim",))
+CUMPROD = rule("cumprod", "CumprodBackward0", _along(np.cumprod), (_cumprod_grad,),
+               ("reverse cumsum of grad * result along dim, / self",))
 SOFTMAX = rule("softmax", "SoftmaxBackward0", _softmax,
                (lambda F, g, dim, result: F.softmax_backward_data(g, result, dim=dim),),
                ("result * (grad - sum(grad * result, dim))",))
@@ -894,6 +1087,16 @@ def _repeat_backward(F: Any, g: Any, repeats: tuple, sizes: tuple, lead: int) ->
 
 FLIP = rule("flip", "FlipBackward0", lambda a, dims: np.flip(a, dims).copy(),
             (lambda F, g, dims: F.op("flip", g, dims=dims),), ("grad flipped back",))
+TRIL = rule("tril", "TrilBackward0", lambda a, diagonal=0: np.tril(a, diagonal),
+            (lambda F, g, diagonal: F.op("tril", g, diagonal=diagonal),), ("tril(grad, diagonal)",),
+            defaults={"diagonal": 0})
+TRIU = rule("triu", "TriuBackward0", lambda a, diagonal=0: np.triu(a, diagonal),
+            (lambda F, g, diagonal: F.op("triu", g, diagonal=diagonal),), ("triu(grad, diagonal)",),
+            defaults={"diagonal": 0})
+TRACE = rule("trace", "TraceBackward0", np.trace,
+             (lambda F, g, self_sym_sizes: F.expand(g, self_sym_sizes)
+              * np.eye(*self_sym_sizes, dtype=bool),),
+             ("grad on the diagonal, zeros elsewhere",))
 TO_COPY = rule("to_copy", "ToCopyBackward0", lambda a, dtype, self_dtype=None: np.asarray(a).astype(dtype),
                (lambda F, g, attrs: F.op("to_copy", g, dtype=attrs["self_dtype"], self_dtype=attrs["dtype"]),),
                ("grad converted back to self's dtype",), exact_dtype=True)
@@ -941,6 +1144,26 @@ CAT = rule("cat", "CatBackward0", lambda *arrays, dim: np.concatenate(arrays, ax
 STACK = rule("stack", "StackBackward0", lambda *arrays, dim: np.stack(arrays, axis=dim),
              (lambda F, g, dim, input_nr: F.op("select", g, dim=dim, index=input_nr),),
              ("grad selected at this input's index",), inputs=("tensors",), variadic=True)
+
+
+# --- scatter: what value-selecting reductions record under create_graph ----------------------------
+def _scatter(a: Any, src: Any, dim: int, index: Any) -> Any:
+    out = np.array(a, copy=True)
+    np.put_along_axis(out, np.asarray(index), src, dim)
+    return out
+
+
+def _scattered(shape: tuple, dim: int, index: Any) -> np.ndarray:
+    """True where a scatter along dim at index writes."""
+    mask = np.zeros(shape, bool)
+    np.put_along_axis(mask, np.asarray(index), True, dim)
+    return mask
+
+
+SCATTER = rule("scatter", "ScatterBackward0", _scatter,
+               (lambda F, g, dim, index: F.where(_scattered(np.shape(F.raw(g)), dim, index), 0.0, g),
+                lambda F, g, dim, index: F.op("gather", g, dim=dim, index=index)),
+               ("grad with zeros where src was written", "grad gathered at index"), inputs=("self", "src"))
 
 # --- gradients of the gradient (nodes that appear under create_graph) --------------------------
 SELECT_BACKWARD = rule("select_backward", "SelectBackwardBackward0", _select_backward,
@@ -1104,6 +1327,8 @@ NLL_LOSS_BACKWARD = backward_function(
 # backward has always computed (so its values stay bit for bit what they were).
 def _leaky_relu_backward(grad_output: Any, self: Any, negative_slope: float,
                          self_is_result: bool = False) -> Any:
+    if self_is_result and negative_slope < 0:
+        raise RuntimeError(messages.INPLACE_LEAKY_RELU_NEGATIVE_SLOPE)
     return np.where(self > 0, grad_output, grad_output * negative_slope)
 
 
@@ -1114,6 +1339,8 @@ def _hardtanh_backward(grad_output: Any, self: Any, min_val: float, max_val: flo
 def _elu_backward(grad_output: Any, self_or_result: Any, alpha: float, scale: float, input_scale: float,
                   is_result: bool = False) -> Any:
     x = self_or_result
+    if is_result and alpha < 0:
+        raise RuntimeError(messages.INPLACE_ELU_NEGATIVE_SLOPE)
     if is_result:  # from the output: alpha * scale * input_scale * exp(.) = input_scale * (out + alpha * scale)
         return np.where(x > 0, grad_output * scale, grad_output * (input_scale * (x + alpha * scale)))
     return np.where(x > 0, grad_output * scale,
@@ -1243,6 +1470,178 @@ HUBER_LOSS_BACKWARD = backward_function(
          F, g * grad_output, self, target, reduction, delta)),
     ("sum(huber_loss_backward(1, ...) * grad)", "grad * grad_output * (|self - target| < delta) / N",
      "-(same)"), inputs=("grad_output", "self", "target"))
+
+# --- embedding and normalization ---------------------------------------------------------------
+def _embedding_dense_backward(grad_output: Any, indices: Any, num_weights: int, padding_idx: int,
+                              scale_grad_by_freq: bool) -> Any:
+    """Each row of grad added to the weight row its index picked (none to padding_idx's row)."""
+    idx = np.asarray(indices).reshape(-1)
+    g = np.asarray(grad_output).reshape(idx.size, -1)
+    if scale_grad_by_freq:
+        g = g / np.bincount(idx, minlength=num_weights)[idx, None].astype(g.dtype)
+    keep = idx != padding_idx
+    out = np.zeros((num_weights, g.shape[1]), g.dtype)
+    np.add.at(out, idx[keep], g[keep])
+    return out
+
+
+def _embedding_dense_double_backward(F: Any, g: Any, indices: Any, padding_idx: int) -> Any:
+    """PyTorch's embedding_dense_double_backward: the rows of grad at the indices (zeros at
+    padding_idx), shaped like the lookup."""
+    idx = np.asarray(indices)
+    rows = F.op("index_select", g, dim=0, index=idx.reshape(-1))
+    if padding_idx >= 0:
+        rows = F.op("masked_fill", rows, mask=(idx == padding_idx).reshape(-1, 1), value=0)
+    return F.reshape(rows, idx.shape + (-1,))
+
+
+EMBEDDING_DENSE_BACKWARD = backward_function(
+    "embedding_dense_backward", "EmbeddingDenseBackwardBackward0", _embedding_dense_backward,
+    (lambda F, g, indices, padding_idx: _embedding_dense_double_backward(F, g, indices, padding_idx),),
+    ("grad rows at indices (zeros at padding_idx)",), inputs=("grad_output",))
+EMBEDDING = rule(
+    "embedding", "EmbeddingBackward0",
+    lambda weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False, weight_sym_argsize_0=0:
+        weight[indices],
+    (lambda F, g, indices, padding_idx, scale_grad_by_freq, weight_sym_argsize_0: F.embedding_dense_backward(
+        g, indices=indices, num_weights=weight_sym_argsize_0, padding_idx=padding_idx,
+        scale_grad_by_freq=scale_grad_by_freq),),
+    ("grad rows added at the rows indices picked (none at padding_idx)",), inputs=("weight",),
+    extra_saves=("sparse",), defaults={"padding_idx": -1, "scale_grad_by_freq": False, "sparse": False})
+
+
+def _count_over(a: Any, axes: tuple) -> int:
+    shape = np.shape(a)
+    return max(math.prod(shape[d] for d in axes), 1)
+
+
+def _normalize(a: Any, axes: tuple, eps: float) -> tuple:
+    """(a - mean) * rstd over axes, with mean and rstd = 1 / sqrt(biased var + eps) (keepdims)."""
+    mean = np.mean(a, axis=axes, keepdims=True)
+    centered = a - mean
+    rstd = 1 / np.sqrt(np.mean(centered * centered, axis=axes, keepdims=True) + eps)
+    return centered * rstd, mean, rstd
+
+
+def _statistics(F: Any, input: Any, mean: Any, rstd: Any, axes: tuple, eps: float) -> tuple:
+    """Mean and rstd for a normalization's backward: the saved ones, or under create_graph the
+    same recomputed from the input as differentiable ops (the gradient depends on them too)."""
+    if F is ArrayMath:
+        return mean, rstd
+    scale = 1.0 / _count_over(F.raw(input), axes)
+    mean = F.sum(input, axes, True) * scale
+    centered = input - mean
+    return mean, (F.sum(centered * centered, axes, True) * scale + eps) ** -0.5
+
+
+def _affine(out: Any, weight: Any, bias: Any) -> Any:
+    if weight is not None:
+        out = out * weight
+    return out if bias is None else out + bias
+
+
+def _layer_axes(self: Any, normalized_shape: tuple) -> tuple:
+    ndim = len(np.shape(self))
+    return tuple(range(ndim - len(normalized_shape), ndim))
+
+
+def _layer_norm(input: Any, weight: Any, bias: Any, normalized_shape: tuple, eps: float = 1e-5) -> tuple:
+    out, mean, rstd = _normalize(input, _layer_axes(input, normalized_shape), eps)
+    return _affine(out, weight, bias), mean, rstd
+
+
+def _layer_norm_grad_input(F: Any, g: Any, input: Any, normalized_shape: tuple, result1: Any, result2: Any,
+                           weight: Any, attrs: dict) -> Any:
+    """PyTorch's layer_norm backward, in its form: rstd * dy + b * x + c per row, with dy = grad *
+    weight, b = (sum(dy) * mean - sum(dy * x)) * rstd³ / N and c = -b * mean - sum(dy) * rstd / N."""
+    axes = _layer_axes(F.raw(input), normalized_shape)
+    mean, rstd = _statistics(F, input, result1, result2, axes, attrs.get("eps", 1e-5))
+    dy = g[0] if weight is None else g[0] * weight
+    scale = 1.0 / _count_over(F.raw(input), axes)
+    sum_dy = F.sum(dy, axes, True)
+    b = (sum_dy * mean - F.sum(dy * input, axes, True)) * rstd * rstd * rstd * scale
+    return rstd * dy + b * input + (-b * mean - sum_dy * rstd * scale)
+
+
+def _layer_norm_grad_weight(F: Any, g: Any, input: Any, normalized_shape: tuple, result1: Any, result2: Any,
+                            attrs: dict) -> Any:
+    axes = _layer_axes(F.raw(input), normalized_shape)
+    mean, rstd = _statistics(F, input, result1, result2, axes, attrs.get("eps", 1e-5))
+    return g[0] * ((input - mean) * rstd)  # summed to weight's shape by the engine
+
+
+NATIVE_LAYER_NORM = rule(
+    "native_layer_norm", "NativeLayerNormBackward0", _layer_norm,
+    (_layer_norm_grad_input, _layer_norm_grad_weight, lambda F, g: g[0]),
+    ("rstd * (dx̂ - mean(dx̂) - x̂ * mean(dx̂ * x̂)), dx̂ = grad * weight", "grad * x̂ summed to weight",
+     "grad summed to bias"),
+    inputs=("input", "weight", "bias"), outputs=3, differentiable_outputs=(0,),
+    output_names=("result", "result1", "result2"), extra_saves=("bias",), defaults={"eps": 1e-5})
+
+
+def _channels(ndim: int) -> tuple:
+    """The axes batch norm reduces over (all but dim 1), and the shape of a per-channel view."""
+    return (0,) + tuple(range(2, ndim)), (1, -1) + (1,) * (ndim - 2)
+
+
+def _batch_norm(input: Any, weight: Any, bias: Any, running_mean: Any = None, running_var: Any = None,
+                training: bool = True, eps: float = 1e-5) -> tuple:
+    axes, shape = _channels(input.ndim)
+    per_channel = (lambda v: None if v is None else np.reshape(v, shape))
+    if training:
+        out, mean, invstd = _normalize(input, axes, eps)
+        mean, invstd = mean.reshape(-1), invstd.reshape(-1)
+    else:
+        out = (input - per_channel(running_mean)) / np.sqrt(per_channel(running_var) + eps)
+        mean = invstd = np.zeros(0, input.dtype)
+    return _affine(out, per_channel(weight), per_channel(bias)), mean, invstd
+
+
+def _batch_norm_terms(F: Any, g: Any, eps: float, input: Any, result1: Any, result2: Any, running_mean: Any,
+                      running_var: Any, training: bool) -> tuple:
+    """(input - mean, invstd, sum(grad * (input - mean)) per channel, reduced axes, channel shape)
+    for a batch norm's backward: batch statistics when training, running ones otherwise."""
+    axes, shape = _channels(len(np.shape(F.raw(input))))
+    if training:
+        saved = (np.reshape(F.raw(result1), shape), np.reshape(F.raw(result2), shape))
+        mean, invstd = _statistics(F, input, *saved, axes, eps)
+    else:
+        mean = np.reshape(running_mean, shape)
+        invstd = (1 / np.sqrt(np.asarray(running_var) + eps)).reshape(shape)
+    centered = input - mean
+    return centered, invstd, F.sum(g[0] * centered, axes, True), axes, shape
+
+
+def _batch_norm_grad_input(F: Any, g: Any, eps: float, input: Any, result1: Any, result2: Any,
+                           running_mean: Any, running_var: Any, training: bool, weight: Any) -> Any:
+    """PyTorch's batch_norm backward, in its form: (grad - mean(grad) - (x - mean) * k) * invstd *
+    weight with k = sum(grad * (x - mean)) * invstd² / N (grad * invstd * weight in eval mode)."""
+    centered, invstd, dotp, axes, shape = _batch_norm_terms(
+        F, g, eps, input, result1, result2, running_mean, running_var, training)
+    dy = g[0]
+    if training:
+        scale = 1.0 / _count_over(F.raw(input), axes)
+        dy = dy - F.sum(dy, axes, True) * scale - centered * (dotp * invstd * invstd * scale)
+    dx = dy * invstd
+    return dx if weight is None else dx * F.reshape(weight, shape)
+
+
+def _batch_norm_grad_weight(F: Any, g: Any, eps: float, input: Any, result1: Any, result2: Any,
+                            running_mean: Any, running_var: Any, training: bool) -> Any:
+    _, invstd, dotp, _, _ = _batch_norm_terms(
+        F, g, eps, input, result1, result2, running_mean, running_var, training)
+    return F.reshape(dotp * invstd, (-1,))
+
+
+NATIVE_BATCH_NORM = rule(
+    "native_batch_norm", "NativeBatchNormBackward0", _batch_norm,
+    (_batch_norm_grad_input, _batch_norm_grad_weight,
+     lambda F, g: F.sum(g[0], _channels(len(np.shape(F.raw(g[0]))))[0])),
+    ("(grad - mean(grad) - x̂ * mean(grad * x̂)) * invstd * weight (eval: grad * invstd * weight)",
+     "sum(grad * x̂) per channel", "sum(grad) per channel"),
+    inputs=("input", "weight", "bias"), outputs=3, differentiable_outputs=(0,),
+    output_names=("result", "result1", "result2"),
+    defaults={"running_mean": None, "running_var": None, "training": True, "eps": 1e-5})
 
 # --- losses --------------------------------------------------------------------------------------
 LOSS = ("self", "target")

@@ -849,3 +849,24 @@ print(model(torch.ones(1, 2)), sorted(acts))
 scale = model[0].register_forward_pre_hook(lambda m, args: args[0] * 0)
 print(model(torch.ones(1, 2)))
 """)
+
+snippet("sort_norm_layers", """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(0)
+x = torch.randn(4, 3, requires_grad=True)
+s = torch.sort(x, dim=1, descending=True)
+print(s.values.grad_fn, x.topk(2, dim=0).values.grad_fn, x.tril().grad_fn, torch.trace(x[:3]).grad_fn)
+v, m = torch.var_mean(x, 0)
+print(v.grad_fn, torch.std_mean(x)[0].grad_fn, x.cumprod(1).grad_fn)
+model = nn.Sequential(nn.Linear(3, 4), nn.LayerNorm(4), nn.BatchNorm1d(4), nn.LeakyReLU(0.1, inplace=True))
+print(model)
+y = model(x)
+print(y.grad_fn, model[1](model[0](x)).grad_fn, model[2].running_mean, model[2].num_batches_tracked)
+emb = nn.Embedding(5, 2, padding_idx=0)
+e = emb(torch.tensor([[0, 4], [4, 2]]))
+loss = y.sum() + e.sum() + s.values[:, 0].sum() + v.sum()
+loss.backward()
+print(e.grad_fn, emb.weight.grad, x.grad, F.layer_norm(x, (3,)).grad_fn)
+""")

@@ -14,7 +14,8 @@ from engine.optim import zero_grad_in_place
 from engine.nn import functional, init
 from engine.tensor import Parameter, Tensor
 
-__all__ = ["Module", "Parameter", "Identity", "Linear", "Flatten", "Dropout", "Embedding", "Sequential",
+__all__ = ["Module", "Parameter", "Identity", "Linear", "Flatten", "Dropout", "Embedding", "LayerNorm",
+           "BatchNorm1d", "BatchNorm2d", "Sequential",
            "ModuleList", "ModuleDict", "ReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU", "GELU", "ELU", "LeakyReLU",
            "Softplus", "Hardtanh", "LogSigmoid", "Softmax", "LogSoftmax", "Softsign", "MSELoss", "L1Loss",
            "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss",
@@ -538,11 +539,8 @@ class Embedding(Module):
                 self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input: Tensor) -> Tensor:
-        embedding = getattr(functional, "embedding", None)
-        if embedding is None:  # plain indexing: same values and gradients, an IndexBackward0 node
-            return self.weight[input]
-        return embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
-                         self.scale_grad_by_freq, self.sparse)
+        return functional.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                                    self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self) -> str:
         s = f"{self.num_embeddings}, {self.embedding_dim}"
@@ -567,6 +565,118 @@ class Embedding(Module):
         return cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings, _freeze=freeze,
                    padding_idx=padding_idx, max_norm=max_norm, norm_type=norm_type,
                    scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+def _optional_parameter(module: Module, name: str, shape: tuple, wanted: bool, dtype: Any) -> None:
+    """An uninitialised parameter of `shape`, or a registered None when not wanted (bias=False)."""
+    if wanted:
+        setattr(module, name, Parameter(creation.empty(*shape, dtype=dtype)))
+    else:
+        module.register_parameter(name, None)
+
+
+class LayerNorm(Module):
+    def __init__(self, normalized_shape: Any, eps: float = 1e-5, elementwise_affine: bool = True,
+                 bias: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.normalized_shape = shape
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(creation.empty(*shape, dtype=dtype))
+            _optional_parameter(self, "bias", shape, bias, dtype)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
+                f"bias={self.bias is not None}")
+
+
+class _BatchNorm(Module):
+    """BatchNorm1d / BatchNorm2d: batch statistics while training (updating the running ones with
+    momentum, or a cumulative average when momentum is None), running statistics in eval mode."""
+
+    _dims: tuple = ()
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = True, track_running_stats: bool = True, device: Any = None, dtype: Any = None,
+                 *, bias: bool = True) -> None:
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = Parameter(creation.empty(num_features, dtype=dtype))
+            _optional_parameter(self, "bias", (num_features,), bias, dtype)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", creation.zeros(num_features, dtype=dtype))
+            self.register_buffer("running_var", creation.ones(num_features, dtype=dtype))
+            self.register_buffer("num_batches_tracked", creation.tensor(0))
+        else:
+            for name in ("running_mean", "running_var", "num_batches_tracked"):
+                self.register_buffer(name, None)
+        self.reset_parameters()
+
+    def reset_running_stats(self) -> None:
+        if self.track_running_stats:
+            with no_grad():
+                self.running_mean.zero_()
+                self.running_var.fill_(1)
+                self.num_batches_tracked.zero_()
+
+    def reset_parameters(self) -> None:
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() not in self._dims:
+            raise ValueError(f"expected {self._expected} input (got {input.dim()}D input)")
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            with no_grad():
+                self.num_batches_tracked.add_(1)
+            if self.momentum is None:  # cumulative moving average
+                factor = 1.0 / float(self.num_batches_tracked)
+        training = self.training or (self.running_mean is None and self.running_var is None)
+        tracked = not self.training or self.track_running_stats
+        return functional.batch_norm(input, self.running_mean if tracked else None,
+                                     self.running_var if tracked else None, self.weight, self.bias,
+                                     training, factor, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    _dims = (2, 3)
+    _expected = "2D or 3D"
+
+
+class BatchNorm2d(_BatchNorm):
+    _dims = (4,)
+    _expected = "4D"
 
 
 def _activation(name: str, fn: Any, params: tuple = (), defaults: tuple = (), show: tuple | None = None) -> type:
@@ -700,6 +810,8 @@ _TORCH_HOMES = {
     "torch.nn.modules.flatten": ("Flatten",),
     "torch.nn.modules.dropout": ("Dropout",),
     "torch.nn.modules.sparse": ("Embedding",),
+    "torch.nn.modules.normalization": ("LayerNorm",),
+    "torch.nn.modules.batchnorm": ("BatchNorm1d", "BatchNorm2d"),
     "torch.nn.modules.activation": ("ELU", "GELU", "Hardtanh", "LeakyReLU", "LogSigmoid", "LogSoftmax",
                                     "ReLU", "ReLU6", "SiLU", "Sigmoid", "Softmax", "Softplus", "Softsign",
                                     "Tanh"),

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from engine import functions as f
-from engine import grad_mode, ops
+from engine import grad_mode, messages, ops
 from engine.rules import apply
 from engine.tensor import Tensor, Size
 
@@ -47,8 +47,12 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     attrs = {"negative_slope": negative_slope}
     if inplace:
-        return f._inplace(input, ops.LEAKY_RELU, (), attrs)
+        return f._inplace(input, ops.LEAKY_RELU_INPLACE, (), attrs)
     return apply(ops.LEAKY_RELU, (input,), attrs)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    return leaky_relu(input, negative_slope, inplace=True)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -56,14 +60,26 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    attrs = {"alpha": alpha, "scale": 1.0, "input_scale": 1.0}
-    return f._inplace(input, ops.ELU, (), attrs) if inplace else apply(ops.ELU, (input,), attrs)
+    return _elu(input, {"alpha": alpha, "scale": 1.0, "input_scale": 1.0}, inplace)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return elu(input, alpha, inplace=True)
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     attrs = {"alpha": 1.6732632423543772848170429916717, "scale": 1.0507009873554804934193349852946,
              "input_scale": 1.0}
-    return f._inplace(input, ops.ELU, (), attrs) if inplace else apply(ops.ELU, (input,), attrs)
+    return _elu(input, attrs, inplace)
+
+
+def selu_(input: Tensor) -> Tensor:
+    return selu(input, inplace=True)
+
+
+def _elu(input: Tensor, attrs: dict, inplace: bool) -> Tensor:
+    """elu and selu: EluBackward0, or EluBackward1 (which saves the result) when in place."""
+    return f._inplace(input, ops.ELU_INPLACE, (), attrs) if inplace else apply(ops.ELU, (input,), attrs)
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -118,7 +134,98 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     keep = bernoulli_draw(input._data.shape, 1 - p, input._data.dtype)
     scale = keep / (1 - p) if p < 1 else keep * 0
     noise = Tensor._make(scale.astype(input._data.dtype))
-    return f.mul(input, noise)
+    return f._inplace(input, ops.MUL, (noise,)) if inplace else f.mul(input, noise)
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """Rows of `weight` picked by the indices in `input` (EmbeddingBackward0)."""
+    indices = input._data
+    if indices.dtype.kind not in "iu" or indices.dtype.itemsize not in (4, 8):
+        raise RuntimeError(messages.EMBEDDING_INDEX_DTYPE.format(legacy=input.dtype.legacy))
+    rows = weight._data.shape[0]
+    if indices.size and (indices.min() < 0 or indices.max() >= rows):
+        raise IndexError(messages.INDEX_OUT_OF_RANGE)
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < rows, "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -rows, "Padding_idx must be within num_embeddings"
+            padding_idx = rows + padding_idx
+    if max_norm is not None:
+        _embedding_renorm(weight, indices, max_norm, norm_type)
+    attrs = {"indices": indices.astype(np.int64), "padding_idx": -1 if padding_idx is None else padding_idx,
+             "scale_grad_by_freq": scale_grad_by_freq, "sparse": sparse, "weight_sym_argsize_0": rows}
+    return apply(ops.EMBEDDING, (weight,), attrs)
+
+
+def _embedding_renorm(weight: Tensor, indices: np.ndarray, max_norm: float, norm_type: float) -> None:
+    """PyTorch's embedding_renorm_: the rows looked up whose norm exceeds max_norm are scaled
+    down to it, in place and without a gradient."""
+    data = weight._data
+    rows = np.unique(indices)
+    norms = np.linalg.norm(data[rows].astype(np.float64), ord=norm_type, axis=1)
+    big = norms > max_norm
+    scale = (max_norm / (norms[big] + 1e-7)).astype(data.dtype)
+    data[rows[big]] *= scale[:, None]
+    weight._vc[0] += 1
+
+
+def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    got = input._data.shape
+    if len(shape) > len(got) or got[len(got) - len(shape):] != shape:
+        dims = ", ".join(map(str, shape))
+        raise RuntimeError(f"Given normalized_shape=[{dims}], expected input with shape [*, {dims}], but got "
+                           f"input of size{list(got)}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t._data.shape != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+                               f"shape {list(t._data.shape)} and normalized_shape = {list(shape)}")
+    return apply(ops.NATIVE_LAYER_NORM, (input, weight, bias), {"normalized_shape": shape, "eps": eps})[0]
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalizes over all dims but 1 (channels): with the batch's statistics when training (and
+    updates the running ones), with the running statistics otherwise."""
+    size = input._data.shape
+    if training and math.prod(size[:1] + size[2:]) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {Size(size)}")
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    channels = size[1] if len(size) > 1 else 1
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):
+        if t is not None and t._data.size != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {t._data.size}")
+    if not training and (running_mean is None or running_var is None):
+        missing = "running_mean" if running_mean is None else "running_var"
+        raise RuntimeError(f"{missing} must be defined in evaluation mode")
+    attrs = {"running_mean": None if running_mean is None else running_mean._data,
+             "running_var": None if running_var is None else running_var._data,
+             "training": training, "eps": eps}
+    out = apply(ops.NATIVE_BATCH_NORM, (input, weight, bias), attrs)[0]
+    if training:
+        _update_running_stats(input._data, running_mean, running_var, momentum)
+    return out
+
+
+def _update_running_stats(data: np.ndarray, running_mean: Tensor | None, running_var: Tensor | None,
+                          momentum: float) -> None:
+    """running = (1 - momentum) * running + momentum * batch statistic (the variance unbiased),
+    written without a version bump, as PyTorch's kernel does."""
+    axes = (0,) + tuple(range(2, data.ndim))
+    if running_mean is not None:
+        mean = np.mean(data, axis=axes)
+        running_mean._data[...] = (1 - momentum) * running_mean._data + momentum * mean
+    if running_var is not None:
+        var = np.var(data, axis=axes, ddof=1)
+        running_var._data[...] = (1 - momentum) * running_var._data + momentum * var
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -325,4 +432,5 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
 
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in ("annotations", "Any", "np", "math",
-                                                                     "warnings", "f", "ops", "apply")]
+                                                                     "warnings", "f", "ops", "apply",
+                                                                     "messages")]

@@ -1397,6 +1397,121 @@ print(torch.multinomial(P[0], num_samples=10, replacement=True, generator=g))
 print(torch.multinomial(P / P.sum(1, keepdim=True), 2, generator=g), p.multinomial(2))
 torch.manual_seed(3); print(torch.multinomial(torch.ones(27) / 27, 20, replacement=True))
 """,
+    "sort_topk_triangles": """
+import torch
+a = torch.tensor([[3., 1., 2.], [0.5, -1., 4.], [0.1, 0.2, -0.3], [1., 1., 2.]], requires_grad=True)
+s = torch.sort(a, dim=0, descending=True); print(s)
+(s.values * torch.arange(12.).view(4, 3)).sum().backward(); print(a.grad); a.grad = None
+t = a.topk(2, dim=1, largest=False); print(t, t.values.grad_fn._saved_dim, t.values.grad_fn._saved_indices)
+(t.values ** 2).sum().backward(); print(a.grad); a.grad = None
+print(a.sort().values.grad_fn, a.msort(), torch.argsort(a, dim=0, descending=True))
+print(torch.tensor([1., float('nan'), 3., 2.]).sort(descending=True), torch.tensor([1., 3, 3, 1, 2]).topk(2))
+print(torch.tensor(5., requires_grad=True).sort(), torch.tensor(5., requires_grad=True).topk(1))
+print(a.tril(), torch.triu(a, diagonal=1), a.tril(1).grad_fn._saved_diagonal)
+(a.tril(1) * 3).sum().backward(); print(a.grad); a.grad = None
+m = a[:3] * 1; tr = torch.trace(m); print(tr, tr.grad_fn, tr.grad_fn._saved_self_sym_sizes); tr.backward(); print(a.grad)
+y = a * 1; y.triu_(); print(y)
+for f in [lambda: a.topk(4), lambda: a.sort(2), lambda: torch.tril(a[0]), lambda: torch.triu(torch.tensor(1.)),
+          lambda: torch.trace(a[0]), lambda: a.cumprod(2), lambda: torch.var_mean(a, 2), lambda: a.topk(1, dim=-3)]:
+    try: f(); print("ok")
+    except Exception as e: print(type(e).__name__, e)
+""",
+    "var_mean_cumprod": """
+import torch
+a = torch.tensor([[3., 1., 2.], [0.5, -1., 4.], [0.1, 0.2, -0.3], [1., 1., 2.]], requires_grad=True)
+vm = torch.var_mean(a, 1); print(vm, type(vm).__name__, vm[0].grad_fn is vm[1].grad_fn)
+(vm[0] * 2 + vm[1]).sum().backward(); print(a.grad); a.grad = None
+sm = torch.std_mean(a, dim=0, keepdim=True, unbiased=False); print(sm, sm[0].grad_fn._saved_result0)
+(sm[0] - sm[1] ** 2).sum().backward(); print(a.grad); a.grad = None
+v, mu = torch.var_mean(a); print(v, mu, v.grad_fn._saved_dim, v.grad_fn._saved_correction, v.grad_fn._saved_keepdim)
+v.backward(); print(a.grad); a.grad = None
+v, mu = torch.std_mean(a, correction=0); mu.backward(); print(a.grad); a.grad = None
+print(torch.var_mean(a, (0, 1), correction=2), a.var(1), a.std(0))
+c = a.cumprod(1); print(c, c.grad_fn, c.grad_fn._saved_dim); c.sum().backward(); print(a.grad); a.grad = None
+x = torch.tensor([[1., 2., 0., 3.], [0., 2., 0., 1.], [2., 1., 1., 2.], [3., 0., 2., 5.]], requires_grad=True)
+y = x.cumprod(1); y.backward(torch.tensor([[1., 2, 3, 4], [1, 1, 1, 1], [0.5, 1, 2, 3], [1, -1, 2, 0.5]]))
+print(y, x.grad); x.grad = None
+y = torch.cumprod(x, 0); y.sum().backward(); print(x.grad)
+g = torch.autograd.grad(a.cumprod(0).sum(), a, create_graph=True)[0]; print(g.grad_fn)
+print(torch.cumsum(a, dim=-1), torch.tensor([1, 2, 3], dtype=torch.int32).cumprod(0), torch.tensor(2.).cumsum(0))
+""",
+    "inplace_activation_nodes": """
+import torch, torch.nn as nn, torch.nn.functional as F
+x = torch.tensor([[1.5, -0.2, -0.9], [0.6, -0.5, -0.3]], requires_grad=True)
+h = x * 2
+r = F.leaky_relu_(h, 0.2); print(r is h, r, h._version, r.grad_fn._saved_result, r.grad_fn._saved_negative_slope)
+r.sum().backward(); print(x.grad); x.grad = None
+h = x * 2; r = nn.ELU(inplace=True)(h); print(nn.ELU(inplace=True), r, r.grad_fn._saved_alpha); r.sum().backward(); print(x.grad); x.grad = None
+h = x * 2; r = nn.LeakyReLU(0.1, inplace=True)(h); print(nn.LeakyReLU(0.1, inplace=True), r.grad_fn); (r * r).sum().backward(); print(x.grad); x.grad = None
+h = x * 1; r = F.selu(h, inplace=True); print(r.grad_fn); r.sum().backward(); print(x.grad); x.grad = None
+h = x * 1; r = F.elu_(h, 0.5); print(r.grad_fn, F.elu(x, 0.5).grad_fn)
+g = torch.autograd.grad(r.sum(), x, create_graph=True)[0]; print(g.grad_fn, g.grad_fn.next_functions[0][0].next_functions)
+for f in [lambda: F.leaky_relu_(x * 1, -0.2).sum().backward(), lambda: F.elu_(x * 1, -0.2).sum().backward()]:
+    try: f(); print("ok")
+    except Exception as ex: print(type(ex).__name__, ex)
+h = x * 2
+torch.manual_seed(1); r = F.dropout(h, 0.5, training=True, inplace=True); print(r is h, h._version, h.grad_fn, r)
+r.sum().backward(); print(x.grad)
+dp = nn.Dropout(0.3, inplace=True); dp.eval(); h = x * 1; print(dp(h) is h, h._version)
+""",
+    "layer_norm_embedding": """
+import torch, torch.nn as nn, torch.nn.functional as F
+torch.manual_seed(0)
+x = torch.randn(4, 3, requires_grad=True)
+y = F.layer_norm(x, (3,)); print(y, y.grad_fn.next_functions, y.grad_fn._saved_result1, y.grad_fn._saved_result2, y.grad_fn._saved_normalized_shape)
+(y * torch.arange(12.).view(4, 3)).sum().backward(); print(x.grad); x.grad = None
+ln = nn.LayerNorm(3); print(ln, list(ln.named_parameters()))
+with torch.no_grad():
+    ln.weight.mul_(2.0); ln.bias.add_(0.5)
+out = ln(x); print(out); (out * torch.tensor([1.0, -2.0, 0.5])).sum().backward(); print(x.grad, ln.weight.grad, ln.bias.grad); x.grad = None
+ln2 = nn.LayerNorm([4, 3], eps=1e-3, elementwise_affine=False); print(ln2, list(ln2.parameters())); o = ln2(x); print(o); o.exp().sum().backward(); print(x.grad); x.grad = None
+print(nn.LayerNorm(3, bias=False), nn.LayerNorm(3, bias=False).bias)
+for f in [lambda: F.layer_norm(x, (4,)), lambda: F.layer_norm(x, (2, 3)), lambda: F.layer_norm(x, (3,), torch.ones(4))]:
+    try: f(); print("ok")
+    except Exception as ex: print(type(ex).__name__, ex)
+W = torch.randn(5, 2, requires_grad=True)
+e = F.embedding(torch.tensor([[0, 3], [3, 1]]), W, padding_idx=1); fn = e.grad_fn
+print(e, fn.next_functions, fn._saved_padding_idx, fn._saved_weight_sym_argsize_0, fn._saved_indices, fn._saved_sparse, fn._saved_scale_grad_by_freq)
+e.backward(torch.arange(8.).view(2, 2, 2)); print(W.grad); W.grad = None
+F.embedding(torch.tensor([0, 0, 2, 0]), W, scale_grad_by_freq=True).backward(torch.ones(4, 2)); print(W.grad); W.grad = None
+g = torch.autograd.grad(F.embedding(torch.tensor([1, 4]), W).sum(), W, create_graph=True)[0]; print(g)
+emb = nn.Embedding(4, 2, padding_idx=0); print(emb, emb.weight); o = emb(torch.tensor([0, 1, 1])); print(o); o.sum().backward(); print(emb.weight.grad)
+emb = nn.Embedding(4, 3, max_norm=1.0); o = emb(torch.tensor([1, 2])); print(emb.weight, emb.weight._version, o.norm(dim=1))
+for f in [lambda: F.embedding(torch.tensor([5]), W), lambda: F.embedding(torch.tensor([0.]), W), lambda: F.embedding(torch.tensor([-1]), W),
+          lambda: F.embedding(torch.tensor([0], dtype=torch.int32), W)]:
+    try: print(f())
+    except Exception as ex: print(type(ex).__name__, ex)
+""",
+    "batch_norm_train_eval": """
+import torch, torch.nn as nn, torch.nn.functional as F
+torch.manual_seed(0)
+x = torch.randn(4, 3, requires_grad=True)
+bn = nn.BatchNorm1d(3); print(bn, bn.momentum, dict(bn.named_buffers()), list(bn.state_dict().keys()))
+y = bn(x); fn = y.grad_fn; print(y, type(fn).__name__, fn._saved_eps, fn._saved_training, fn._saved_result1, fn._saved_result2, fn.next_functions)
+print(bn.running_mean, bn.running_var, bn.num_batches_tracked, bn.running_mean._version, bn.num_batches_tracked._version)
+(y * torch.arange(12.).view(4, 3)).sum().backward(); print(x.grad, bn.weight.grad, bn.bias.grad); x.grad = None
+bn(x * 2); print(bn.running_mean, bn.running_var, bn.num_batches_tracked)
+bn.eval(); y = bn(x); fn = y.grad_fn; print(y, type(fn).__name__, fn._saved_training, fn._saved_result1, fn._saved_result2, fn._saved_running_mean)
+(y * torch.arange(12.).view(4, 3)).sum().backward(); print(x.grad, bn.weight.grad); x.grad = None
+for f in [lambda: bn(torch.randn(2, 3, 4, 5)), lambda: bn.train()(torch.randn(1, 3)), lambda: F.batch_norm(x, None, None),
+          lambda: bn(torch.randn(2, 4)), lambda: bn(torch.randn(1, 3, 1))]:
+    try: f(); print("ok")
+    except Exception as ex: print(type(ex).__name__, ex)
+bn2 = nn.BatchNorm1d(3, momentum=None, affine=False); print(bn2, list(bn2.parameters())); bn2(x); bn2(x * 2)
+print(bn2.running_mean, bn2.running_var, bn2.num_batches_tracked)
+bn3 = nn.BatchNorm1d(3, track_running_stats=False); print(bn3, bn3.running_mean, bn3.state_dict()); bn3.eval(); print(bn3(x))
+print(F.batch_norm(x, None, None, training=True).grad_fn._saved_running_mean)
+x3 = torch.randn(2, 3, 4, requires_grad=True); bn.train(); y3 = bn(x3); print(y3.shape, bn.running_var)
+y3.sin().sum().backward(); print(x3.grad)
+bn4 = nn.BatchNorm2d(2); x4 = torch.randn(3, 2, 2, 2, requires_grad=True); y4 = bn4(x4)
+(y4 * y4.detach().cos()).sum().backward(); print(bn4, x4.grad, bn4.weight.grad, bn4.running_mean)
+m = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.ReLU(), nn.Linear(4, 1))
+opt = torch.optim.SGD(m.parameters(), lr=0.1)
+for i in range(3):
+    opt.zero_grad(); loss = (m(x) ** 2).mean(); loss.backward(); opt.step(); print(loss.item())
+print(m, m[1].running_mean, m[1].num_batches_tracked)
+m.eval(); print(m(x))
+""",
 }
 
 
