@@ -18,6 +18,7 @@ from server.config import Settings
 from server.headers import GuardAndHeaders
 from server.runner import Runner, make_runner
 from server.scheduler import FairScheduler
+from server.trace_cache import TraceCache
 
 API = "/api/v1"
 
@@ -30,6 +31,7 @@ def create_app(settings: Settings | None = None, runner: Runner | None = None) -
         app.state.runner = runner or make_runner(settings)
         app.state.scheduler = FairScheduler(app.state.runner, settings.workers, settings.queue,
                                             retry_after=settings.timeout_s)
+        app.state.trace_cache = TraceCache(settings.cache_mb * 1024 * 1024)
         try:
             yield
         finally:

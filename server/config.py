@@ -27,6 +27,7 @@ class Settings:
     port: int = 8000
     workers: int = 4
     queue: int = 64
+    cache_mb: int = 64  # finished traces kept by source text (0: every request runs)
     timeout_s: float = 5.0
     memory_mb: int = 512
     sandbox: bool = True

@@ -32,6 +32,10 @@ async def trace(body: TraceRequest, request: Request) -> Response:
             status_code=413,
             detail=f"source size limit ({settings.max_source_bytes // 1024} KiB) exceeded: {size} bytes",
         )
+    cache = request.app.state.trace_cache
+    cached = cache.get(body.code)
+    if cached is not None:
+        return Response(content=cached, media_type="application/json")
     client = request.client.host if request.client else "unknown"
     run = asyncio.ensure_future(request.app.state.scheduler.run(client, body.code))
     gone = asyncio.ensure_future(_disconnected(request))
@@ -47,6 +51,7 @@ async def trace(body: TraceRequest, request: Request) -> Response:
     except RunnerBusy as busy:
         raise HTTPException(status_code=429, detail=str(busy),
                             headers={"Retry-After": str(max(1, round(busy.retry_after)))}) from None
+    cache.put(body.code, payload)
     return Response(content=payload, media_type="application/json")
 
 

@@ -1,0 +1,63 @@
+"""Finished traces by source text: a snippet's trace depends only on its code, so the same code runs once.
+
+A class that opens the same example, or a page that embeds one, asks for the same trace again and
+again; those requests are answered from here without a sandbox run. Only runs that ended on their
+own are kept (`ok`, or an error the snippet raised itself); time and memory limits, crashes and
+sandbox failures depend on the moment and always run again. Least recently used entries go first
+once the cache holds `max_bytes`.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import orjson
+
+TRANSIENT_ERRORS = frozenset({"SandboxError", "Crash", "InternalError"})
+
+
+def cacheable(payload: bytes) -> bool:
+    """A trace the same code would give again: status ok, or an error raised by the snippet."""
+    try:
+        trace = orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        return False
+    if not isinstance(trace, dict):
+        return False
+    status = trace.get("status")
+    if status == "ok":
+        return True
+    error = trace.get("error")
+    return status == "error" and isinstance(error, dict) and error.get("type") not in TRANSIENT_ERRORS
+
+
+class TraceCache:
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max(0, max_bytes)
+        self.max_entry_bytes = self.max_bytes // 8  # one huge trace may not push out everything else
+        self._entries: OrderedDict[str, bytes] = OrderedDict()
+        self._bytes = 0
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, code: str) -> bytes | None:
+        payload = self._entries.get(code)
+        if payload is None:
+            self.misses += 1
+            return None
+        self._entries.move_to_end(code)
+        self.hits += 1
+        return payload
+
+    def put(self, code: str, payload: bytes) -> None:
+        size = len(code) + len(payload)
+        if size > self.max_entry_bytes or code in self._entries or not cacheable(payload):
+            return
+        self._entries[code] = payload
+        self._bytes += size
+        while self._bytes > self.max_bytes:
+            old_code, old = self._entries.popitem(last=False)
+            self._bytes -= len(old_code) + len(old)
+
+    def __len__(self) -> int:
+        return len(self._entries)
