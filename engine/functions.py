@@ -470,7 +470,8 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
-    return apply(ops.UNSQUEEZE, (input,), {"dim": dim % (input._data.ndim + 1)})
+    _wrap_dim(dim, input._data.ndim + 1)
+    return apply(ops.UNSQUEEZE, (input,), {"dim": dim})  # kept as given: PyTorch's _saved_dim
 
 
 def squeeze(input: Tensor, dim: Any = None) -> Tensor:
@@ -479,7 +480,8 @@ def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     if isinstance(dim, (tuple, list)):
         n = builtins.max(input._data.ndim, 1)
         return apply(ops.SQUEEZE_DIMS, (input,), {"dim": tuple(d % n for d in dim)})
-    return apply(ops.SQUEEZE_DIM, (input,), {"dim": dim % builtins.max(input._data.ndim, 1)})
+    _wrap_dim(dim, input._data.ndim)
+    return apply(ops.SQUEEZE_DIM, (input,), {"dim": dim if input._data.ndim else 0})
 
 
 def clone(input: Tensor, memory_format: Any = None) -> Tensor:
@@ -943,7 +945,8 @@ def _scan(rule: Rule, input: Tensor, dim: int, dtype: Any) -> Tensor:
         input = input.to(dtype)
     elif input._data.dtype.kind in "biu" and input._data.dtype != np.int64:
         input = input.to(np.int64)  # integer scans accumulate in int64, as in PyTorch
-    return apply(rule, (input,), {"dim": _wrap_dim(dim, input._data.ndim)})
+    wrapped = _wrap_dim(dim, input._data.ndim)
+    return apply(rule, (input,), {"dim": dim if input._data.ndim else wrapped})
 
 
 def softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
@@ -967,7 +970,8 @@ def _softmax_dim(input: Tensor, dim: Any) -> int:
             "as an argument.", UserWarning, stacklevel=4,
         )
         dim = 0 if input._data.ndim in (0, 1, 3) else 1
-    return dim % builtins.max(input._data.ndim, 1)
+    _wrap_dim(dim, input._data.ndim)  # range check; the node keeps the dim as given, like PyTorch's
+    return dim
 
 
 # --- indexing, joining, splitting -------------------------------------------------------------------
@@ -1105,7 +1109,7 @@ def cat(tensors: Any, dim: int = 0, *, axis: Any = None) -> Tensor:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
     tensors = tuple(t for t in tensors if not (t._data.ndim == 1 and t._data.size == 0)) or tensors[:1]
     ndim = tensors[0]._data.ndim
-    d = dim % builtins.max(ndim, 1)
+    d = _wrap_dim(dim, ndim)
     first = tensors[0]._data.shape
     for i, t in enumerate(tensors[1:], 1):
         shape = t._data.shape
@@ -1115,7 +1119,7 @@ def cat(tensors: Any, dim: int = 0, *, axis: Any = None) -> Tensor:
                     f"Sizes of tensors must match except in dimension {d}. Expected size {x} but got "
                     f"size {y} for tensor number {i} in the list."
                 )
-    return apply(ops.CAT, tensors, {"dim": d})
+    return apply(ops.CAT, tensors, {"dim": dim})
 
 
 concat = concatenate = cat
@@ -1132,7 +1136,8 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
                 f"stack expects each tensor to be equal size, but got {list(first)} at entry 0 and "
                 f"{list(t._data.shape)} at entry {i}"
             )
-    return apply(ops.STACK, tensors, {"dim": dim % (len(first) + 1)})
+    _wrap_dim(dim, len(first) + 1)
+    return apply(ops.STACK, tensors, {"dim": dim})
 
 
 def hstack(tensors: Any) -> Tensor:

@@ -285,7 +285,15 @@ class Node:
             from engine.tensor import Tensor
 
             value = tuple(Tensor._make(v) if type(v) is np.ndarray else v for v in value)
+        elif slot in _DIM_SLOTS:  # int64 in C++, shown unsigned: dim=-1 is 18446744073709551615
+            if type(value) is int and value < 0:
+                value += 1 << 64
+            elif type(value) is tuple:
+                value = tuple(v + (1 << 64) if type(v) is int and v < 0 else v for v in value)
         return value
+
+
+_DIM_SLOTS = frozenset({"dim", "dim0", "dim1"})
 
 
 def saved_property(slot: str) -> property:

@@ -1142,7 +1142,7 @@ CAT = rule("cat", "CatBackward0", lambda *arrays, dim: np.concatenate(arrays, ax
                end=int(sum(s[dim] for s in input_sizes[:input_nr + 1])), step=1),),
            ("the slice of grad for this input",), inputs=("tensors",), variadic=True)
 STACK = rule("stack", "StackBackward0", lambda *arrays, dim: np.stack(arrays, axis=dim),
-             (lambda F, g, dim, input_nr: F.op("select", g, dim=dim, index=input_nr),),
+             (lambda F, g, dim, input_nr: F.op("select", g, dim=dim % np.ndim(F.raw(g)), index=input_nr),),
              ("grad selected at this input's index",), inputs=("tensors",), variadic=True)
 
 

@@ -76,6 +76,21 @@ print(t.grad_fn._saved_result)
 sg = x.sigmoid()
 print(sg.grad_fn._saved_result)
 """,
+    "negative_dims_saved": """
+import torch
+x = torch.arange(24.).reshape(2, 3, 4).requires_grad_()
+outs = [torch.softmax(x, dim=-1), torch.log_softmax(x, -2), torch.cat([x, x * 2], dim=-1),
+        torch.stack([x, x], -2), x.unsqueeze(-1), x.unsqueeze(-1).squeeze(-1), x.cumsum(-2),
+        x.sum(dim=-1), x.mean((-1, -3)), x.transpose(-1, -3), x.max(dim=-1)[0]]
+for y in outs:
+    fn = y.grad_fn
+    print(type(fn).__name__, [(a, getattr(fn, a)) for a in sorted(dir(fn)) if a.startswith("_saved_dim")])
+total = sum((y * torch.linspace(0.1, 1.0, y.numel()).reshape(y.shape)).sum() for y in outs)
+g, = torch.autograd.grad(total, x, create_graph=True)
+print(g)
+g.pow(2).sum().backward()
+print(x.grad)
+""",
     "saved_more": """
 import torch
 a = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
