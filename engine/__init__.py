@@ -5,7 +5,7 @@ from __future__ import annotations
 from engine import methods as _methods  # noqa: F401 - attaches Tensor methods
 from engine import autograd, backends, cuda, nn, optim, utils
 from engine.creation import (
-    arange, as_tensor, bernoulli, empty, multinomial, empty_like, eye, from_numpy, full, full_like, linspace, normal,
+    arange, as_tensor, bernoulli, empty, multinomial, empty_like, eye, from_numpy, full, full_like, linspace, logspace, normal,
     ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like, randperm, scalar_tensor,
     tensor, zeros, zeros_like,
 )
@@ -19,7 +19,7 @@ from engine.dtypes import (
 from engine.functions import (  # noqa: A004 - PyTorch's names shadow builtins on purpose
     abs, acos, add, addmm, all, allclose, amax, amin, any, arccos, arcsin, arctan, argmax, argmin,
     argsort, asin, atan, bmm, cat, ceil, chunk, clamp, clamp_max, clamp_min, clip, clone, concat,
-    concatenate, contiguous, cos, cosh, count_nonzero, cumprod, cumsum, detach, diag, div, dot, einsum, eq,
+    concatenate, contiguous, cos, cosh, count_nonzero, cumprod, cumsum, detach, diag, diag_embed, diagonal, div, dot, einsum, eq,
     equal,
     erf, exp, exp2, expand, expm1, fix, flatten, flip, floor, floor_divide, fmod, frac, gather, ge,
     ger, gt, hstack, index_select, isclose, isfinite, isinf, isnan, le, log, log10, log1p, log2,
@@ -31,7 +31,7 @@ from engine.functions import (  # noqa: A004 - PyTorch's names shadow builtins o
 )
 from engine.functions import div as divide, mul as multiply, sub as subtract, neg as negative
 from engine.functions import (
-    broadcast_shapes, broadcast_tensors, broadcast_to, nan_to_num, topk, trace,
+    broadcast_shapes, broadcast_tensors, broadcast_to, nan_to_num, scatter, scatter_add, topk, trace,
 )
 from engine.autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from engine.grad_mode import (

@@ -150,6 +150,12 @@ def linspace(start: float, end: float, steps: int, dtype: Any = None, requires_g
     return _finish(np.linspace(start, end, steps).astype(np_dtype), requires_grad)
 
 
+def logspace(start: float, end: float, steps: int, base: float = 10.0, dtype: Any = None,
+             requires_grad: bool = False, device: Any = None) -> Tensor:
+    np_dtype = dtypes.to_numpy(dtype) or dtypes.default_float.np
+    return _finish(np.logspace(start, end, steps, base=base).astype(np_dtype), requires_grad)
+
+
 def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = False,
         device: Any = None) -> Tensor:
     np_dtype = dtypes.to_numpy(dtype) or dtypes.default_float.np

@@ -6,13 +6,14 @@ import numpy as np
 
 
 class dtype:  # noqa: N801 - PyTorch's spelling
-    __slots__ = ("name", "np", "is_floating_point", "legacy", "itemsize")
+    __slots__ = ("name", "np", "is_floating_point", "legacy", "cpp", "itemsize")
 
-    def __init__(self, name: str, np_dtype: type, legacy: str) -> None:
+    def __init__(self, name: str, np_dtype: type, legacy: str, cpp: str) -> None:
         self.name = name
         self.np = np.dtype(np_dtype)
         self.is_floating_point = self.np.kind == "f"
         self.legacy = legacy
+        self.cpp = cpp  # the C++ type's name, as some of PyTorch's messages show it
         self.itemsize = self.np.itemsize
 
     def __repr__(self) -> str:
@@ -22,15 +23,15 @@ class dtype:  # noqa: N801 - PyTorch's spelling
         return self.name
 
 
-float16 = dtype("float16", np.float16, "Half")
-float32 = dtype("float32", np.float32, "Float")
-float64 = dtype("float64", np.float64, "Double")
-int8 = dtype("int8", np.int8, "Char")
-uint8 = dtype("uint8", np.uint8, "Byte")
-int16 = dtype("int16", np.int16, "Short")
-int32 = dtype("int32", np.int32, "Int")
-int64 = dtype("int64", np.int64, "Long")
-bool_ = dtype("bool", np.bool_, "Bool")
+float16 = dtype("float16", np.float16, "Half", "c10::Half")
+float32 = dtype("float32", np.float32, "Float", "float")
+float64 = dtype("float64", np.float64, "Double", "double")
+int8 = dtype("int8", np.int8, "Char", "signed char")
+uint8 = dtype("uint8", np.uint8, "Byte", "unsigned char")
+int16 = dtype("int16", np.int16, "Short", "short int")
+int32 = dtype("int32", np.int32, "Int", "int")
+int64 = dtype("int64", np.int64, "Long", "long int")
+bool_ = dtype("bool", np.bool_, "Bool", "bool")
 
 ALL = (float16, float32, float64, int8, uint8, int16, int32, int64, bool_)
 _BY_NP = {d.np: d for d in ALL}

@@ -186,9 +186,22 @@ def _dims(dim: Any) -> Any:
     return dim
 
 
-def _dim_tuple(dim: Any) -> tuple:
-    """PyTorch saves dim lists as tuples: sum(1) has _saved_dim == (1,)."""
-    return tuple(dim) if isinstance(dim, (list, tuple)) else (int(dim),)
+def _dim_tuple(dim: Any, ndim: int) -> tuple:
+    """PyTorch saves dim lists as tuples: sum(1) has _saved_dim == (1,). Each dim is checked
+    against `ndim` (PyTorch's IndexError) and may appear once; they are kept as given."""
+    dims = tuple(dim) if isinstance(dim, (list, tuple)) else (int(dim),)
+    seen = set()
+    for d in dims:
+        wrapped = _wrap_dim(d, ndim)
+        if wrapped in seen:
+            raise RuntimeError(f"dim {wrapped} appears multiple times in the list of dims")
+        seen.add(wrapped)
+    return dims
+
+
+def _optional_dims(dim: Any, ndim: int) -> Any:
+    """None (all dims) or the checked tuple of dims."""
+    return None if dim is None else _dim_tuple(dim, ndim)
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:
@@ -210,7 +223,7 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = No
         input = input.to(np.int64)
     if dim is None:
         return apply(ops.SUM, (input,))
-    return apply(ops.SUM_DIM, (input,), {"dim": _dim_tuple(dim), "keepdim": keepdim})
+    return apply(ops.SUM_DIM, (input,), {"dim": _dim_tuple(dim, input._data.ndim), "keepdim": keepdim})
 
 
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
@@ -224,7 +237,7 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = N
         )
     if dim is None:
         return apply(ops.MEAN, (input,))
-    return apply(ops.MEAN_DIM, (input,), {"dim": _dim_tuple(dim), "keepdim": keepdim})
+    return apply(ops.MEAN_DIM, (input,), {"dim": _dim_tuple(dim, input._data.ndim), "keepdim": keepdim})
 
 
 def sum_to_size(input: Tensor, *size: Any) -> Tensor:
@@ -260,9 +273,9 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     if a == 1 and b == 2:
         out = mm(unsqueeze(input, 0), other)
         return apply(ops.SQUEEZE_INPLACE, (out,), {"dim": 0})
-    if a >= 3 and b <= 2:
-        return _folded(input, other)
-    if b >= 3 and a <= 2:
+    if _should_fold(input, other):
+        if a >= 3:
+            return _folded(input, other)
         if a == 1:
             # vector @ batch: fold the batch's transposed matrices into one matrix-vector product.
             folded = reshape(transpose(other, -1, -2), -1, other._data.shape[-2])
@@ -271,6 +284,24 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         out = _folded(transpose(other, -1, -2), t(input))
         return contiguous(transpose(out, -1, -2))
     return _batched(input, other)
+
+
+def _should_fold(input: Tensor, other: Tensor) -> bool:
+    """PyTorch's should_fold: one mm/mv on the larger operand folded into rows, rather than bmm,
+    when that costs no copy (or when the smaller operand requires grad)."""
+    a, b = input._data.ndim, other._data.ndim
+    larger, smaller = (input, other) if a >= b else (other, input)
+    if not (larger._data.ndim >= 3 and smaller._data.ndim <= 2):
+        return False
+    if smaller._requires_grad:
+        return True
+    if a == 2:
+        return False
+    data = larger._data if a >= b else np.swapaxes(larger._data, -1, -2)
+    if data.size == 0:
+        return True
+    shape, strides = data.shape, data.strides
+    return builtins.all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(data.ndim - 2))
 
 
 def _folded(input: Tensor, other: Tensor) -> Tensor:
@@ -285,17 +316,25 @@ def _folded(input: Tensor, other: Tensor) -> Tensor:
 
 
 def _batched(input: Tensor, other: Tensor) -> Tensor:
+    """PyTorch's matmul of batches: both expanded to the broadcast batch, one bmm, _unsafe_view.
+    A vector operand is a single row (left) or column (right)."""
     sa, sb = input._data.shape, other._data.shape
-    if sa[-1] != sb[-2]:
-        raise RuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: [{_prod(sa[:-2])}, {sa[-1]}] "
-            f"but got: [{_prod(sb[:-2])}, {sb[-2]}]."
-        )
+    n, m1 = (sa[-2] if len(sa) > 1 else 1), sa[-1]
+    m2, p = (sb[-2], sb[-1]) if len(sb) > 1 else (sb[0], 1)
     batch = tuple(np.broadcast_shapes(sa[:-2], sb[:-2]))
-    left = reshape(expand(input, batch + sa[-2:]), -1, *sa[-2:])
-    right = reshape(expand(other, batch + sb[-2:]), -1, *sb[-2:])
-    out = bmm(left, right)
-    return apply(ops.UNSAFE_VIEW, (out,), {"size": batch + (sa[-2], sb[-1])})
+    if m1 != m2:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{_prod(batch)}, {m1}] "
+            f"but got: [{_prod(batch)}, {m2}]."
+        )
+    left = reshape(expand(input, batch + (n, m1)), -1, n, m1)
+    if len(sb) == 1:
+        right = unsqueeze(reshape(expand(other, batch + (m2,)), -1, m2), 2)
+        out = apply(ops.SQUEEZE_INPLACE, (bmm(left, right),), {"dim": -1})
+    else:
+        out = bmm(left, reshape(expand(other, batch + (m2, p)), -1, m2, p))
+    size = batch + ((n,) if len(sa) > 1 else ()) + ((p,) if len(sb) > 1 else ())
+    return apply(ops.UNSAFE_VIEW, (out,), {"size": size})
 
 
 def _prod(shape: tuple) -> int:
@@ -307,6 +346,9 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
         raise RuntimeError(
             f"vector + matrix @ vector expected, got 1, {input._data.ndim}, {vec._data.ndim}"
         )
+    if input._data.dtype != vec._data.dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {vec.dtype.legacy}, "
+                           f"{input.dtype.legacy}, and {vec.dtype.legacy}")
     if input._data.shape[1] != vec._data.shape[0]:
         s1 = input._data.shape
         raise RuntimeError(
@@ -326,6 +368,8 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
             f"Expected size for first two dimensions of batch2 tensor to be: [{sa[0]}, {sa[2]}] "
             f"but got: [{sb[0]}, {sb[1]}]."
         )
+    if input._data.dtype != mat2._data.dtype:
+        raise RuntimeError(f"expected scalar type {input.dtype.legacy} but found {mat2.dtype.legacy}")
     return apply(ops.BMM, (input, mat2))
 
 
@@ -337,6 +381,10 @@ ger = outer
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    for name, first in (("self", input), ("mat1", mat1)):
+        if first._data.dtype != mat2._data.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {first.dtype.legacy} and "
+                               f"{mat2.dtype.legacy}")
     attrs = {}
     if alpha != 1:
         attrs["alpha"] = alpha
@@ -355,6 +403,9 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({s1[0]}x{s1[1]} and {s2[0]}x{s2[1]})"
         )
+    if input._data.dtype != mat2._data.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {input.dtype.cpp} != "
+                           f"{mat2.dtype.cpp}")
     return apply(ops.MM, (input, mat2))
 
 
@@ -367,6 +418,9 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
             f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] to have the same "
             f"number of elements, but got {sa[0]} and {sb[0]} elements respectively"
         )
+    if input._data.dtype != tensor._data.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {input.dtype.legacy} "
+                           f"and {tensor.dtype.legacy}")
     return apply(ops.DOT, (input, tensor))
 
 
@@ -416,7 +470,9 @@ def view(input: Tensor, *size: Any) -> Tensor:
 def reshape(input: Tensor, *size: Any) -> Tensor:
     shape = _infer_shape(input, size)
     if _viewable(input._data, shape):
-        return apply(ops.VIEW, (input,), {"size": shape})
+        # PyTorch: view of a contiguous tensor, _reshape_alias (a view too) of a strided one
+        rule = ops.VIEW if input._data.flags.c_contiguous else ops.RESHAPE_ALIAS
+        return apply(rule, (input,), {"size": shape})
     copy = apply(ops.CLONE, (input,), {"memory_format": "contiguous"})
     return apply(ops.UNSAFE_VIEW, (copy,), {"size": shape})
 
@@ -443,7 +499,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     shape = input._data.shape
     if not shape:
         return reshape(input, 1)
-    start, end = start_dim % len(shape), end_dim % len(shape)
+    start, end = _wrap_dim(start_dim, len(shape)), _wrap_dim(end_dim, len(shape))
     new = shape[:start] + (int(np.prod(shape[start: end + 1])),) + shape[end + 1:]
     return reshape(input, new)
 
@@ -462,6 +518,8 @@ def t(input: Tensor) -> Tensor:
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    _wrap_dim(dim0, input._data.ndim)
+    _wrap_dim(dim1, input._data.ndim)
     return apply(ops.TRANSPOSE, (input,), {"dim0": dim0, "dim1": dim1})
 
 
@@ -814,6 +872,7 @@ class ReturnType(tuple):
 
 
 def _value_and_index(rule: Any, kind: str, input: Tensor, dim: int, keepdim: bool) -> ReturnType:
+    _wrap_dim(dim, input._data.ndim)
     values, indices = apply(rule, (input,), {"dim": dim, "keepdim": keepdim})
     return ReturnType(values, indices, kind)
 
@@ -845,24 +904,26 @@ def _check_nonempty(input: Tensor, name: str) -> None:
 
 
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-    dims = _dim_tuple(dim) if dim != () else tuple(range(input._data.ndim))
+    dims = _dim_tuple(dim, input._data.ndim) if dim != () else tuple(range(input._data.ndim))
     return apply(ops.AMAX, (input,), {"dim": dims, "keepdim": keepdim})
 
 
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-    dims = _dim_tuple(dim) if dim != () else tuple(range(input._data.ndim))
+    dims = _dim_tuple(dim, input._data.ndim) if dim != () else tuple(range(input._data.ndim))
     return apply(ops.AMIN, (input,), {"dim": dims, "keepdim": keepdim})
 
 
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     if dim is None:
         return _constant(np.asarray(np.argmax(input._data), np.int64))
+    _wrap_dim(dim, input._data.ndim)
     return _constant(np.argmax(input._data, axis=dim, keepdims=keepdim).astype(np.int64))
 
 
 def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     if dim is None:
         return _constant(np.asarray(np.argmin(input._data), np.int64))
+    _wrap_dim(dim, input._data.ndim)
     return _constant(np.argmin(input._data, axis=dim, keepdims=keepdim).astype(np.int64))
 
 
@@ -871,6 +932,7 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
         input = input.to(dtype)
     if dim is None:
         return apply(ops.PROD, (input,))
+    _wrap_dim(dim, input._data.ndim)
     return apply(ops.PROD_DIM, (input,), {"dim": dim, "keepdim": keepdim})
 
 
@@ -886,7 +948,7 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
         correction: Any = None) -> Tensor:
     if isinstance(dim, bool):
         unbiased, dim = dim, None
-    dims = None if dim is None else _dim_tuple(dim)
+    dims = _optional_dims(dim, input._data.ndim)
     return apply(ops.VAR, (input,), {"dim": dims, "correction": _correction(unbiased, correction),
                                      "keepdim": keepdim})
 
@@ -895,7 +957,7 @@ def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
         correction: Any = None) -> Tensor:
     if isinstance(dim, bool):
         unbiased, dim = dim, None
-    dims = None if dim is None else _dim_tuple(dim)
+    dims = _optional_dims(dim, input._data.ndim)
     return apply(ops.STD, (input,), {"dim": dims, "correction": _correction(unbiased, correction),
                                      "keepdim": keepdim})
 
@@ -914,22 +976,19 @@ def _stat_mean(rule: Rule, input: Tensor, dim: Any, unbiased: Any, keepdim: bool
     """(var or std, mean): a plain tuple of two outputs of one node, as in PyTorch."""
     if isinstance(dim, bool):
         unbiased, dim = dim, None
-    dims = None if dim is None else _dim_tuple(dim)
-    if dims is not None:
-        for d in dims:
-            _wrap_dim(d, input._data.ndim)
+    dims = _optional_dims(dim, input._data.ndim)
     return tuple(apply(rule, (input,), {"dim": dims, "correction": _correction(unbiased, correction),
                                         "keepdim": keepdim}))
 
 
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
     ord = 2 if p in ("fro", None) else p
-    dims = None if dim is None else _dim_tuple(dim)
+    dims = _optional_dims(dim, input._data.ndim)
     return apply(ops.NORM, (input,), {"ord": ord, "dim": dims, "keepdim": keepdim})
 
 
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
-    return apply(ops.LOGSUMEXP, (input,), {"dim": _dim_tuple(dim), "keepdim": keepdim})
+    return apply(ops.LOGSUMEXP, (input,), {"dim": _dim_tuple(dim, input._data.ndim), "keepdim": keepdim})
 
 
 def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
@@ -979,17 +1038,17 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     ndim = input._data.ndim
     if ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    size = input._data.shape[dim]
+    size = input._data.shape[_wrap_dim(dim, ndim)]
     if not -size <= index < size:
         raise IndexError(
             f"index {index} is out of bounds for dimension {dim % ndim} with size {size}"
         )
-    return apply(ops.SELECT, (input,), {"dim": dim % ndim, "index": int(index)})
+    return apply(ops.SELECT, (input,), {"dim": dim, "index": int(index)})  # dim kept as given
 
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
-    dim = dim % input._data.ndim
-    start = start % input._data.shape[dim] if start < 0 else start
+    size = input._data.shape[_wrap_dim(dim, input._data.ndim)]
+    start = start % size if start < 0 else start
     return _slice(input, dim, start, start + length, 1)
 
 
@@ -1085,13 +1144,56 @@ def _slice_full(self: Tensor, dim: int, k: slice) -> Tensor:
 
 
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
-    return apply(ops.GATHER, (input,), {"dim": dim % builtins.max(input._data.ndim, 1),
+    _wrap_dim(dim, input._data.ndim)
+    return apply(ops.GATHER, (input,), {"dim": dim if input._data.ndim else 0,  # kept as given
                                         "index": index._data, "sparse_grad": sparse_grad})
 
 
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    return apply(ops.INDEX_SELECT, (input,), {"dim": dim % builtins.max(input._data.ndim, 1),
+    _wrap_dim(dim, input._data.ndim)
+    return apply(ops.INDEX_SELECT, (input,), {"dim": dim if input._data.ndim else 0,  # kept as given
                                               "index": _raw(index)})
+
+
+def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None) -> Tensor:
+    """src (a tensor) or value (a number) written at index along dim: ScatterBackward0 or 1."""
+    rule, others, attrs = _scatter_args(input, dim, index, src if src is not None else value)
+    return apply(rule, (input, *others), attrs)
+
+
+def scatter_(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None) -> Tensor:
+    rule, others, attrs = _scatter_args(input, dim, index, src if src is not None else value)
+    return _inplace(input, rule, others, attrs)
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    _, others, attrs = _scatter_args(input, dim, index, src)
+    return apply(ops.SCATTER_ADD, (input, *others), attrs)
+
+
+def scatter_add_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    _, others, attrs = _scatter_args(input, dim, index, src)
+    return _inplace(input, ops.SCATTER_ADD, others, attrs)
+
+
+def _scatter_args(input: Tensor, dim: int, index: Tensor, src: Any) -> tuple:
+    """(rule, other inputs, attrs) of a scatter, after PyTorch's checks; dim is kept as given."""
+    wrapped = _wrap_dim(dim, input._data.ndim)
+    idx = index._data
+    if idx.dtype not in (np.int32, np.int64):
+        raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
+    size = input._data.shape[wrapped] if input._data.ndim else 1
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        bad = idx.min() if idx.min() < 0 else idx.max()
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {wrapped} with size {size}")
+    attrs = {"dim": dim, "index": idx}
+    if not isinstance(src, Tensor):
+        return ops.SCATTER_VALUE, (), {**attrs, "value": src.item() if hasattr(src, "item") else src}
+    if src._data.dtype != input._data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if src._data.shape != idx.shape:  # only the index-shaped corner of src is read
+        src = getitem(src, tuple(slice(0, n) for n in idx.shape))
+    return ops.SCATTER, (src,), attrs
 
 
 def take_along_dim(input: Tensor, indices: Tensor, dim: int) -> Tensor:
@@ -1150,11 +1252,11 @@ def vstack(tensors: Any) -> Tensor:
 
 
 def unbind(input: Tensor, dim: int = 0) -> tuple:
-    return apply(ops.UNBIND, (input,), {"dim": dim % builtins.max(input._data.ndim, 1)})
+    return apply(ops.UNBIND, (input,), {"dim": _wrap_dim(dim, input._data.ndim)})
 
 
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
-    dim = dim % builtins.max(tensor._data.ndim, 1)
+    dim = _wrap_dim(dim, tensor._data.ndim)
     if isinstance(split_size_or_sections, (list, tuple)):
         sizes = tuple(int(s) for s in split_size_or_sections)
         if builtins.sum(sizes) != tensor._data.shape[dim]:
@@ -1167,7 +1269,7 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
-    size = input._data.shape[dim]
+    size = input._data.shape[_wrap_dim(dim, input._data.ndim)]
     split_size = -(-size // chunks) if chunks else 0
     return split(input, builtins.max(split_size, 1) if size else 0, dim)
 
@@ -1182,8 +1284,8 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
 
 
 def flip(input: Tensor, dims: Any) -> Tensor:
-    dims = _dim_tuple(dims)
-    return apply(ops.FLIP, (input,), {"dims": tuple(d % builtins.max(input._data.ndim, 1) for d in dims)})
+    n = input._data.ndim
+    return apply(ops.FLIP, (input,), {"dims": tuple(_wrap_dim(d, n) for d in _dim_tuple(dims, n))})
 
 
 def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
@@ -1236,11 +1338,11 @@ def equal(input: Tensor, other: Tensor) -> bool:
 
 
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
-    return _constant(np.all(input._data, axis=dim, keepdims=keepdim))
+    return _constant(np.all(input._data, axis=_optional_dims(dim, input._data.ndim), keepdims=keepdim))
 
 
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
-    return _constant(np.any(input._data, axis=dim, keepdims=keepdim))
+    return _constant(np.any(input._data, axis=_optional_dims(dim, input._data.ndim), keepdims=keepdim))
 
 
 def logical_not(input: Tensor) -> Tensor:
@@ -1263,7 +1365,8 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
 
 
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
-    return _constant(np.asarray(np.count_nonzero(input._data, axis=dim), np.int64))
+    axis = _optional_dims(dim, input._data.ndim)
+    return _constant(np.asarray(np.count_nonzero(input._data, axis=axis), np.int64))
 
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> ReturnType:
@@ -1289,18 +1392,29 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool
 
 
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
-    data = input._data
-    if data.ndim == 1:
-        # the vector written onto a diagonal of a zero matrix
-        n = data.shape[0] + builtins.abs(diagonal)
-        rows = np.arange(data.shape[0]) + builtins.max(-diagonal, 0)
-        out = Tensor._make(np.zeros((n, n), data.dtype))
-        setitem(out, (Tensor._make(rows), Tensor._make(rows + diagonal)), input)
-        return out
-    if data.ndim != 2:
-        raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + f"{data.ndim}D")
-    rows, cols = np.nonzero(np.eye(*data.shape, k=diagonal, dtype=bool))
-    return getitem(input, (Tensor._make(rows.astype(np.int64)), Tensor._make(cols.astype(np.int64))))
+    """A vector written on a diagonal of zeros (DiagEmbedBackward0), or a copy of a matrix's
+    diagonal (DiagonalBackward0_copy), as PyTorch records them."""
+    ndim = input._data.ndim
+    if ndim == 1:
+        return diag_embed(input, diagonal)
+    if ndim != 2:
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {ndim}D")
+    return apply(ops.DIAGONAL_COPY, (input,), {"offset": diagonal, "dim1": 0, "dim2": 1})
+
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    _diagonal_dims(input._data.ndim, dim1, dim2)
+    return apply(ops.DIAGONAL, (input,), {"offset": offset, "dim1": dim1, "dim2": dim2})
+
+
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    _diagonal_dims(input._data.ndim + 1, dim1, dim2)
+    return apply(ops.DIAG_EMBED, (input,), {"offset": offset, "dim1": dim1, "dim2": dim2})
+
+
+def _diagonal_dims(ndim: int, dim1: int, dim2: int) -> None:
+    if _wrap_dim(dim1, ndim) == _wrap_dim(dim2, ndim):
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
 
 
 def trace(input: Tensor) -> Tensor:

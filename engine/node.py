@@ -217,6 +217,10 @@ class Node:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
 
+    def __dir__(self) -> list[str]:
+        # `[a for a in dir(fn) if a.startswith("_saved")]` lists PyTorch's _saved_<name> attributes only
+        return [name for name in super().__dir__() if name != "_saved"]
+
     # --- saved tensors -------------------------------------------------------------------
     def saved_slots(self) -> tuple[str, ...]:
         return self.rule.saves if self.rule is not None else ()
@@ -270,7 +274,7 @@ class Node:
             raise RuntimeError(messages.BACKWARD_TWICE)
         return value
 
-    def _saved_value(self, slot: str) -> Any:
+    def _shown_saved(self, slot: str) -> Any:
         """What `_saved_<slot>` shows, as PyTorch shows it (see saved_property)."""
         value = self.unpack(slot, as_tensor=True)
         if slot in self.rule.inputs and isinstance(value, (int, float, bool)):
@@ -285,7 +289,7 @@ class Node:
             from engine.tensor import Tensor
 
             value = tuple(Tensor._make(v) if type(v) is np.ndarray else v for v in value)
-        elif slot in _DIM_SLOTS:  # int64 in C++, shown unsigned: dim=-1 is 18446744073709551615
+        elif slot in _INT64_SLOTS:  # int64 in C++, shown unsigned: dim=-1 is 18446744073709551615
             if type(value) is int and value < 0:
                 value += 1 << 64
             elif type(value) is tuple:
@@ -293,13 +297,13 @@ class Node:
         return value
 
 
-_DIM_SLOTS = frozenset({"dim", "dim0", "dim1"})
+_INT64_SLOTS = frozenset({"dim", "dim0", "dim1", "dim2", "offset", "diagonal"})
 
 
 def saved_property(slot: str) -> property:
     """The `_saved_<slot>` attribute of a node class. Properties rather than a `__getattr__` on
     Node: a class with `__getattr__` makes every attribute read of its instances a slow lookup."""
-    return property(lambda node: node._saved_value(slot))
+    return property(lambda node: node._shown_saved(slot))
 
 
 class NodeExtras:

@@ -22,6 +22,8 @@ TABLE: dict[str, Rule] = {}
 
 def rule(name: str, node: str, forward: Any, grads: tuple, formulas: tuple, **options: Any) -> Rule:
     r = Rule(name, node, forward, grads, formulas, **options)
+    if r.node_cls.rule is not r:  # one rule per node class: a second would run the first's gradients
+        raise ValueError(f"node name {node} of rule {name!r} is taken by rule {r.node_cls.rule.name!r}")
     TABLE[name] = r
     return r
 
@@ -202,6 +204,9 @@ DOT = rule("dot", "DotBackward0", np.dot,
 VIEW = rule("view", "ViewBackward0", lambda a, size: np.reshape(a, size),
             (lambda F, g, self_sym_sizes: F.reshape(g, self_sym_sizes),), ("grad reshaped to self",),
             view=True)
+RESHAPE_ALIAS = rule("reshape_alias", "ReshapeAliasBackward0", lambda a, size: np.reshape(a, size),
+                     (lambda F, g, self_sym_sizes: F.reshape(g, self_sym_sizes),), ("grad reshaped to self",),
+                     view=True)
 EXPAND = rule("expand", "ExpandBackward0", lambda a, size: np.broadcast_to(a, size),
               (lambda F, g: g,), ("grad summed back to self's shape",), extra_saves=("self_sym_sizes",),
               view=True)
@@ -269,8 +274,12 @@ def _count(shape: tuple, dim: Any) -> int:
     return int(np.prod([shape[d] for d in _tuple_dims(dim, len(shape))])) if shape else 1
 
 
-def _key(ndim_before: int, index: Any) -> tuple:
-    return (slice(None),) * ndim_before + (index,)
+def _key(dim: int, index: Any) -> tuple:
+    """The NumPy key for `index` along `dim`; a negative dim (kept as given, as PyTorch's nodes
+    keep it) counts from the end."""
+    if dim < 0:
+        return (Ellipsis, index) + (slice(None),) * (-dim - 1)
+    return (slice(None),) * dim + (index,)
 
 
 def _select_backward(g: Any, dim: int, index: int, self_sym_sizes: tuple) -> Any:
@@ -301,10 +310,14 @@ def _gather_index(index: np.ndarray, dim: int) -> tuple:
     return tuple(grid)
 
 
-def _gather_backward(g: Any, dim: int, index: Any, self_sym_sizes: tuple) -> Any:
-    out = np.zeros(self_sym_sizes, np.asarray(g).dtype)
-    np.add.at(out, _gather_index(np.asarray(index), dim), g)
-    return out
+def _gather_backward(F: Any, g: Any, dim: int, index: Any, sizes: tuple) -> Any:
+    """PyTorch's gather backward: zeros(sizes).scatter_add(dim, index, grad), a ScatterAddBackward0
+    node under create_graph."""
+    zeros = np.zeros(sizes, np.asarray(F.raw(g)).dtype)
+    if F is ArrayMath:
+        np.add.at(zeros, _gather_index(np.asarray(index), dim), g)
+        return zeros
+    return F.op("scatter_add", zeros, g, dim=dim, index=index)
 
 
 def _index_select_backward(g: Any, dim: int, index: Any, self_sym_sizes: tuple) -> Any:
@@ -365,7 +378,7 @@ def _value_selecting_backward(F: Any, g: Any, dim: int, indices: Any, keepdim: b
         idx = np.expand_dims(idx, dim)
         g = F.unsqueeze_dims(g, (dim,))
     if F is ArrayMath:
-        return F.op("gather_backward", g, dim=dim, index=idx, self_sym_sizes=sizes)
+        return _gather_backward(F, g, dim, idx, sizes)
     return F.op("scatter", np.zeros(sizes, np.asarray(F.raw(g)).dtype), g, dim=dim, index=idx)
 
 
@@ -1097,10 +1110,50 @@ TRACE = rule("trace", "TraceBackward0", np.trace,
              (lambda F, g, self_sym_sizes: F.expand(g, self_sym_sizes)
               * np.eye(*self_sym_sizes, dtype=bool),),
              ("grad on the diagonal, zeros elsewhere",))
+def _diagonal_view(a: Any, offset: int, dim1: int, dim2: int) -> Any:
+    """The offset diagonal of dims dim1, dim2 as the last dim: a view that may be written
+    (NumPy's own diagonal view is read-only; PyTorch's is not)."""
+    b = np.moveaxis(np.asarray(a), (dim1, dim2), (-2, -1))
+    b = b[..., :, offset:] if offset >= 0 else b[..., -offset:, :]
+    n = max(min(b.shape[-2], b.shape[-1]), 0)
+    return np.lib.stride_tricks.as_strided(b, b.shape[:-2] + (n,), b.strides[:-2] + (b.strides[-2] + b.strides[-1],))
+
+
+def _diagonal_backward(g: Any, self_sym_sizes: tuple, offset: int, dim1: int, dim2: int) -> Any:
+    out = np.zeros(self_sym_sizes, np.asarray(g).dtype)
+    _diagonal_view(out, offset, dim1, dim2)[...] = g
+    return out
+
+
+def _diag_embed(a: Any, offset: int, dim1: int, dim2: int) -> Any:
+    """The last dim of `a` written on the offset diagonal of new dims dim1, dim2 (of zeros)."""
+    n = a.shape[-1] + abs(offset)
+    ndim = a.ndim + 1
+    out = np.zeros(a.shape[:-1] + (n, n), a.dtype)
+    d1, d2 = dim1 % ndim, dim2 % ndim
+    rest = [d for d in range(ndim) if d not in (d1, d2)]
+    order = np.argsort(rest + [d1, d2])  # where each of out's dims goes
+    out = np.transpose(out, order)
+    _diagonal_view(out, offset, d1, d2)[...] = a
+    return np.ascontiguousarray(out)
+
+
+def _diagonal_grad(F: Any, g: Any, self_sym_sizes: tuple, offset: int, dim1: int, dim2: int) -> Any:
+    return F.op("diagonal_backward", g, self_sym_sizes=tuple(self_sym_sizes), offset=offset, dim1=dim1, dim2=dim2)
+
+
+DIAGONAL = rule("diagonal", "DiagonalBackward0", _diagonal_view, (_diagonal_grad,),
+                ("grad on the diagonal, zeros elsewhere",), view=True)
+DIAGONAL_COPY = rule("diagonal_copy", "DiagonalBackward0_copy",
+                     lambda a, offset, dim1, dim2: np.diagonal(a, offset, dim1, dim2).copy(), (_diagonal_grad,),
+                     ("grad on the diagonal, zeros elsewhere",))
+DIAG_EMBED = rule("diag_embed", "DiagEmbedBackward0", _diag_embed,
+                  (lambda F, g, offset, dim1, dim2: F.op("diagonal", g, offset=offset, dim1=dim1, dim2=dim2),),
+                  ("the diagonal of grad",))
 TO_COPY = rule("to_copy", "ToCopyBackward0", lambda a, dtype, self_dtype=None: np.asarray(a).astype(dtype),
                (lambda F, g, attrs: F.op("to_copy", g, dtype=attrs["self_dtype"], self_dtype=attrs["dtype"]),),
                ("grad converted back to self's dtype",), exact_dtype=True)
-SELECT = rule("select", "SelectBackward0", lambda a, dim, index: a[_key(dim, index) + (Ellipsis,)],
+SELECT = rule("select", "SelectBackward0", lambda a, dim, index: a[_key(dim % a.ndim, index) + (Ellipsis,)],
               (lambda F, g, dim, index, self_sym_sizes: F.op(
                   "select_backward", g, dim=dim, index=index, self_sym_sizes=self_sym_sizes),),
               ("grad placed at index along dim",), view=True)
@@ -1115,8 +1168,7 @@ INDEX = rule("index", "IndexBackward0", lambda a, indices: a[_index_key(indices)
              ("grad added at the indexed positions",))
 GATHER = rule("gather", "GatherBackward0", lambda a, dim, index, sparse_grad=False: np.take_along_axis(
                   a, np.asarray(index), dim),
-              (lambda F, g, dim, index, self, sparse_grad: F.op(
-                  "gather_backward", g, dim=dim, index=index, self_sym_sizes=tuple(np.shape(F.raw(self)))),),
+              (lambda F, g, dim, index, self, sparse_grad: _gather_backward(F, g, dim, index, np.shape(F.raw(self))),),
               ("grad scattered (added) back at index",), defaults={"sparse_grad": False})
 INDEX_SELECT = rule("index_select", "IndexSelectBackward0",
                     lambda a, dim, index: np.take(a, np.asarray(index), axis=dim),
@@ -1160,10 +1212,28 @@ def _scattered(shape: tuple, dim: int, index: Any) -> np.ndarray:
     return mask
 
 
+def _unscattered_grad(F: Any, g: Any, dim: int, index: Any) -> Any:
+    """grad.scatter(dim, index, 0): self's gradient, zero where the scatter wrote."""
+    if F is ArrayMath:
+        return np.where(_scattered(np.shape(g), dim, index), 0.0, g).astype(np.asarray(g).dtype)
+    return F.op("scatter_value", g, dim=dim, index=index, value=0)
+
+
+def _scatter_add(a: Any, src: Any, dim: int, index: Any) -> Any:
+    out = np.array(a, copy=True)
+    np.add.at(out, _gather_index(np.asarray(index), dim), src)
+    return out
+
+
 SCATTER = rule("scatter", "ScatterBackward0", _scatter,
-               (lambda F, g, dim, index: F.where(_scattered(np.shape(F.raw(g)), dim, index), 0.0, g),
-                lambda F, g, dim, index: F.op("gather", g, dim=dim, index=index)),
+               (_unscattered_grad, lambda F, g, dim, index: F.op("gather", g, dim=dim, index=index)),
                ("grad with zeros where src was written", "grad gathered at index"), inputs=("self", "src"))
+SCATTER_VALUE = rule("scatter_value", "ScatterBackward1",
+                     lambda a, dim, index, value: _scatter(a, np.asarray(value, a.dtype), dim, index),
+                     (_unscattered_grad,), ("grad with zeros where value was written",))
+SCATTER_ADD = rule("scatter_add", "ScatterAddBackward0", _scatter_add,
+                   (lambda F, g: g, lambda F, g, dim, index: F.op("gather", g, dim=dim, index=index)),
+                   ("grad", "grad gathered at index"), inputs=("self", "src"))
 
 # --- gradients of the gradient (nodes that appear under create_graph) --------------------------
 SELECT_BACKWARD = rule("select_backward", "SelectBackwardBackward0", _select_backward,
@@ -1176,9 +1246,9 @@ SLICE_BACKWARD = rule("slice_backward", "SliceBackwardBackward0", _slice_backwar
 INDEX_BACKWARD = rule("index_backward", "IndexPutImplBackward0", _index_backward,
                       (lambda F, g, indices: F.op("index", g, indices=indices),),
                       ("grad indexed",), inputs=("values",))
-GATHER_BACKWARD = rule("gather_backward", "ScatterAddBackward0", _gather_backward,
-                       (lambda F, g, dim, index: F.op("gather", g, dim=dim, index=index),),
-                       ("grad gathered at index",), inputs=("src",))
+DIAGONAL_BACKWARD = rule("diagonal_backward", "DiagonalBackwardBackward0", _diagonal_backward,
+                         (lambda F, g, offset, dim1, dim2: F.op("diagonal", g, offset=offset, dim1=dim1, dim2=dim2),),
+                         ("the diagonal of grad",), inputs=("grad_output",))
 INDEX_SELECT_BACKWARD = rule("index_select_backward", "IndexAddBackward0", _index_select_backward,
                              (lambda F, g, dim, index: F.op("index_select", g, dim=dim, index=index),),
                              ("grad selected at index",), inputs=("source",))

@@ -109,6 +109,9 @@ def grad(
     inputs_t = _as_tuple(inputs)
     if retain_graph is None:
         retain_graph = create_graph
+    if is_grads_batched:
+        return _batched_grad(outputs_t, inputs_t, _as_tuple(grad_outputs), retain_graph, create_graph,
+                             allow_unused, materialize_grads)
     if allow_unused is None:
         allow_unused = materialize_grads
     roots = _root_edges(outputs_t)
@@ -135,6 +138,21 @@ def grad(
             g = Tensor._make(np.array(g, dtype=t._data.dtype, copy=True))
         results.append(g)
     return tuple(results)
+
+
+def _batched_grad(outputs: tuple, inputs: tuple, grad_outputs: tuple, retain_graph: bool, create_graph: bool,
+                  allow_unused: Any, materialize_grads: bool) -> tuple:
+    """is_grads_batched: one vector-Jacobian product per row of the grad_outputs, stacked (PyTorch
+    runs them under vmap; the values are the same)."""
+    from engine import functions
+
+    rows = grad_outputs[0].shape[0]
+    per_row = [
+        grad(outputs, inputs, tuple(g[k] for g in grad_outputs), retain_graph or k < rows - 1, create_graph,
+             allow_unused=allow_unused, materialize_grads=materialize_grads)
+        for k in range(rows)
+    ]
+    return tuple(None if column[0] is None else functions.stack(list(column)) for column in zip(*per_row))
 
 
 def _run_observed(run: Pass, api: str, outputs: tuple, inputs: tuple = ()) -> list:

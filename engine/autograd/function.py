@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from engine import grad_mode, observe
+from engine import functions as _functions, grad_mode, observe
 from engine.node import Node, SavedTensor, unpack_saved
 from engine.rules import edge_to
 
@@ -112,8 +112,8 @@ class CustomNode(Node):
                     f"function {name} returned a gradient different than None at position {i + 1}, but "
                     "the corresponding forward input was not a Variable"
                 )
-            if edge is None:
-                results.append(None)
+            if edge is None:  # nothing receives it, but node hooks see it, as in PyTorch
+                results.append(g if create_graph or not isinstance(g, Tensor) else g._data)
                 continue
             shape = self._in_meta[i]
             if g._data.shape != shape:
@@ -127,6 +127,7 @@ class CustomNode(Node):
                         f"Function {name} returned an invalid gradient at index {i} - got "
                         f"{list(g._data.shape)} but expected shape compatible with {list(shape)}"
                     )
+                g = _functions.sum_to_size(g, shape)  # PyTorch's validate_outputs: at::sum_to
             results.append(g if create_graph else g._data)
         return tuple(results)
 

@@ -47,11 +47,20 @@ class Module:
             result = hook(self, args)
             if result is not None:
                 args = result if isinstance(result, tuple) else (result,)
+        backward_hook = None
+        if hooks["backward"] or hooks["backward_pre"]:
+            from engine.utils.hooks import BackwardHook
+
+            backward_hook = BackwardHook(self, list(hooks["backward"].values()), list(hooks["backward_pre"].values()))
+            args = backward_hook.setup_input_hook(args)
         output = self.forward(*args, **kwargs)
         for hook in list(hooks["post"].values()):
             result = hook(self, args, output)
             if result is not None:
                 output = result
+        if backward_hook is not None:
+            outputs = backward_hook.setup_output_hook(output if isinstance(output, tuple) else (output,))
+            output = outputs if isinstance(output, tuple) else outputs[0]
         return output
 
     def register_forward_pre_hook(self, hook: Any, *, prepend: bool = False) -> RemovableHandle:
@@ -62,8 +71,20 @@ class Module:
         """hook(module, args, output) runs after forward; a value it returns replaces the output."""
         return self._add_forward_hook("post", hook, prepend)
 
+    def register_full_backward_hook(self, hook: Any, prepend: bool = False) -> RemovableHandle:
+        """hook(module, grad_input, grad_output) runs when the gradients of the module's inputs are
+        computed; a tuple it returns replaces grad_input."""
+        return self._add_forward_hook("backward", hook, prepend)
+
+    def register_full_backward_pre_hook(self, hook: Any, prepend: bool = False) -> RemovableHandle:
+        """hook(module, grad_output) runs when the gradients of the module's outputs are computed;
+        a tuple it returns replaces grad_output."""
+        return self._add_forward_hook("backward_pre", hook, prepend)
+
     def _add_forward_hook(self, kind: str, hook: Any, prepend: bool) -> RemovableHandle:
-        hooks = self.__dict__.setdefault("_forward_hooks_by_kind", {"pre": OrderedDict(), "post": OrderedDict()})
+        """All of a module's call hooks in one dict, so that a call without hooks checks only it."""
+        hooks = self.__dict__.setdefault("_forward_hooks_by_kind", {
+            "pre": OrderedDict(), "post": OrderedDict(), "backward": OrderedDict(), "backward_pre": OrderedDict()})
         return add_hook(hooks[kind], hook, prepend)
 
     # --- attribute registry -------------------------------------------------------------

@@ -1527,6 +1527,349 @@ for i in range(3):
 print(m, m[1].running_mean, m[1].num_batches_tracked)
 m.eval(); print(m(x))
 """,
+    "sweep_dim_range_errors": """
+import torch
+a = torch.randn(2, 3)
+b = torch.randn(4, 5)
+for f in [lambda: a @ b, lambda: a + b, lambda: torch.mm(a, b), lambda: a.view(4, 2), lambda: a.reshape(5), lambda: torch.cat([a, b]),
+          lambda: a.t().view(6), lambda: torch.stack([a, b]), lambda: a.sum(dim=2), lambda: a[3], lambda: a.squeeze(3), lambda: torch.matmul(a, torch.randn(2))]:
+    try:
+        f()
+        print("ok")
+    except Exception as e:
+        print(type(e).__name__, e)
+""",
+    "sweep_matmul_dtype_errors": """
+import torch
+x = torch.tensor([1, 2, 3])
+w = torch.tensor([0.5, 0.5, 0.5], requires_grad=True)
+print((x * w).dtype, (x * w))
+for f in [lambda: torch.tensor([1.0]).long().requires_grad_(), lambda: torch.mm(torch.ones(2, 2), torch.ones(2, 2, dtype=torch.long)),
+          lambda: torch.ones(2, dtype=torch.float64) @ torch.ones(2),
+          lambda: x.mean(), lambda: torch.nn.Linear(3, 1)(x), lambda: x.float().mean(),
+          lambda: torch.ones(2).add_(torch.tensor([1.5, 2.5], dtype=torch.float64))]:
+    try:
+        print(f())
+    except Exception as e:
+        print(type(e).__name__, e)
+""",
+    "sweep_gather_scatter": """
+import torch
+x = torch.arange(12.).reshape(3, 4).requires_grad_()
+i = torch.tensor([[0, 1], [2, 3], [1, 1]])
+g = x.gather(1, i)
+print(g, g.grad_fn, g.grad_fn._saved_dim, g.grad_fn._saved_index)
+g.sum().backward()
+print(x.grad)
+x.grad = None
+s = x.index_select(0, torch.tensor([2, 0]))
+print(s, s.grad_fn, s.grad_fn._saved_dim)
+s.sum().backward()
+print(x.grad)
+n = x.narrow(1, 1, 2)
+print(n, n.grad_fn)
+sel = x.select(1, 2)
+print(sel, sel.grad_fn, sel.grad_fn._saved_dim, sel.grad_fn._saved_index)
+m = x[x > 5]
+print(m, m.grad_fn)
+z = torch.zeros(3, 4).scatter(1, i, 1.0)
+print(z)
+print(x[:, [0, 2]].grad_fn, x[[0, 1], [1, 2]])
+""",
+    "sweep_negative_dim_views": """
+import torch
+x = torch.arange(12.).reshape(3, 4).requires_grad_()
+i = torch.tensor([[0, 1], [2, 3], [1, 1]])
+for y in [x.gather(-1, i), x.index_select(-1, torch.tensor([0, 3])), x.narrow(-1, 1, 2), x.select(-1, 2), x.select(-2, 0), x.narrow(-2, 0, 2)]:
+    fn = y.grad_fn
+    print(type(fn).__name__, [(a, getattr(fn, a)) for a in sorted(dir(fn)) if a.startswith("_saved_")])
+    y.sum().backward()
+print(x.grad)
+x.grad = None
+ys = [x.gather(-1, i), x.index_select(-1, torch.tensor([0, 3])), x.narrow(-1, 1, 2), x.select(-1, 2), x.select(-2, 0), x.narrow(-2, 0, 2), x[..., 1]]
+tot = sum((y ** 2 * torch.linspace(0.5, 1.5, y.numel()).reshape(y.shape)).sum() for y in ys)
+g, = torch.autograd.grad(tot, x, create_graph=True)
+print(g)
+def walk(fn, seen):
+    if fn is None or fn in seen: return
+    seen.add(fn)
+    print(type(fn).__name__, [(a, getattr(fn, a)) for a in sorted(dir(fn)) if a.startswith("_saved_dim")])
+    for f, _ in fn.next_functions: walk(f, seen)
+walk(g.grad_fn, set())
+g.sum().backward()
+print(x.grad)
+print(torch.arange(6.).reshape(2, 3).select(-1, -1), torch.arange(6.).reshape(2, 3).narrow(-1, -2, 2))
+""",
+    "sweep_diag_diagonal": """
+import torch
+m = torch.arange(9.).reshape(3, 3).requires_grad_()
+d = torch.diag(m)
+print(d, d.grad_fn)
+d.sum().backward()
+print(m.grad)
+v = torch.tensor([1., 2.], requires_grad=True)
+D = torch.diag(v)
+print(D, D.grad_fn)
+D.sum().backward()
+print(v.grad)
+print(torch.diagonal(m), torch.diagonal(m).grad_fn, m.diag(1))
+print(torch.eye(3), torch.diag_embed(v))
+for y in [m.diag(-1), torch.diagonal(m, 1, -1, -2), torch.diag(v, -1), torch.diag_embed(v), m.tril(-1), m.triu(-2)]:
+    fn = y.grad_fn
+    print(fn.name(), [(a, getattr(fn, a)) for a in sorted(dir(fn)) if a.startswith("_saved")], y._is_view())
+m.grad = None
+c = m * 1
+c.diagonal().mul_(10)
+print(c, c.grad_fn)
+c.sum().backward()
+print(m.grad)
+g, = torch.autograd.grad(torch.diag(v).pow(2).sum(), v, create_graph=True)
+print(g, g.grad_fn)
+g, = torch.autograd.grad((torch.diag(m) ** 2).sum(), m, create_graph=True)
+print(g, g.grad_fn)
+g.sum().backward()
+print(m.grad)
+for f in [lambda: torch.diag(torch.ones(2, 2, 2)), lambda: m.diagonal(0, 1, -1)]:
+    try: f()
+    except Exception as e: print(type(e).__name__, e)
+""",
+    "sweep_matmul_fold_paths": """
+import torch
+def walk(fn):
+    if fn is None: return ''
+    return type(fn).__name__ + '(' + ','.join(walk(f) for f, _ in fn.next_functions) + ')'
+for sa, sb, ga, gb in [((2,3),(2,3,2),False,True), ((3,),(2,3,2),False,True), ((3,),(2,3,2),True,False), ((2,3),(2,3,2),True,False), ((2,2,3),(3,),False,True), ((2,2,3),(3,),True,False),((2,2,3),(3,2),True,False), ((4,1,2,3),(5,3,2),True,True), ((2,3),(4,1,3,2),True,False), ((3,),(4,2,3,2),True,False), ((2,2,3),(3,),False,True), ((2,2,3),(3,),True,True)]:
+    a = torch.arange(float(torch.Size(sa).numel())).reshape(sa).requires_grad_(ga)
+    b = torch.arange(float(torch.Size(sb).numel())).reshape(sb).requires_grad_(gb)
+    y = a @ b
+    print(y.shape, walk(y.grad_fn)); y.pow(2).sum().backward(); print(a.grad, b.grad)
+a = torch.ones(4, 3, 2).transpose(0, 1); y = a @ torch.ones(2, 5, requires_grad=True); print(walk(y.grad_fn))
+a = torch.ones(4, 3, 2).transpose(0, 1).requires_grad_(); y = a @ torch.ones(2, 5); print(walk(y.grad_fn))
+f32 = lambda *s: torch.ones(*s)
+i64 = lambda *s: torch.ones(*s, dtype=torch.long)
+f64 = lambda *s: torch.ones(*s, dtype=torch.float64)
+F = torch.nn.functional
+W = torch.ones(4, 3); b = torch.ones(4)
+cases = [lambda: f32(2,3) @ i64(3,2), lambda: f64(2,3) @ f32(3,2), lambda: f32(3) @ f64(3), lambda: f32(2,3) @ f64(3), lambda: f64(3) @ f32(3, 2),
+ lambda: f32(2,2,3) @ f64(3,2), lambda: f32(2,2,3) @ f64(2,3,2), lambda: f64(2,3) @ f32(2, 3, 2), lambda: torch.bmm(f32(2,2,3), f64(2,3,2)),
+ lambda: F.linear(i64(2, 3), W, b), lambda: F.linear(i64(2, 3), W), lambda: torch.addmm(f64(2,2), f32(2,3), f32(3,2)), lambda: torch.addmm(f32(2,2), f32(2,3), f64(3,2)),
+ lambda: torch.addmm(f32(2,2), f64(2,3), f32(3,2)), lambda: torch.nn.Linear(3, 4)(torch.tensor([[1, 2, 3]])), lambda: torch.ones(3) @ torch.ones(2, 2, 2), lambda: torch.ones(2, 3) @ torch.ones(4, 2, 2)]
+for c in cases:
+    try: print(c())
+    except Exception as e: print(type(e).__name__, e)
+""",
+    "sweep_custom_needs_input_grad": """
+import torch
+class MulAdd(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, w, b):
+        ctx.save_for_backward(x, w)
+        return x * w + b
+    @staticmethod
+    def backward(ctx, grad):
+        x, w = ctx.saved_tensors
+        print("needs", ctx.needs_input_grad)
+        gx = grad * w if ctx.needs_input_grad[0] else None
+        gw = grad * x if ctx.needs_input_grad[1] else None
+        gb = grad if ctx.needs_input_grad[2] else None
+        return gx, gw, gb
+x = torch.tensor([1.0, 2.0])
+w = torch.tensor([3.0, 4.0], requires_grad=True)
+b = torch.tensor(0.5, requires_grad=True)
+y = MulAdd.apply(x, w, b)
+print(y, y.grad_fn.next_functions)
+try:
+    y.sum().backward()
+except RuntimeError as e:
+    print("RuntimeError:", e)
+print(w.grad, b.grad, x.grad)
+class Bad(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+    @staticmethod
+    def backward(ctx, g):
+        return g, g
+try:
+    Bad.apply(w).sum().backward()
+except RuntimeError as e:
+    print("RuntimeError:", e)
+class WrongShape(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.sum()
+    @staticmethod
+    def backward(ctx, g):
+        return g.expand(3)
+try:
+    WrongShape.apply(w).backward()
+except RuntimeError as e:
+    print("RuntimeError:", e)
+""",
+    "sweep_module_forward_backward_hooks": """
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+net = nn.Sequential(nn.Linear(3, 2), nn.ReLU(), nn.Linear(2, 1))
+acts = {}
+def fwd_hook(mod, inp, out):
+    acts[type(mod).__name__] = out.detach()
+    print("forward", type(mod).__name__, tuple(inp[0].shape), tuple(out.shape))
+def bwd_hook(mod, gin, gout):
+    print("backward", type(mod).__name__, [None if g is None else tuple(g.shape) for g in gin], [tuple(g.shape) for g in gout])
+hs = [m.register_forward_hook(fwd_hook) for m in net]
+hb = net[0].register_full_backward_hook(bwd_hook)
+x = torch.randn(4, 3)
+out = net(x).sum()
+out.backward()
+print(acts["ReLU"])
+for h in hs: h.remove()
+hb.remove()
+net(x)
+print(net[0].weight.grad)
+""",
+    "sweep_grads_batched": """
+import torch
+x = torch.tensor(2.0, requires_grad=True)
+y = torch.tensor(3.0, requires_grad=True)
+z = x * y + y ** 2
+gx, gy = torch.autograd.grad(z, [x, y], create_graph=True)
+print(gx, gy)
+gxx, gxy = torch.autograd.grad(gx, [x, y], allow_unused=True, retain_graph=True)
+print(gxx, gxy)
+gyx, gyy = torch.autograd.grad(gy, [x, y])
+print(gyx, gyy)
+w = torch.tensor([1.0, 2.0], requires_grad=True)
+out = torch.stack([w.prod(), w.sum()])
+jac_rows = [torch.autograd.grad(out[i], w, retain_graph=True)[0] for i in range(2)]
+print(torch.stack(jac_rows))
+print(torch.autograd.grad(out, w, grad_outputs=torch.eye(2), is_grads_batched=True))
+""",
+    "sweep_creation_ops": """
+import torch
+print(torch.zeros(2, 3), torch.ones(3), torch.full((2, 2), 7.0), torch.full((2,), 3))
+print(torch.eye(2), torch.arange(0, 1, 0.25), torch.linspace(0, 1, 5), torch.logspace(0, 2, 3))
+print(torch.zeros_like(torch.ones(2, dtype=torch.long)), torch.ones_like(torch.zeros(2, 2)), torch.empty(2).shape)
+print(torch.arange(5).dtype, torch.arange(5.0).dtype, torch.tensor(5).dtype, torch.tensor(5.).dtype, torch.tensor(True).dtype)
+x = torch.ones(2, 2, requires_grad=True)
+print(torch.zeros_like(x), torch.zeros_like(x).requires_grad, torch.ones_like(x, requires_grad=True))
+torch.manual_seed(0); print(torch.randn(2, 2).requires_grad, torch.rand(2, requires_grad=True))
+print(torch.tensor([[1, 2], [3, 4]]).float().mean(), torch.tensor([1, 2, 3]).sum(), torch.tensor([1, 2, 3]).sum().dtype)
+print(torch.Size([2, 3]), torch.ones(2, 3).size(1), torch.ones(2, 3).shape[0], len(torch.ones(4, 2)))
+print(torch.cat([torch.zeros(1, 2), torch.ones(1, 2)]), torch.stack([torch.zeros(2), torch.ones(2)], dim=1))
+""",
+    "sweep_full_backward_hooks": """
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+lin = nn.Linear(3, 2)
+def bh(m, gin, gout):
+    print("hook", type(m).__name__, gin, gout)
+def bph(m, gout):
+    print("pre", gout)
+    return (gout[0] * 2,)
+h1 = lin.register_full_backward_hook(bh)
+h2 = lin.register_full_backward_pre_hook(bph)
+x = torch.randn(2, 3, requires_grad=True)
+y = lin(x)
+print(y.grad_fn, y.grad_fn.next_functions[0][0].next_functions)
+y.sum().backward()
+print(x.grad, lin.bias.grad)
+h2.remove()
+x.grad = None
+lin.register_full_backward_hook(lambda m, gi, go: (gi[0] * 0,))
+lin(x).sum().backward()
+print(x.grad)
+class Two(nn.Module):
+    def forward(self, a, b):
+        return a * b, a + b
+t = Two()
+t.register_full_backward_hook(lambda m, gi, go: print("two", gi, go))
+a = torch.tensor([1.0, 2.0], requires_grad=True)
+b = torch.tensor([3.0, 4.0])
+p, q = t(a, b)
+print(p.grad_fn, q.grad_fn)
+(p.sum() + 2 * q.sum()).backward()
+print(a.grad)
+""",
+    "sweep_inplace_version": """
+import torch
+a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+b = a * 2
+print(b._version)
+b.add_(1)
+print(b._version)
+b.mul_(2)
+print(b._version, b.grad_fn)
+c = b.sigmoid()
+b.add_(1)
+try:
+    c.sum().backward()
+except RuntimeError as e:
+    print("RuntimeError:", e)
+d = a.exp()
+d[0] = 0
+try:
+    d.sum().backward()
+except RuntimeError as e:
+    print("RuntimeError:", e)
+""",
+    "sweep_losses": """
+import torch
+import torch.nn as nn
+pred = torch.tensor([[0.2, 0.8], [0.6, 0.4]], requires_grad=True)
+target = torch.tensor([[0.0, 1.0], [1.0, 0.0]])
+for loss_fn in [nn.MSELoss(), nn.L1Loss(), nn.SmoothL1Loss(), nn.BCELoss(), nn.BCEWithLogitsLoss(), nn.HuberLoss(delta=0.5), nn.MSELoss(reduction='sum'), nn.L1Loss(reduction='none')]:
+    l = loss_fn(pred, target)
+    print(loss_fn, l, l.grad_fn)
+logits = torch.tensor([[1.0, 2.0, 0.5], [0.1, 0.2, 3.0]], requires_grad=True)
+labels = torch.tensor([1, 2])
+ce = nn.CrossEntropyLoss()(logits, labels)
+print(ce, ce.grad_fn)
+ce.backward()
+print(logits.grad)
+nll = nn.NLLLoss()(torch.log_softmax(logits, 1), labels)
+print(nll, nll.grad_fn)
+print(nn.CrossEntropyLoss(label_smoothing=0.1)(logits, labels))
+print(nn.KLDivLoss(reduction='batchmean')(torch.log_softmax(logits, 1), torch.softmax(logits.detach() * 2, 1)))
+""",
+    "sweep_optimizers_compare": """
+import torch
+def run(opt_cls, **kw):
+    torch.manual_seed(0)
+    p = torch.randn(3, requires_grad=True)
+    opt = opt_cls([p], **kw)
+    for _ in range(5):
+        opt.zero_grad()
+        loss = ((p - torch.tensor([1.0, -2.0, 0.5])) ** 2).sum()
+        loss.backward()
+        opt.step()
+    print(opt_cls.__name__, kw, loss.item(), p.detach())
+run(torch.optim.SGD, lr=0.1)
+run(torch.optim.SGD, lr=0.1, momentum=0.9, nesterov=True)
+run(torch.optim.SGD, lr=0.1, weight_decay=0.01)
+run(torch.optim.Adam, lr=0.1)
+run(torch.optim.AdamW, lr=0.1)
+run(torch.optim.Adam, lr=0.1, amsgrad=True)
+run(torch.optim.RMSprop, lr=0.01)
+run(torch.optim.Adagrad, lr=0.5)
+opt = torch.optim.Adam([torch.zeros(2, requires_grad=True)], lr=1e-3)
+print(opt)
+print(opt.param_groups[0]['lr'], opt.defaults['betas'])
+""",
+    "sweep_grad_edge_values": """
+import torch
+x = torch.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+for f in [torch.abs, torch.relu, torch.sqrt, lambda t: t.clamp(0, 1), torch.sign, lambda t: t ** 0.5, lambda t: torch.where(t > 0, t, torch.zeros_like(t)),
+          lambda t: torch.where(t > 0, t.log(), torch.zeros_like(t)), torch.exp, lambda t: t.max(), lambda t: t.norm(), torch.sigmoid]:
+    x.grad = None
+    y = f(x)
+    y.sum().backward()
+    print(y, x.grad)
+z = torch.zeros(3, requires_grad=True)
+z.norm().backward()
+print(z.grad)
+""",
 }
 
 
