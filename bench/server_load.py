@@ -127,15 +127,17 @@ def cpu_seconds(pid: int) -> dict[str, float]:
     has reaped): {"server": s, "sandbox": s}, from /proc."""
     tick = os.sysconf("SC_CLK_TCK")
 
-    def times(p: int, with_children: bool) -> float:
-        fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-        return sum(int(x) for x in fields[11:15 if with_children else 13]) / tick
+    def stat(p: int | str) -> list[str]:  # the fields after the command name, from field 3 (state) on
+        return Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+
+    def times(p: int, with_children: bool) -> float:  # utime, stime (, cutime, cstime)
+        return sum(int(x) for x in stat(p)[11:15 if with_children else 13]) / tick
 
     children = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                if int(stat(entry.name)[1]) == pid:
                     children.append(int(entry.name))
             except (OSError, ValueError):
                 continue

@@ -180,12 +180,6 @@ def ones_like(input: Tensor, dtype: Any = None) -> Tensor:
 
 
 # --- reductions -------------------------------------------------------------------------------
-def _dims(dim: Any) -> Any:
-    if isinstance(dim, (list, tuple)):
-        return tuple(dim)
-    return dim
-
-
 def _dim_tuple(dim: Any, ndim: int) -> tuple:
     """PyTorch saves dim lists as tuples: sum(1) has _saved_dim == (1,). Each dim is checked
     against `ndim` (PyTorch's IndexError) and may appear once; they are kept as given."""

@@ -37,16 +37,11 @@ class TraceCache:
         self.max_entry_bytes = self.max_bytes // 8  # one huge trace may not push out everything else
         self._entries: OrderedDict[str, bytes] = OrderedDict()
         self._bytes = 0
-        self.hits = 0
-        self.misses = 0
 
     def get(self, code: str) -> bytes | None:
         payload = self._entries.get(code)
-        if payload is None:
-            self.misses += 1
-            return None
-        self._entries.move_to_end(code)
-        self.hits += 1
+        if payload is not None:
+            self._entries.move_to_end(code)
         return payload
 
     def put(self, code: str, payload: bytes) -> None:
