@@ -98,6 +98,15 @@ def test_same_snippet_gives_identical_trace(seed_code: str) -> None:
     assert trace_code(seed_code) == trace_code(seed_code)
 
 
+def test_keep_holds_the_run_objects_without_changing_the_trace(seed_code: str) -> None:
+    kept: list = []
+    trace = trace_code(seed_code, keep=kept)
+    assert trace == trace_code(seed_code)
+    [(recorder, namespace)] = kept
+    assert namespace["y"].grad_fn is not None  # the snippet's graph is still alive
+    assert len(recorder.nodes) == len(trace["nodes"])
+
+
 def test_node_limit_ends_trace_with_status_limit() -> None:
     from server.limits import Limits
 

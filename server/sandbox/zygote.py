@@ -141,6 +141,7 @@ class Zygote:
         self.workdir = tempfile.mkdtemp(prefix="gradstep-run-")
         os.chmod(self.workdir, 0o555)
         self.children: dict[int, _Child] = {}
+        self.retained: list = []  # a child's run objects, left for its exit to free
 
     # -- start-up ---------------------------------------------------------------------------------
     def prepare(self) -> dict:
@@ -157,17 +158,19 @@ class Zygote:
         import inspect
 
         try:
-            takes_limits = "limits" in inspect.signature(self.tracer).parameters
+            accepted = inspect.signature(self.tracer).parameters
         except (TypeError, ValueError):
-            takes_limits = False
-        self.tracer_limits = None
-        if takes_limits and self.cfg.get("limits"):
+            accepted = {}
+        # Keyword arguments for each run: the configured limits, and a list that keeps the run's
+        # objects alive until the child exits (freeing them one by one would only delay the answer).
+        self.tracer_kwargs: dict = {"keep": self.retained} if "keep" in accepted else {}
+        if "limits" in accepted and self.cfg.get("limits"):
             try:
                 from server.limits import Limits
 
-                self.tracer_limits = Limits(**self.cfg["limits"])
+                self.tracer_kwargs["limits"] = Limits(**self.cfg["limits"])
             except Exception:  # noqa: BLE001 - unknown fields or no server.limits: tracer defaults
-                self.tracer_limits = None
+                pass
         # Preload what lazy imports would otherwise need to read after confinement.
         for mod in ("json", "traceback", "linecache", "tokenize", "warnings", "re", "math", "string",
                     "numpy.linalg", "numpy.core._methods", "encodings.idna", "unicodedata"):
@@ -298,10 +301,8 @@ class Zygote:
         mem_msg = f"the run was stopped: memory limit ({self.memory_mb} MiB) exceeded"
         try:
             try:
-                if self.tracer_limits is not None:
-                    trace = self.tracer(code, limits=self.tracer_limits)
-                else:
-                    trace = self.tracer(code)
+                trace = self.tracer(code, **self.tracer_kwargs)
+                self.retained.append(trace)
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 signal.signal(signal.SIGALRM, signal.SIG_IGN)
@@ -328,7 +329,11 @@ class Zygote:
                     trace["status"] = "limit"
                     err["message"] = (f"the run was stopped: recursion depth limit "
                                       f"({self.recursion_limit}) exceeded")
-            payload = traces.encode(trace)
+            try:
+                payload = traces.encode(trace)
+            except MemoryError:  # release the run's objects, then try once more
+                self.retained.clear()
+                payload = traces.encode(trace)
         except MemoryError:
             return traces.encode_status(code, "limit", mem_msg, "MemoryError")
         except BaseException as e:  # noqa: BLE001
