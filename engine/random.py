@@ -2,8 +2,8 @@
 
 Values match PyTorch's CPU generator bit for bit for the recipes torch uses on CPU: rand (24-bit
 floats from one 32-bit draw, 53-bit doubles from two), randn (the scalar Box-Muller path with its
-cached second sample below 16 elements; the 16-at-a-time fill from 16 elements up), randint,
-randperm, and uniform_/normal_ on tensors (nn.init).
+cached second sample below 16 elements; the 16-at-a-time fill from 16 elements up, in float32 as
+torch's AVX2 kernel computes it), randint, randperm, and uniform_/normal_ on tensors (nn.init).
 """
 
 from __future__ import annotations
@@ -152,12 +152,12 @@ class Generator:
         return r * math.cos(theta)
 
     def _normal_fill(self, n: int, mean: float, std: float, dtype: np.dtype) -> np.ndarray:
+        """torch's normal_fill: all uniforms first, Box-Muller per 16; a tail redraws the last 16."""
         data = self.uniform01(n, dtype)
-        for i in range(0, n - 15, 16):
-            _normal_fill_16(data, i, mean, std)
+        whole = n - n % 16
+        data[:whole] = _box_muller_16(data[:whole].reshape(-1, 16), mean, std).reshape(-1)
         if n % 16:
-            data[n - 16:] = self.uniform01(16, dtype)
-            _normal_fill_16(data, n - 16, mean, std)
+            data[n - 16:] = _box_muller_16(self.uniform01(16, dtype).reshape(1, 16), mean, std).reshape(-1)
         return data
 
     def random_from_to(self, n: int, low: int, high: int) -> np.ndarray:
@@ -176,24 +176,84 @@ class Generator:
         return out
 
 
-def _normal_fill_16(data: np.ndarray, i: int, mean: float, std: float) -> None:
-    """Box-Muller on 8 pairs, as torch's normal_fill_16 (float32 mirrors its AVX2 variant)."""
-    if data.dtype == np.float64:
-        for j in range(i, i + 8):
-            radius = math.sqrt(-2.0 * math.log(1.0 - data[j]))
-            theta = _TWO_PI * data[j + 8]
-            data[j] = radius * math.cos(theta) * std + mean
-            data[j + 8] = radius * math.sin(theta) * std + mean
-        return
-    t = np.float32
-    u1 = t(1) - data[i: i + 8]
-    u2 = data[i + 8: i + 16]
-    radius = np.sqrt(t(-2) * np.log(u1))
-    # torch's AVX2 kernel uses float32 Sleef log/sincos (1-ulp): NumPy's differ in the last bit
-    # for some elements, so float32 randn from 16 elements up matches to about 1e-7, not bitwise.
-    theta = t(_TWO_PI) * u2
-    data[i: i + 8] = radius * np.cos(theta) * t(std) + t(mean)
-    data[i + 8: i + 16] = radius * np.sin(theta) * t(std) + t(mean)
+def _box_muller_16(blocks: np.ndarray, mean: float, std: float) -> np.ndarray:
+    """Rows of 16 uniforms to normals as torch's normal_fill_16: pairs (j, j + 8) of each row."""
+    if blocks.dtype == np.float32:
+        return _normal_16_float32(blocks, mean, std)
+    out = np.empty_like(blocks)
+    for row, u in zip(out, blocks.tolist()):
+        for j in range(8):
+            radius = math.sqrt(-2.0 * math.log(1.0 - u[j]))
+            theta = _TWO_PI * u[j + 8]
+            row[j] = radius * math.cos(theta) * std + mean
+            row[j + 8] = radius * math.sin(theta) * std + mean
+    return out
+
+
+def _normal_16_float32(blocks: np.ndarray, mean: float, std: float) -> np.ndarray:
+    """Rows of 16 uniforms to normals, bit for bit as torch's AVX2 kernel (avx_mathfun's log and
+    sincos, with the multiply-adds the compiler fuses)."""
+    u1 = _F1 - blocks[:, :8]
+    radius = np.sqrt(np.float32(-2) * _avx_log(u1))
+    sin, cos = _avx_sincos(np.float32(_TWO_PI) * blocks[:, 8:])
+    return np.concatenate([_fma(radius * cos, std, mean), _fma(radius * sin, std, mean)], axis=1)
+
+
+_F1 = np.float32(1)
+
+
+def _fma(a: Any, b: Any, c: Any) -> np.ndarray:
+    """float32 a * b + c, rounded once (a product of two float32 values is exact in float64)."""
+    product = np.asarray(a, np.float32).astype(np.float64) * np.asarray(b, np.float32)
+    return (product + np.asarray(c, np.float32)).astype(np.float32)
+
+
+def _horner(x: np.ndarray, coefficients: tuple) -> np.ndarray:
+    """A float32 polynomial in x, highest power first, one fused multiply-add per coefficient."""
+    y = np.full_like(x, np.float32(coefficients[0]))
+    for c in coefficients[1:]:
+        y = _fma(y, x, c)
+    return y
+
+
+_LOG_POLY = (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1, 1.4249322787E-1,
+             -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1, 3.3333331174E-1)
+_SIN_POLY = (-1.9515295891E-4, 8.3321608736E-3, -1.6666654611E-1)
+_COS_POLY = (2.443315711809948E-005, -1.388731625493765E-003, 4.166664568298827E-002)
+
+
+def _avx_log(x: np.ndarray) -> np.ndarray:
+    """The cephes float32 logarithm of avx_mathfun (x > 0): exponent and a polynomial in the mantissa."""
+    bits = np.maximum(x, np.finfo(np.float32).tiny).view(np.int32)
+    e = ((bits >> 23) - 0x7F).astype(np.float32) + _F1
+    m = ((bits & ~0x7F800000) | 0x3F000000).view(np.float32)  # the mantissa in [0.5, 1)
+    small = m < np.float32(0.707106781186547524)
+    e = e - small.astype(np.float32)
+    m = (m - _F1) + np.where(small, m, np.float32(0))
+    z = m * m
+    y = _horner(m, _LOG_POLY) * m
+    y = _fma(y, z, e * np.float32(-2.12194440e-4))
+    y = _fma(z, -0.5, y)
+    return _fma(e, 0.693359375, m + y)
+
+
+def _avx_sincos(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The cephes float32 sine and cosine of avx_mathfun, for x >= 0."""
+    j = (x * np.float32(1.27323954473516)).astype(np.int32)  # x / (pi / 4), truncated
+    j = (j + 1) & ~1
+    y = j.astype(np.float32)
+    for part in (-0.78515625, -2.4187564849853515625e-4, -3.77489497744594108e-8):
+        x = _fma(y, part, x)  # x - j * pi / 4 in extended precision
+    z = x * x
+    c = _horner(z, _COS_POLY) * z
+    c = _fma(c, z, -(z * np.float32(0.5))) + _F1
+    s = _horner(z, _SIN_POLY) * z
+    s = _fma(s, x, x)
+    near_zero = (j & 2) == 0
+    sin, cos = np.where(near_zero, s, c), np.where(near_zero, c, s)
+    sin = np.where((j & 4) != 0, -sin, sin)
+    cos = np.where((~(j - 2) & 4) != 0, -cos, cos)
+    return sin, cos
 
 
 default_generator = Generator()
