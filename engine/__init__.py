@@ -24,9 +24,11 @@ from engine.functions import (  # noqa: A004 - PyTorch's names shadow builtins o
     erf, exp, exp2, expand, expm1, fix, flatten, flip, floor, floor_divide, fmod, frac, gather, ge,
     ger, gt, hstack, index_select, isclose, isfinite, isinf, isnan, le, log, log10, log1p, log2,
     log_softmax, logical_and, logical_not, logical_or, logsumexp, lt, masked_fill, matmul, max,
-    maximum, mean, min, minimum, mm, msort, mul, mv, narrow, ne, neg, nonzero, norm, outer, permute, pow,
+    maximum, mean, median, min, minimum, mm, msort, mul, mv, nanmean, nanmedian, nansum, narrow, ne, neg,
+    nonzero, norm, outer, permute, pow,
     prod, reciprocal, relu, remainder, repeat, reshape, round, rsqrt, select, sigmoid, sign, silu,
-    sin, sinh, softmax, sort, split, sqrt, square, squeeze, stack, std, std_mean, sub, sum, t, take_along_dim,
+    roll, sin, sinh, softmax, sort, split, sqrt, square, squeeze, stack, std, std_mean, sub, sum, t,
+    take_along_dim,
     tan, tanh, transpose, tril, triu, trunc, unbind, unsqueeze, var, var_mean, vstack, where,
 )
 from engine.functions import div as divide, mul as multiply, sub as subtract, neg as negative

@@ -832,8 +832,16 @@ def masked_fill(input: Tensor, mask: Any, value: Any) -> Tensor:
     m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
     if m.dtype != np.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {_dtype_name(m)}")
-    v = value.item() if isinstance(value, Tensor) else value
-    return apply(ops.MASKED_FILL, (input,), {"mask": m, "value": v})
+    if isinstance(value, Tensor):
+        _check_fill_value(value)
+        return apply(ops.MASKED_FILL_TENSOR, (input, value), {"mask": m})
+    return apply(ops.MASKED_FILL, (input,), {"mask": m, "value": value})
+
+
+def _check_fill_value(value: Tensor) -> None:
+    if value._data.ndim:
+        raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value._data.ndim} dimension(s).")
 
 
 def _dtype_name(a: np.ndarray) -> str:
@@ -887,6 +895,51 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: 
         _check_nonempty(input, "min")
         return apply(ops.MIN, (input,))
     return _value_and_index(ops.MIN_DIM, "min", input, dim, keepdim)
+
+
+def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """The lower of the two middle values (NaN if any value is NaN); with dim, (values, indices)."""
+    return _median_call(ops.MEDIAN, ops.MEDIAN_DIM, "median", input, dim, keepdim)
+
+
+def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """median() of the values that are not NaN."""
+    return _median_call(ops.NANMEDIAN, ops.NANMEDIAN_DIM, "nanmedian", input, dim, keepdim)
+
+
+def _median_call(rule: Rule, dim_rule: Rule, kind: str, input: Tensor, dim: Any, keepdim: bool) -> Any:
+    if dim is None:
+        return apply(rule, (input,))
+    wrapped = _wrap_dim(dim, input._data.ndim)
+    if input._data.ndim and input._data.shape[wrapped] == 0:
+        raise IndexError(f"median(): Expected reduction dim {wrapped} to have non-zero size.")
+    return _value_and_index(dim_rule, kind, input, dim, keepdim)
+
+
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    if dtype is not None:
+        input = input.to(dtype)
+    return apply(ops.NANSUM, (input,), {"dim": _optional_dims(dim, input._data.ndim), "keepdim": keepdim})
+
+
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """nansum / the count of values that are not NaN (a constant: DivBackward0 has no edge to it)."""
+    if input._data.dtype.kind != "f":
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{input.dtype.legacy}")
+    dims = _optional_dims(dim, input._data.ndim)
+    count = np.sum(~np.isnan(input._data), axis=dims, keepdims=keepdim)
+    return div(nansum(input, dims, keepdim, dtype=dtype), _constant(np.asarray(count, np.int64)))
+
+
+def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
+    shifts = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
+    dims = () if dims is None else tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
+    if len(shifts) != len(dims) and not (len(shifts) == 1 and not dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    for d in dims:
+        _wrap_dim(d, input._data.ndim)
+    return apply(ops.ROLL, (input,), {"shifts": tuple(int(s) for s in shifts), "dims": dims})
 
 
 def _check_nonempty(input: Tensor, name: str) -> None:
@@ -1463,62 +1516,245 @@ def _triangle(rule: Rule, input: Tensor, diagonal: int) -> Tensor:
     return apply(rule, (input,), {"diagonal": int(diagonal)})
 
 
+_ELLIPSIS = "..."
+
+
 def einsum(equation: str, *operands: Any) -> Tensor:
+    """PyTorch's einsum, step for step (so the graph has its nodes): a repeated label takes a
+    diagonal, every operand is permuted onto one label order, then operands are contracted left
+    to right by sumproduct_pair (bmm), and leftover labels summed or viewed away."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    # Built from differentiable primitives: align every operand on one index space, multiply, sum.
-    equation = equation.replace(" ", "")
-    inputs, _, output = equation.partition("->")
-    subs = inputs.split(",")
-    if not _:
-        letters = "".join(subs)
-        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
-    if len(operands) == 2 and builtins.all(len(set(sub)) == len(sub) for sub in subs):
-        a, b = subs
-        if builtins.any(c in b and c not in output for c in a):
-            return _einsum_pair(a, b, output, *operands)
-    order = list(output) + [c for c in dict.fromkeys("".join(subs)) if c not in output]
-    product = None
-    for sub, operand in zip(subs, operands):
-        if len(set(sub)) != len(sub):
-            raise NotImplementedError("einsum with a repeated index in one operand is not supported")
-        present = [c for c in order if c in sub]
-        x = permute(operand, tuple(sub.index(c) for c in present)) if list(sub) != present else operand
-        shape = tuple(x._data.shape[present.index(c)] if c in sub else 1 for c in order)
-        x = reshape(x, shape) if shape != x._data.shape else x
-        product = x if product is None else mul(product, x)
-    reduced = tuple(range(len(output), len(order)))
-    return sum(product, reduced) if reduced else product
+    if not operands:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least "
+                         "one operand and its subscripts list")
+    lhs, arrow, rhs = equation.partition("->")
+    op_labels = _einsum_operand_labels(lhs, operands)
+    counts: dict[str, int] = {}
+    ell_ndim = 0
+    for labels, operand in zip(op_labels, operands):
+        for label in labels:
+            if label != _ELLIPSIS:
+                counts[label] = counts.get(label, 0) + 1
+        if _ELLIPSIS in labels:
+            ell_ndim = builtins.max(ell_ndim, operand._data.ndim - (len(labels) - 1))
+    position, out_ndim, ell_index, ell_in_output = _einsum_output(lhs, arrow, rhs, counts, ell_ndim)
+    total = out_ndim
+    if not ell_in_output:
+        ell_index, total = total, total + ell_ndim
+    for label in sorted(counts, key=_label_order):
+        if label not in position:
+            position[label] = total
+            total += 1
+    dim_counts = [0] * total
+    sizes: dict = {}
+    aligned = [_einsum_align(i, operand, labels, position, ell_index, ell_ndim, total, dim_counts, sizes)
+               for i, (operand, labels) in enumerate(zip(operands, op_labels))]
+    while len(aligned) > 1:
+        a, b = aligned.pop(0), aligned.pop(0)
+        aligned.insert(0, _einsum_contract(a, b, out_ndim, total, dim_counts))
+    result = aligned[0]
+    if total > out_ndim:
+        if len(operands) > 1:
+            return view(result, *result._data.shape[:out_ndim])
+        return sum(result, tuple(range(out_ndim, total)))
+    return result
 
 
-def _einsum_pair(a: str, b: str, output: str, x: Tensor, y: Tensor) -> Tensor:
-    """Two operands with a contracted index, as PyTorch computes them: one bmm over
-    (batch, left, contracted) @ (batch, contracted, right), then a view and a permute to `output`."""
-    for sub, name in ((a, "x"), (b, "y")):
-        alone = tuple(i for i, c in enumerate(sub) if c not in output and c not in (b if sub is a else a))
-        if alone:
-            if name == "x":
-                x, a = sum(x, alone), "".join(c for i, c in enumerate(a) if i not in alone)
-            else:
-                y, b = sum(y, alone), "".join(c for i, c in enumerate(b) if i not in alone)
-    batch = [c for c in output if c in a and c in b]
-    left = [c for c in output if c in a and c not in b]
-    right = [c for c in output if c in b and c not in a]
-    summed = [c for c in a if c in b and c not in output]
-    size = {c: n for sub, t in ((a, x), (b, y)) for c, n in zip(sub, t._data.shape)}
+def _label_order(label: str) -> tuple:
+    """PyTorch's order of einsum labels: A-Z, then a-z."""
+    return (label.islower(), label)
 
-    def count(letters: list) -> int:
-        return _prod(tuple(size[c] for c in letters))
 
-    xs = permute(x, tuple(a.index(c) for c in batch + left + summed))
-    ys = permute(y, tuple(b.index(c) for c in batch + summed + right))
-    xs = reshape(xs, count(batch), count(left), count(summed))
-    ys = reshape(ys, count(batch), count(summed), count(right))
-    out = bmm(xs, ys)
-    out = view(out, *(size[c] for c in batch + left + right))
-    current = batch + left + right
-    out = permute(out, tuple(current.index(c) for c in output))
-    return view(out, *(size[c] for c in output))
+def _einsum_operand_labels(lhs: str, operands: tuple) -> list:
+    """Each operand's labels (letters, or _ELLIPSIS), checked against its dims."""
+    op_labels: list = [[]]
+    i = 0
+    while i < len(lhs):
+        c = lhs[i]
+        if c == ".":
+            if _ELLIPSIS in op_labels[-1]:
+                raise RuntimeError(f"einsum(): found '.' for operand {len(op_labels) - 1} for which an "
+                                   "ellipsis was already found")
+            if lhs[i:i + 3] != _ELLIPSIS:
+                raise RuntimeError(f"einsum(): found '.' for operand {len(op_labels) - 1} that is not part "
+                                   "of any ellipsis")
+            op_labels[-1].append(_ELLIPSIS)
+            i += 2
+        elif c == ",":
+            if len(op_labels) == len(operands):
+                raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+            op_labels.append([])
+        elif c != " ":
+            if not c.isascii() or not c.isalpha():
+                raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation string, "
+                                   "subscripts must be in [a-zA-Z]")
+            op_labels[-1].append(c)
+        i += 1
+    if len(op_labels) != len(operands):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    for i, (labels, operand) in enumerate(zip(op_labels, operands)):
+        n, ndim = len(labels) - (_ELLIPSIS in labels), operand._data.ndim
+        if _ELLIPSIS in labels and n > ndim:
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n}) is more than the "
+                               f"number of dimensions ({ndim}) for operand {i}")
+        if _ELLIPSIS not in labels and n != ndim:
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n}) does not match the "
+                               f"number of dimensions ({ndim}) for operand {i} and no ellipsis was given")
+    return op_labels
+
+
+def _einsum_output(lhs: str, arrow: str, rhs: str, counts: dict, ell_ndim: int) -> tuple:
+    """The output labels' positions, the output's number of dims, where the ellipsis dims start and
+    whether they are part of the output."""
+    position: dict[str, int] = {}
+    if not arrow:  # implicit output: the ellipsis, then the labels seen once, in label order
+        for label in sorted((c for c, n in counts.items() if n == 1), key=_label_order):
+            position[label] = ell_ndim + len(position)
+        return position, ell_ndim + len(position), 0, True
+    index, ell_index, ell_in_output = 0, 0, False
+    i = 0
+    while i < len(rhs):
+        c = rhs[i]
+        if c == ".":
+            if ell_in_output:
+                raise RuntimeError("einsum(): found '.' for output but an ellipsis (...) was already found")
+            if rhs[i:i + 3] != _ELLIPSIS:
+                raise RuntimeError("einsum(): found '.' for output that is not part of any ellipsis (...)")
+            ell_index, ell_in_output = index, True
+            index += ell_ndim
+            i += 2
+        elif c != " ":
+            if not c.isascii() or not c.isalpha():
+                raise RuntimeError(f"einsum(): invalid subscript given at index {len(lhs) + 2 + i} in the "
+                                   "equation string, subscripts must be in [a-zA-Z]")
+            if c in position or c not in counts:
+                problem = "appears more than once in the output" if c in position else \
+                    "does not appear in the equation for any input operand"
+                raise RuntimeError(f"einsum(): output subscript {c} {problem}")
+            position[c] = index
+            index += 1
+        i += 1
+    return position, index, ell_index, ell_in_output
+
+
+def _einsum_align(i: int, operand: Tensor, labels: list, position: dict, ell_index: int, ell_ndim: int,
+                  total: int, dim_counts: list, sizes: dict) -> Tensor:
+    """One operand with a diagonal taken for each repeated label, unsqueezed for the labels it lacks
+    and permuted so its dims follow `position` (counting in dim_counts the dims of size > 1 and
+    checking in `sizes` that each label's sizes broadcast)."""
+    perm = [-1] * total
+    op = operand
+    dim = 0
+    for label in labels:
+        if label == _ELLIPSIS:
+            covered = operand._data.ndim - (len(labels) - 1)
+            for j in range(ell_ndim - covered, ell_ndim):
+                size = op._data.shape[dim]
+                if size != 1:
+                    seen = sizes.setdefault((_ELLIPSIS, j), size)
+                    if seen != size:
+                        raise RuntimeError(f"einsum(): dimension {dim} covered by ellipsis in operand {i}has "
+                                           f"size {size} which does not broadcast with previously seen "
+                                           f"ellipsis with size {seen} for the respective dimension")
+                    dim_counts[ell_index + j] += 1
+                perm[ell_index + j] = dim
+                dim += 1
+        elif perm[position[label]] == -1:
+            size = op._data.shape[dim]
+            if size != 1:
+                seen = sizes.setdefault(label, size)
+                if seen != size:
+                    raise RuntimeError(f"einsum(): subscript {label} has size {size} for operand {i} which "
+                                       f"does not broadcast with previously seen size {seen}")
+                dim_counts[position[label]] += 1
+            perm[position[label]] = dim
+            dim += 1
+        else:
+            prev = perm[position[label]]
+            a, b = op._data.shape[dim], op._data.shape[prev]
+            if a != b:
+                raise RuntimeError(f"einsum(): subscript {label} is repeated for operand {i} but the sizes "
+                                   f"don't match, {a} != {b}")
+            op = diagonal(op, 0, prev, dim)
+            order = list(range(op._data.ndim - 1))
+            order.insert(prev, op._data.ndim - 1)
+            op = permute(op, *order)  # movedim(-1, prev)
+    for k in range(total):
+        if perm[k] == -1:
+            op = unsqueeze(op, dim)
+            perm[k] = dim
+            dim += 1
+    return permute(op, *perm)
+
+
+def _einsum_contract(a: Tensor, b: Tensor, out_ndim: int, total: int, dim_counts: list) -> Tensor:
+    """Two aligned operands multiplied, summing the contraction dims no other operand still has."""
+    sum_dims, a_dims, b_dims = [], [], []
+    for dim in range(out_ndim, total):
+        sa, sb = a._data.shape[dim] != 1, b._data.shape[dim] != 1
+        if sa and sb:
+            if a._data.shape[dim] != b._data.shape[dim]:
+                raise RuntimeError("non-broadcast dimensions must match")
+            dim_counts[dim] -= 1
+            if dim_counts[dim] == 1:
+                sum_dims.append(dim)
+                dim_counts[dim] = 0
+        elif dim_counts[dim] == 1:
+            if sa:
+                a_dims.append(dim)
+                dim_counts[dim] = 0
+            elif sb:
+                b_dims.append(dim)
+                dim_counts[dim] = 0
+    if a_dims:
+        a = sum(a, tuple(a_dims), True)
+    if b_dims:
+        b = sum(b, tuple(b_dims), True)
+    return _sumproduct_pair(a, b, sum_dims)
+
+
+def _sumproduct_pair(left: Tensor, right: Tensor, sum_dims: list) -> Tensor:
+    """PyTorch's sumproduct_pair: (left * right).sum(sum_dims, keepdim=True) as one bmm over
+    (batch, left-only, summed) x (batch, summed, right-only) dims, viewed and permuted back."""
+    if not sum_dims:
+        return mul(left, right)
+    lro: list = []
+    lo: list = []
+    ro: list = []
+    lro_size = lo_size = ro_size = sum_size = 1
+    for i in range(left._data.ndim):
+        sl, sr = left._data.shape[i] != 1, right._data.shape[i] != 1
+        if i in sum_dims:
+            if sl and sr:
+                if left._data.shape[i] != right._data.shape[i]:
+                    raise RuntimeError("non-broadcast dimensions must match")
+                sum_size *= left._data.shape[i]
+            elif sl:
+                left = sum(left, i, True)
+            elif sr:
+                right = sum(right, i, True)
+        elif sl and sr:
+            if left._data.shape[i] != right._data.shape[i]:
+                raise RuntimeError("non-broadcast dimensions must match")
+            lro.append(i)
+            lro_size *= left._data.shape[i]
+        elif sl:
+            lo.append(i)
+            lo_size *= left._data.shape[i]
+        else:
+            ro.append(i)
+            ro_size *= right._data.shape[i]
+    if lo and ro and ro[-1] < lo[0]:  # bmm then writes the output in its final order
+        left, right, lo, ro, lo_size, ro_size = right, left, ro, lo, ro_size, lo_size
+    out_size = ([left._data.shape[d] for d in lro + lo] + [1] * len(sum_dims)
+                + [right._data.shape[d] for d in ro])
+    operm = [0] * len(out_size)
+    for k, d in enumerate(lro + lo + sum_dims + ro):
+        operm[d] = k
+    left = reshape(permute(left, *(lro + lo + sum_dims + ro)), lro_size, lo_size, sum_size)
+    right = reshape(permute(right, *(lro + sum_dims + ro + lo)), lro_size, sum_size, ro_size)
+    return permute(view(bmm(left, right), *out_size), *operm)
 
 
 def detach(input: Tensor) -> Tensor:

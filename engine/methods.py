@@ -49,8 +49,10 @@ def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: 
 
 def _masked_fill_(self: Tensor, mask: Any, value: Any) -> Tensor:
     m = mask._data if isinstance(mask, Tensor) else mask
-    v = value.item() if isinstance(value, Tensor) else value
-    return f._inplace(self, ops.MASKED_FILL, (), {"mask": m, "value": v})
+    if isinstance(value, Tensor):
+        f._check_fill_value(value)
+        return f._inplace(self, ops.MASKED_FILL_TENSOR, (value,), {"mask": m})
+    return f._inplace(self, ops.MASKED_FILL, (), {"mask": m, "value": value})
 
 
 def _type(self: Tensor, dtype: Any = None) -> Any:
@@ -140,7 +142,8 @@ METHODS = {
     "sum": f.sum, "mean": f.mean, "sum_to_size": f.sum_to_size, "prod": f.prod, "var": f.var,
     "std": f.std, "norm": f.norm, "max": _max, "min": _min, "amax": f.amax, "amin": f.amin,
     "argmax": f.argmax, "argmin": f.argmin, "logsumexp": f.logsumexp, "cumsum": f.cumsum,
-    "cumprod": f.cumprod, "msort": f.msort,
+    "cumprod": f.cumprod, "msort": f.msort, "median": f.median, "nanmedian": f.nanmedian,
+    "nansum": f.nansum, "nanmean": f.nanmean, "roll": f.roll,
     "softmax": f.softmax, "log_softmax": f.log_softmax, "sort": f.sort, "argsort": f.argsort, "topk": f.topk, "multinomial": _creation.multinomial,
     "diag": f.diag, "diagonal": f.diagonal, "diag_embed": f.diag_embed, "trace": f.trace, "nan_to_num": f.nan_to_num, "broadcast_to": f.broadcast_to,
     "all": f.all, "any": f.any, "nonzero": f.nonzero, "count_nonzero": f.count_nonzero,

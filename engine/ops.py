@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from engine import messages
+from engine import conv, messages
 from engine.rules import ArrayMath, Rule
 
 TABLE: dict[str, Rule] = {}
@@ -373,13 +373,20 @@ def _max_split_even(F: Any, g: Any, self: Any, result: Any, dim: Any = None, kee
 def _value_selecting_backward(F: Any, g: Any, dim: int, indices: Any, keepdim: bool, sizes: tuple) -> Any:
     """PyTorch's value_selecting_reduction_backward: grad scattered into zeros at the indices
     (max(dim), sort, topk...); a ScatterBackward0 node under create_graph."""
+    if not len(sizes):
+        return g  # a 0-d input: its one element was picked
     idx = np.asarray(F.raw(indices))
-    if not keepdim and len(sizes):
+    if not keepdim:
         idx = np.expand_dims(idx, dim)
         g = F.unsqueeze_dims(g, (dim,))
     if F is ArrayMath:
         return _gather_backward(F, g, dim, idx, sizes)
     return F.op("scatter", np.zeros(sizes, np.asarray(F.raw(g)).dtype), g, dim=dim, index=idx)
+
+
+def _value_at_indices(F: Any, g: Any, dim: int, indices: Any, keepdim: bool, self_sym_sizes: tuple) -> Any:
+    """The gradient of a (values, indices) reduction along dim: grad put back at the indices."""
+    return _value_selecting_backward(F, g[0], dim, indices, keepdim, self_sym_sizes)
 
 
 def _prod_grad(F: Any, g: Any, self: Any, result: Any, dim: Any = None, keepdim: bool = False) -> Any:
@@ -715,6 +722,74 @@ LOGSIGMOID = rule("logsigmoid", "LogSigmoidBackward0", lambda a, buffer=None: -n
                   (lambda F, g, buffer, self: F.log_sigmoid_backward(g, self, buffer=buffer),),
                   ("grad * σ(-self)",), elementwise=True)
 
+
+def _celu_scale(alpha: Any) -> float:
+    """celu's input_scale: 1 / alpha, with alpha rounded to float32 first as PyTorch does."""
+    return 1.0 / float(np.float32(alpha))
+
+
+def _celu(a: Any, alpha: Any = 1.0) -> Any:
+    """elu with input_scale 1 / alpha: x for x > 0, alpha * (exp(x / alpha) - 1) otherwise."""
+    return ELU.forward(a, alpha, 1, _celu_scale(alpha))
+
+
+CELU = rule("celu", "CeluBackward0", _celu,
+            (lambda F, g, alpha, self: F.elu_backward(
+                g, self, alpha=alpha, scale=1, input_scale=_celu_scale(alpha), is_result=False),),
+            ("grad * (self > 0 ? 1 : exp(self / alpha))",), elementwise=True, defaults={"alpha": 1.0})
+CELU_INPLACE = rule("celu_", "CeluBackward1", _celu,
+                    (lambda F, g, alpha, result: F.elu_backward(
+                        g, result, alpha=alpha, scale=1, input_scale=_celu_scale(alpha), is_result=True),),
+                    ("grad * (result > 0 ? 1 : result / alpha + 1)",), elementwise=True,
+                    defaults={"alpha": 1.0})
+
+
+def _mish(a: Any) -> Any:
+    """self * tanh(softplus(self))."""
+    return a * np.tanh(np.log1p(np.exp(a)))
+
+
+def _mish_grad(F: Any, g: Any, self: Any) -> Any:
+    """PyTorch's mish backward: grad * (tanh(sp) + self * σ(self) * (1 - tanh(sp)²)), sp = log1p(exp(self));
+    ordinary nodes under create_graph (`1.0 - t` a sub of a filled tensor, as for silu)."""
+    t = F.tanh(F.log1p(F.exp(self)))
+    if F is ArrayMath:
+        return g * (t + self * F.sigmoid(self) * (1 - t * t))
+    return g * (t + self * F.sigmoid(self) * F.op("sub", F.ones_like(t), t * t))
+
+
+MISH = rule("mish", "MishBackward0", _mish, (_mish_grad,),
+            ("grad * (tanh(softplus(self)) + self * σ(self) * sech²(softplus(self)))",), elementwise=True)
+HARDSWISH = rule("hardswish", "HardswishBackward0", lambda a: a * np.clip(a + 3, 0, 6) / 6,
+                 (lambda F, g, self: F.hardswish_backward(g, self),),
+                 ("grad * (self <= -3 ? 0 : self < 3 ? self / 3 + 0.5 : 1)",), elementwise=True)
+HARDSIGMOID = rule("hardsigmoid", "HardsigmoidBackward0", lambda a: np.clip(a + 3, 0, 6) / 6,
+                   (lambda F, g, self: F.hardsigmoid_backward(g, self),),
+                   ("grad / 6 where -3 < self < 3, else 0",), elementwise=True)
+THRESHOLD = rule("threshold", "ThresholdBackward0",
+                 lambda a, threshold, value: np.where(a > threshold, a, value),
+                 (lambda F, g, self, threshold: F.threshold_backward(g, self, threshold=threshold),),
+                 ("grad * (self > threshold)",), elementwise=True)
+THRESHOLD_INPLACE = rule("threshold_", "ThresholdBackward1", THRESHOLD.forward,
+                         (lambda F, g, self, threshold: F.threshold_backward(g, self, threshold=threshold),),
+                         ("grad * (self > threshold)",), elementwise=True)
+
+
+def _halves(a: Any, dim: int) -> tuple:
+    """The two halves of `a` along dim (glu's value and gate)."""
+    n = np.shape(a)[dim] // 2
+    return a[_key(dim, slice(0, n))], a[_key(dim, slice(n, 2 * n))]
+
+
+def _glu(a: Any, dim: int = -1) -> Any:
+    """The first half of `a` along dim, gated by the sigmoid of the second half."""
+    first, second = _halves(a, dim)
+    return first * ArrayMath.sigmoid(second)
+
+
+GLU = rule("glu", "GluBackward0", _glu, (lambda F, g, dim, self: F.glu_backward(g, self, dim=dim),),
+           ("cat(grad * σ(b), grad * a * σ(b) * (1 - σ(b))) for self = cat(a, b)",))
+
 # --- clamping and selection --------------------------------------------------------------------
 CLAMP = rule(
     "clamp", "ClampBackward1",
@@ -767,6 +842,21 @@ MASKED_FILL = rule("masked_fill", "MaskedFillBackward0", lambda a, mask, value: 
                    (lambda F, g, mask: F.where(mask, 0.0, g) if F is ArrayMath
                     else F.op("masked_fill", g, mask=mask, value=0),), ("where(mask, 0, grad)",),
                    elementwise=True)
+MASKED_FILL_TENSOR = rule(
+    "masked_fill_tensor", "MaskedFillBackward1", lambda a, value, mask: np.where(mask, value, a),
+    (MASKED_FILL.grads[0], lambda F, g, mask: F.sum(F.where(mask, g, 0.0))),
+    ("where(mask, 0, grad)", "sum of grad where mask"), inputs=("self", "value"), extra_saves=("mask",))
+
+
+def _evenly_distribute(F: Any, g: Any, self: Any, result: Any) -> Any:
+    """PyTorch's evenly_distribute_backward: grad shared equally by the elements equal to result
+    (the NaNs when result is NaN); a MaskedFillBackward1 of grad / count under create_graph."""
+    x, r = np.asarray(F.raw(self)), np.asarray(F.raw(result))
+    mask = np.isnan(x) if np.isnan(r) else x == r
+    if F is ArrayMath:
+        return np.where(mask, g / mask.sum(), 0).astype(x.dtype)
+    share = g / np.asarray(mask.sum())  # an int64 count: DivBackward0 with no edge to it
+    return F.op("masked_fill_tensor", np.zeros(x.shape, x.dtype), share, mask=mask)
 
 # --- more reductions ---------------------------------------------------------------------------
 PROD = rule("prod", "ProdBackward0", lambda a: np.prod(a),
@@ -892,28 +982,23 @@ STD_MEAN = rule(
     output_names=("result0", "result1"), defaults=STATS)
 NORM = rule("norm", "LinalgVectorNormBackward0", _norm_fwd, (_norm_grad,),
             ("grad * self / result (ord 2)",), defaults={"ord": 2, "dim": None, "keepdim": False})
-MAX = rule("max", "MaxBackward1", lambda a: np.max(a),
-           (lambda F, g, result, self: _max_split_even(F, g, self, result),),
+MAX = rule("max", "MaxBackward1", lambda a: np.max(a), (_evenly_distribute,),
            ("grad split evenly among the maxima",))
-MIN = rule("min", "MinBackward1", lambda a: np.min(a),
-           (lambda F, g, result, self: _max_split_even(F, g, self, result),),
+MIN = rule("min", "MinBackward1", lambda a: np.min(a), (_evenly_distribute,),
            ("grad split evenly among the minima",))
+# (values, indices) reductions along a dim: gradients flow to the values only
+PICKED = {"outputs": 2, "differentiable_outputs": (0,), "output_names": ("result", "indices"),
+          "defaults": {"keepdim": False}}
 MAX_DIM = rule(
     "max_dim", "MaxBackward0",
     lambda a, dim, keepdim=False: (np.max(a, axis=dim, keepdims=keepdim),
                                    np.argmax(a, axis=dim, keepdims=keepdim).astype(np.int64)),
-    (lambda F, g, dim, indices, keepdim, self_sym_sizes: _value_selecting_backward(
-        F, g[0], dim, indices, keepdim, self_sym_sizes),),
-    ("grad at the index of each maximum",), outputs=2, differentiable_outputs=(0,),
-    output_names=("result", "indices"), defaults={"keepdim": False})
+    (_value_at_indices,), ("grad at the index of each maximum",), **PICKED)
 MIN_DIM = rule(
     "min_dim", "MinBackward0",
     lambda a, dim, keepdim=False: (np.min(a, axis=dim, keepdims=keepdim),
                                    np.argmin(a, axis=dim, keepdims=keepdim).astype(np.int64)),
-    (lambda F, g, dim, indices, keepdim, self_sym_sizes: _value_selecting_backward(
-        F, g[0], dim, indices, keepdim, self_sym_sizes),),
-    ("grad at the index of each minimum",), outputs=2, differentiable_outputs=(0,),
-    output_names=("result", "indices"), defaults={"keepdim": False})
+    (_value_at_indices,), ("grad at the index of each minimum",), **PICKED)
 AMAX = rule("amax", "AmaxBackward0", lambda a, dim, keepdim=False: _reduce_dim_keep(a, np.max, dim, keepdim),
             (lambda F, g, dim, keepdim, result, self: _max_split_even(F, g, self, result, dim, keepdim),),
             ("grad split evenly among the maxima along dim",), defaults={"keepdim": False})
@@ -1025,6 +1110,75 @@ CUMSUM = rule("cumsum", "CumsumBackward0", _along(np.cumsum), (lambda F, g, dim:
               ("reverse cumsum of grad along dim",))
 CUMPROD = rule("cumprod", "CumprodBackward0", _along(np.cumprod), (_cumprod_grad,),
                ("reverse cumsum of grad * result along dim, / self",))
+
+
+def _median_rank(count: Any) -> Any:
+    """The sorted position PyTorch reads as the median of `count` values: the lower middle one
+    ((count - 1) / 2 rounded toward zero, so 0 when there are none)."""
+    return np.maximum(count - 1, 0) // 2
+
+
+def _median(a: Any, ignore_nan: bool = False) -> Any:
+    """The median of all values (the lower middle one); NaN if any is NaN, unless ignore_nan."""
+    flat = np.sort(np.ravel(a))  # NaN sorts last
+    nan = np.isnan(flat) if flat.dtype.kind in "fc" else np.zeros(flat.shape, bool)
+    if not flat.size or (nan.any() and not ignore_nan):
+        return np.asarray(np.nan, a.dtype)
+    return np.asarray(flat[_median_rank(flat.size - int(nan.sum()))])
+
+
+def _median_dim(a: Any, dim: int, keepdim: bool = False, ignore_nan: bool = False) -> tuple:
+    """Median values and int64 indices along dim. PyTorch picks among equal values by the
+    (value, index) order, as a stable sort does; median gives the first NaN of a line that has one."""
+    x = np.reshape(a, (1,)) if a.ndim == 0 else a
+    order = np.argsort(x, axis=dim, kind="stable")
+    nan = np.isnan(x) if x.dtype.kind in "fc" else np.zeros(x.shape, bool)
+    count = x.shape[dim] - np.sum(nan, axis=dim, keepdims=True)
+    index = np.take_along_axis(order, _median_rank(count), dim)
+    if not ignore_nan:
+        index = np.where(count < x.shape[dim], np.argmax(nan, axis=dim, keepdims=True), index)
+    values = np.take_along_axis(x, index, dim)
+    if not keepdim or a.ndim == 0:
+        values, index = np.squeeze(values, dim), np.squeeze(index, dim)
+    return values.reshape(values.shape if a.ndim else ()), index.astype(np.int64)
+
+
+MEDIAN = rule("median", "MedianBackward0", _median, (_evenly_distribute,),
+              ("grad shared equally by the elements equal to the median",))
+NANMEDIAN = rule("nanmedian", "NanmedianBackward0", lambda a: _median(a, ignore_nan=True),
+                 (_evenly_distribute,), ("grad shared equally by the elements equal to the median",))
+MEDIAN_DIM = rule("median_dim", "MedianBackward1", _median_dim, (_value_at_indices,),
+                  ("grad at the index of each median",), **PICKED)
+NANMEDIAN_DIM = rule("nanmedian_dim", "NanmedianBackward1",
+                     lambda a, dim, keepdim=False: _median_dim(a, dim, keepdim, ignore_nan=True),
+                     (_value_at_indices,), ("grad at the index of each median",), **PICKED)
+
+
+def _nansum(a: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    """The sum with NaNs counted as zero (int64 for integer input, as PyTorch's)."""
+    return np.nansum(a, axis=dim, keepdims=keepdim, dtype=np.int64 if a.dtype.kind in "biu" else a.dtype)
+
+
+def _nansum_grad(F: Any, g: Any, dim: Any, keepdim: bool, self: Any) -> Any:
+    """sum's gradient, zero where self is NaN."""
+    x = np.asarray(F.raw(self))
+    return F.expand(_unsqueeze_reduced(F, g, dim, keepdim, x.ndim), x.shape) * ~np.isnan(x)
+
+
+NANSUM = rule("nansum", "NansumBackward0", _nansum, (_nansum_grad,),
+              ("grad expanded to self, 0 where self is NaN",), defaults={"dim": None, "keepdim": False})
+
+
+def _roll(a: Any, shifts: tuple, dims: tuple) -> Any:
+    """np.roll along dims; with no dims, over the flattened array (the shape is kept)."""
+    if not dims:
+        return np.roll(np.ravel(a), shifts[0]).reshape(np.shape(a))
+    return np.roll(a, shifts, dims)
+
+
+ROLL = rule("roll", "RollBackward0", _roll,
+            (lambda F, g, dims, shifts: F.op("roll", g, shifts=tuple(-s for s in shifts), dims=dims),),
+            ("grad rolled back by -shifts",))
 SOFTMAX = rule("softmax", "SoftmaxBackward0", _softmax,
                (lambda F, g, dim, result: F.softmax_backward_data(g, result, dim=dim),),
                ("result * (grad - sum(grad * result, dim))",))
@@ -1521,6 +1675,76 @@ def _log_sigmoid_double_backward(F: Any, g: Any, self: Any) -> Any:
     return g * F.op("sub_scalar", z, other=1) * z
 
 
+def _hardswish_backward(grad_output: Any, self: Any) -> Any:
+    return np.where(self <= -3, 0, np.where(self < 3, grad_output * (self / 3 + 0.5), grad_output)).astype(
+        np.result_type(grad_output, self))
+
+
+def _hardsigmoid_backward(grad_output: Any, self: Any) -> Any:
+    return np.where((self > -3) & (self < 3), grad_output / 6, 0).astype(np.result_type(grad_output, self))
+
+
+def _not_implemented(name: str) -> Any:
+    """The gradient of an op PyTorch cannot differentiate: its node raises when backward reaches it."""
+
+    def grad(F: Any, g: Any) -> Any:
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
+    return grad
+
+
+def _glu_backward(grad_output: Any, self: Any, dim: int) -> Any:
+    first, second = _halves(self, dim)
+    gate = ArrayMath.sigmoid(second)
+    return np.concatenate([grad_output * gate, grad_output * first * gate * (1 - gate)], axis=dim)
+
+
+def _glu_double_backward_grad_output(F: Any, g: Any, dim: int, self: Any) -> Any:
+    """PyTorch's glu_double_backward_grad_output: the two halves of grad * glu_backward(1, self) summed."""
+    x = np.asarray(F.raw(self))
+    d = dim % x.ndim
+    n = x.shape[d] // 2
+    ones = np.ones(x.shape[:d] + (n,) + x.shape[d + 1:], x.dtype)
+    tmp = g * F.glu_backward(ones, self, dim=dim)
+    first = F.op("slice", tmp, dim=d, start=0, end=n, step=1)
+    return first + F.op("slice", tmp, dim=d, start=n, end=2 * n, step=1)
+
+
+def _glu_double_backward(F: Any, g: Any, dim: int, grad_output: Any, self: Any) -> Any:
+    """PyTorch's glu_double_backward: d glu_backward(grad_output, self) / d self, times grad."""
+    d = dim % np.ndim(F.raw(self))
+    n = np.shape(F.raw(self))[d] // 2
+    half = (lambda t, k: F.op("slice", t, dim=d, start=k * n, end=(k + 1) * n, step=1))
+    first, gate = half(self, 0), F.sigmoid(half(self, 1))
+    one_minus = F.op("sub", F.ones_like(gate), gate) if F is not ArrayMath else 1 - gate
+    slope = gate * one_minus
+    gg_first, gg_second = half(g, 0), half(g, 1)
+    grad_first = gg_second * grad_output * slope
+    curve = slope * one_minus - gate * slope
+    grad_second = gg_second * first * grad_output * curve + gg_first * grad_output * slope
+    return F.cat([grad_first, grad_second], d)
+
+
+HARDSWISH_BACKWARD = backward_function(
+    "hardswish_backward", "HardswishBackwardBackward0", _hardswish_backward,
+    (lambda F, g, self: F.hardswish_backward(g, self),
+     lambda F, g, grad_output, self: F.where(
+         (np.asarray(F.raw(self)) > -3) & (np.asarray(F.raw(self)) < 3),
+         F.op("div_scalar", g * grad_output, other=3.0), 0.0)),
+    ("hardswish_backward(grad, self)", "grad * grad_output / 3 where -3 < self < 3"),
+    inputs=("grad_output", "self"), elementwise=True)
+HARDSIGMOID_BACKWARD = backward_function(
+    "hardsigmoid_backward", "NotImplemented", _hardsigmoid_backward,
+    (_not_implemented("hardsigmoid_backward"), _not_implemented("hardsigmoid_backward")),
+    ("not implemented in PyTorch", "not implemented in PyTorch"), inputs=("grad_output", "self"),
+    elementwise=True)
+GLU_BACKWARD = backward_function(
+    "glu_backward", "GluBackwardBackward0", _glu_backward,
+    (_glu_double_backward_grad_output, _glu_double_backward),
+    ("sum of the halves of grad * glu_backward(1, self)", "d glu_backward / d self, times grad"),
+    inputs=("grad_output", "self"))
+
+
 SMOOTH_L1_LOSS_BACKWARD = backward_function(
     "smooth_l1_loss_backward", "SmoothL1LossBackwardBackward0", _smooth_l1_loss_backward,
     (lambda F, g, beta, reduction, self, target: F.smooth_l1_loss_backward(
@@ -1712,6 +1936,270 @@ NATIVE_BATCH_NORM = rule(
     inputs=("input", "weight", "bias"), outputs=3, differentiable_outputs=(0,),
     output_names=("result", "result1", "result2"),
     defaults={"running_mean": None, "running_var": None, "training": True, "eps": 1e-5})
+
+# --- convolution and pooling -------------------------------------------------------------------
+# Kernels in engine.conv. A transposed convolution is the input gradient of a convolution, so one
+# pair of helpers serves both; under create_graph they record the convolution nodes instead.
+def _per_dim(values: tuple, ndim: int) -> tuple:
+    """A geometry tuple with one entry per spatial dim (PyTorch keeps padding=(0,) for 'valid')."""
+    return tuple(values) * ndim if len(values) == 1 else tuple(values)
+
+
+def _geometry(ndim: int, stride: tuple, padding: tuple, dilation: tuple) -> tuple:
+    """stride, padding and dilation with one entry per spatial dim."""
+    return _per_dim(stride, ndim), _per_dim(padding, ndim), _per_dim(dilation, ndim)
+
+
+GEOMETRY = ("stride", "padding", "dilation", "transposed", "output_padding", "groups")
+
+
+def _conv_forward(F: Any, x: Any, w: Any, stride: tuple, padding: tuple, dilation: tuple, transposed: bool,
+                  output_padding: tuple, groups: int) -> Any:
+    """The convolution (transposed or not) of x with w, without bias."""
+    if F is not ArrayMath:
+        return F.op("convolution", x, w, None, stride=stride, padding=padding, dilation=dilation,
+                    transposed=transposed, output_padding=output_padding, groups=groups,
+                    bias_sym_sizes_opt=(0,))
+    x, w = np.asarray(x), np.asarray(w)
+    st, pad, dil = _geometry(w.ndim - 2, stride, padding, dilation)
+    if not transposed:
+        return conv.conv(x, w, st, pad, dil, groups)
+    out_pad = _per_dim(output_padding, w.ndim - 2)
+    shape = conv.transposed_out_shape(x.shape, w.shape, st, pad, dil, groups, out_pad)
+    return conv.conv_grad_input(x, w, shape, st, pad, dil, groups)
+
+
+def _conv_input_grad(F: Any, gy: Any, w: Any, x_shape: tuple, stride: tuple, padding: tuple, dilation: tuple,
+                     transposed: bool, output_padding: tuple, groups: int) -> Any:
+    """The gradient of a convolution with respect to its input (of shape x_shape)."""
+    if F is not ArrayMath:
+        placeholder = np.zeros(x_shape, np.asarray(F.raw(gy)).dtype)
+        return F.op("convolution_backward", gy, placeholder, w, stride=stride, padding=padding,
+                    dilation=dilation, transposed=transposed, output_padding=output_padding, groups=groups)[0]
+    gy, w = np.asarray(gy), np.asarray(w)
+    st, pad, dil = _geometry(w.ndim - 2, stride, padding, dilation)
+    if transposed:
+        return conv.conv(gy, w, st, pad, dil, groups)
+    return conv.conv_grad_input(gy, w, tuple(x_shape), st, pad, dil, groups)
+
+
+def _conv_weight_grad(F: Any, x: Any, gy: Any, w_shape: tuple, stride: tuple, padding: tuple, dilation: tuple,
+                      transposed: bool, output_padding: tuple, groups: int) -> Any:
+    """The gradient of a convolution of x with respect to its weight (of shape w_shape)."""
+    if F is not ArrayMath:
+        placeholder = np.zeros(w_shape, np.asarray(F.raw(gy)).dtype)
+        return F.op("convolution_backward", gy, x, placeholder, stride=stride, padding=padding,
+                    dilation=dilation, transposed=transposed, output_padding=output_padding, groups=groups)[1]
+    x, gy = np.asarray(x), np.asarray(gy)
+    st, pad, dil = _geometry(len(w_shape) - 2, stride, padding, dilation)
+    if transposed:
+        return conv.conv_grad_weight(gy, x, tuple(w_shape), st, pad, dil, groups)
+    return conv.conv_grad_weight(x, gy, tuple(w_shape), st, pad, dil, groups)
+
+
+def _bias_grad(F: Any, gy: Any) -> Any:
+    """The gradient of a convolution's bias: grad summed over all dims but the channels."""
+    ndim = np.ndim(F.raw(gy))
+    return F.sum(gy, (0,) + tuple(range(2, ndim)))
+
+
+def _convolution(input: Any, weight: Any, bias: Any, stride: tuple, padding: tuple, dilation: tuple,
+                 transposed: bool, output_padding: tuple, groups: int,
+                 bias_sym_sizes_opt: tuple = (0,)) -> Any:
+    geometry = (stride, padding, dilation, transposed, output_padding, groups)
+    out = _conv_forward(ArrayMath, input, weight, *geometry)
+    if bias is None:
+        return out
+    return out + np.reshape(bias, (1, -1) + (1,) * (out.ndim - 2))
+
+
+_SHARED: list = [None, None, None]  # (attrs, grad, outputs) of the last convolution backward node made
+
+
+def _shared_backward(F: Any, g: Any, attrs: dict, input: Any, weight: Any) -> tuple:
+    """Under create_graph, PyTorch computes a convolution's three gradients with one
+    ConvolutionBackwardBackward0 node: made for the first gradient asked for, reused for the others
+    (the same node's attrs and the same incoming grad)."""
+    if _SHARED[0] is not attrs or _SHARED[1] is not g:
+        geometry = {k: attrs[k] for k in GEOMETRY}
+        _SHARED[:] = [attrs, g, F.op("convolution_backward", g, input, weight, **geometry)]
+    return _SHARED[2]
+
+
+def _convolution_grad(index: int) -> Any:
+    """The gradient of a convolution with respect to input 0 (input), 1 (weight) or 2 (bias)."""
+
+    def grad(F: Any, g: Any, attrs: dict, dilation: tuple, groups: int, input: Any, output_padding: tuple,
+             padding: tuple, stride: tuple, transposed: bool, weight: Any) -> Any:
+        if F is not ArrayMath:
+            return _shared_backward(F, g, attrs, input, weight)[index]
+        geometry = (stride, padding, dilation, transposed, output_padding, groups)
+        if index == 0:
+            return _conv_input_grad(F, g, weight, np.shape(input), *geometry)
+        if index == 1:
+            return _conv_weight_grad(F, input, g, np.shape(weight), *geometry)
+        return _bias_grad(F, g)
+
+    return grad
+
+
+CONVOLUTION = rule(
+    "convolution", "ConvolutionBackward0", _convolution,
+    (_convolution_grad(0), _convolution_grad(1), _convolution_grad(2)),
+    ("transposed convolution of grad with weight", "convolution of input with grad",
+     "grad summed over all dims but channels"),
+    inputs=("input", "weight", "bias"), extra_saves=("bias_sym_sizes_opt",), save_always=True)
+
+
+def _convolution_backward(grad_output: Any, input: Any, weight: Any, stride: tuple, padding: tuple,
+                          dilation: tuple, transposed: bool, output_padding: tuple, groups: int) -> tuple:
+    geometry = (stride, padding, dilation, transposed, output_padding, groups)
+    return (_conv_input_grad(ArrayMath, grad_output, weight, np.shape(input), *geometry),
+            _conv_weight_grad(ArrayMath, input, grad_output, np.shape(weight), *geometry),
+            _bias_grad(ArrayMath, grad_output))
+
+
+def _convolution_double_backward(F: Any, g: Any, dilation: tuple, grad_output: Any, groups: int, input: Any,
+                                 output_padding: tuple, padding: tuple, stride: tuple, transposed: bool,
+                                 weight: Any) -> Any:
+    """The gradient of convolution_backward's outputs with respect to grad_output: the convolution
+    of their incoming gradients (ggI with weight, input with ggW, plus ggb as a bias)."""
+    gg_input, gg_weight, gg_bias = g
+    geometry = (stride, padding, dilation, transposed, output_padding, groups)
+    terms = []
+    if _received(F, gg_input):
+        terms.append(_conv_forward(F, gg_input, weight, *geometry))
+    if _received(F, gg_weight):
+        terms.append(_conv_forward(F, input, gg_weight, *geometry))
+    if _received(F, gg_bias):
+        shape = np.shape(F.raw(grad_output))
+        terms.append(F.expand(F.reshape(gg_bias, (1, -1) + (1,) * (len(shape) - 2)), shape))
+    if not terms:
+        return F.zeros_like(grad_output)
+    total = terms[0]
+    for term in terms[1:]:
+        total = total + term
+    return total
+
+
+CONVOLUTION_BACKWARD = rule(
+    "convolution_backward", "ConvolutionBackwardBackward0", _convolution_backward,
+    (_convolution_double_backward,
+     lambda F, g, dilation, groups, grad_output, input, output_padding, padding, stride, transposed: (
+         _conv_input_grad(F, grad_output, g[1], np.shape(F.raw(input)), stride, padding, dilation, transposed,
+                          output_padding, groups)),
+     lambda F, g, dilation, groups, grad_output, output_padding, padding, stride, transposed, weight: (
+         _conv_weight_grad(F, g[0], grad_output, np.shape(F.raw(weight)), stride, padding, dilation,
+                           transposed, output_padding, groups))),
+    ("conv(ggI, weight) + conv(input, ggW) + ggb", "input gradient of grad_output with weight ggW",
+     "weight gradient of ggI with grad_output"),
+    inputs=("grad_output", "input", "weight"), outputs=3, output_names=("result0", "result1", "result2"),
+    save_always=True)
+
+
+def _constant_pad(a: Any, pad: tuple, value: Any = 0) -> Any:
+    """PyTorch's constant_pad_nd: pad = (last dim's before, after, the dim before's...); negative
+    amounts crop."""
+    a = np.asarray(a)
+    widths = [(0, 0)] * a.ndim
+    for i in range(len(pad) // 2):
+        widths[a.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    out = np.pad(a, [(max(lo, 0), max(hi, 0)) for lo, hi in widths], constant_values=value)
+    crop = tuple(slice(max(-lo, 0), out.shape[d] - max(-hi, 0)) for d, (lo, hi) in enumerate(widths))
+    return out[crop].copy()
+
+
+CONSTANT_PAD_ND = rule("constant_pad_nd", "ConstantPadNdBackward0", _constant_pad,
+                       (lambda F, g, pad: F.op("constant_pad_nd", g, pad=tuple(-p for p in pad)),),
+                       ("grad with the padding cut off",), defaults={"value": 0})
+
+
+def _batched(fn: Any) -> Any:
+    """A pooling kernel that also takes one unbatched (C, H, W) input, like PyTorch's."""
+
+    def kernel(x: Any, *args: Any) -> Any:
+        if np.ndim(x) == 3:
+            out = fn(np.asarray(x)[None], *args)
+            return tuple(o[0] for o in out) if isinstance(out, tuple) else out[0]
+        return fn(np.asarray(x), *args)
+
+    return kernel
+
+
+def _pool_geometry(kernel_size: tuple, stride: tuple) -> tuple:
+    """The stride a pooling uses: its kernel size when none was given (saved as ())."""
+    return tuple(stride) if len(stride) else tuple(kernel_size)
+
+
+def _max_pool2d(self: Any, kernel_size: tuple, stride: tuple, padding: tuple, dilation: tuple,
+                ceil_mode: bool) -> tuple:
+    return _batched(conv.max_pool)(self, kernel_size, _pool_geometry(kernel_size, stride), padding, dilation,
+                                   ceil_mode)
+
+
+def _max_pool2d_backward(grad_output: Any, self: Any, indices: Any) -> Any:
+    shape = np.shape(self)
+    lead = (1,) if len(shape) == 3 else ()  # an unbatched input: one batch of planes
+    g, idx = np.asarray(grad_output), np.asarray(indices)
+    out = conv.max_pool_grad(g.reshape(lead + g.shape), idx.reshape(lead + idx.shape), lead + shape)
+    return out.reshape(shape)
+
+
+def _max_pool_double_backward(F: Any, g: Any, indices: Any) -> Any:
+    """PyTorch's max_pool_double_backward: grad read back at each window's maximum."""
+    idx = np.asarray(F.raw(indices))
+    flat = idx.reshape(idx.shape[:-2] + (-1,))
+    shape = np.shape(F.raw(g))
+    picked = F.op("gather", F.reshape(g, shape[:-2] + (-1,)), dim=-1, index=flat)
+    return F.reshape(picked, idx.shape)
+
+
+MAX_POOL2D = rule(
+    "max_pool2d", "MaxPool2DWithIndicesBackward0", _max_pool2d,
+    (lambda F, g, result1, self: F.max_pool2d_with_indices_backward(g[0], self, indices=F.raw(result1)),),
+    ("grad added at each window's maximum",), outputs=2, differentiable_outputs=(0,),
+    output_names=("result", "result1"),
+    extra_saves=("ceil_mode", "dilation", "kernel_size", "padding", "stride"))
+MAX_POOL2D_BACKWARD = backward_function(
+    "max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0", _max_pool2d_backward,
+    (_max_pool_double_backward, lambda F, g: F.zeros_like(g)),
+    ("grad read at each window's maximum", "0"), inputs=("grad_output", "self"))
+
+
+def _avg_pool2d(self: Any, kernel_size: tuple, stride: tuple, padding: tuple, ceil_mode: bool,
+                count_include_pad: bool, divisor_override: Any) -> Any:
+    return _batched(conv.avg_pool)(self, kernel_size, _pool_geometry(kernel_size, stride), padding, ceil_mode,
+                                   count_include_pad, divisor_override)
+
+
+def _avg_pool2d_backward(grad_output: Any, self: Any, kernel_size: tuple, stride: tuple, padding: tuple,
+                         ceil_mode: bool, count_include_pad: bool, divisor_override: Any) -> Any:
+    unbatched = np.ndim(self) == 3
+    g = np.asarray(grad_output)[None] if unbatched else np.asarray(grad_output)
+    shape = (1,) + np.shape(self) if unbatched else np.shape(self)
+    out = conv.avg_pool_grad(g, shape, kernel_size, _pool_geometry(kernel_size, stride), padding, ceil_mode,
+                             count_include_pad, divisor_override)
+    return out[0] if unbatched else out
+
+
+def _avg_pool2d_grad(F: Any, g: Any, ceil_mode: bool, count_include_pad: bool, divisor_override: Any,
+                     kernel_size: tuple, padding: tuple, stride: tuple) -> Any:
+    """avg_pool2d of grad with the same parameters (the gradient of avg_pool2d_backward)."""
+    return F.op("avg_pool2d", g, kernel_size=kernel_size, stride=stride, padding=padding, ceil_mode=ceil_mode,
+                count_include_pad=count_include_pad, divisor_override=divisor_override)
+
+
+AVG_POOL2D = rule(
+    "avg_pool2d", "AvgPool2DBackward0", _avg_pool2d,
+    (lambda F, g, ceil_mode, count_include_pad, divisor_override, kernel_size, padding, self, stride: (
+        F.avg_pool2d_backward(g, self, kernel_size=kernel_size, stride=stride, padding=padding,
+                              ceil_mode=ceil_mode, count_include_pad=count_include_pad,
+                              divisor_override=divisor_override)),),
+    ("grad / divisor spread over each window",))
+AVG_POOL2D_BACKWARD = backward_function(
+    "avg_pool2d_backward", "AvgPool2DBackwardBackward0", _avg_pool2d_backward,
+    (_avg_pool2d_grad, lambda F, g: F.zeros_like(g)),
+    ("avg_pool2d(grad)", "0"), inputs=("grad_output", "self"))
 
 # --- losses --------------------------------------------------------------------------------------
 LOSS = ("self", "target")

@@ -186,6 +186,11 @@ class Tensor(metaclass=_TorchClass):
         return self.grad_fn is None
 
     @property
+    def output_nr(self) -> int:
+        """Which output of its grad_fn this tensor is."""
+        return self._output_nr
+
+    @property
     def grad(self) -> "Tensor | None":
         if self.grad_fn is not None and not self._retains_grad:
             warnings.warn(messages.NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)

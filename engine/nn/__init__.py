@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import math
+import warnings
 from collections import OrderedDict
 from typing import Any, Iterator
 
@@ -14,10 +16,12 @@ from engine.optim import zero_grad_in_place
 from engine.nn import functional, init
 from engine.tensor import Parameter, Tensor
 
-__all__ = ["Module", "Parameter", "Identity", "Linear", "Flatten", "Dropout", "Embedding", "LayerNorm",
+__all__ = ["Module", "Parameter", "Identity", "Linear", "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d",
+           "Flatten", "Dropout", "Embedding", "LayerNorm",
            "BatchNorm1d", "BatchNorm2d", "Sequential",
            "ModuleList", "ModuleDict", "ReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU", "GELU", "ELU", "LeakyReLU",
-           "Softplus", "Hardtanh", "LogSigmoid", "Softmax", "LogSoftmax", "Softsign", "MSELoss", "L1Loss",
+           "Softplus", "Hardtanh", "LogSigmoid", "Softmax", "LogSoftmax", "Softsign", "SELU", "CELU", "Mish",
+           "Hardswish", "Hardsigmoid", "Tanhshrink", "Threshold", "GLU", "MSELoss", "L1Loss",
            "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss",
            "KLDivLoss", "functional", "init", "utils"]
 
@@ -61,6 +65,8 @@ class Module:
         if backward_hook is not None:
             outputs = backward_hook.setup_output_hook(output if isinstance(output, tuple) else (output,))
             output = outputs if isinstance(output, tuple) else outputs[0]
+        if hooks["legacy"]:
+            _attach_legacy_backward_hooks(self, list(hooks["legacy"].values()), args, output)
         return output
 
     def register_forward_pre_hook(self, hook: Any, *, prepend: bool = False) -> RemovableHandle:
@@ -74,7 +80,23 @@ class Module:
     def register_full_backward_hook(self, hook: Any, prepend: bool = False) -> RemovableHandle:
         """hook(module, grad_input, grad_output) runs when the gradients of the module's inputs are
         computed; a tuple it returns replaces grad_input."""
+        self._backward_hook_kind(full=True)
         return self._add_forward_hook("backward", hook, prepend)
+
+    def register_backward_hook(self, hook: Any) -> RemovableHandle:
+        """The deprecated form of register_full_backward_hook: hook(module, grad_input, grad_output)
+        becomes a hook of the node that made the module's output, so grad_input holds that node's
+        input gradients (not always the module's inputs'). Calls warn when that differs."""
+        self._backward_hook_kind(full=False)
+        return self._add_forward_hook("legacy", hook, False)
+
+    def _backward_hook_kind(self, full: bool) -> None:
+        """A module takes full or legacy backward hooks, not both (torch's _is_full_backward_hook)."""
+        kind = self.__dict__.get("_is_full_backward_hook")
+        if kind is not None and kind != full:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single "
+                               "Module. Please use only one of them.")
+        object.__setattr__(self, "_is_full_backward_hook", full)
 
     def register_full_backward_pre_hook(self, hook: Any, prepend: bool = False) -> RemovableHandle:
         """hook(module, grad_output) runs when the gradients of the module's outputs are computed;
@@ -84,7 +106,8 @@ class Module:
     def _add_forward_hook(self, kind: str, hook: Any, prepend: bool) -> RemovableHandle:
         """All of a module's call hooks in one dict, so that a call without hooks checks only it."""
         hooks = self.__dict__.setdefault("_forward_hooks_by_kind", {
-            "pre": OrderedDict(), "post": OrderedDict(), "backward": OrderedDict(), "backward_pre": OrderedDict()})
+            "pre": OrderedDict(), "post": OrderedDict(), "backward": OrderedDict(),
+            "backward_pre": OrderedDict(), "legacy": OrderedDict()})
         return add_hook(hooks[kind], hook, prepend)
 
     # --- attribute registry -------------------------------------------------------------
@@ -344,6 +367,66 @@ class Module:
         return sorted(set(super().__dir__()) | set(self._parameters) | set(self._modules))
 
 
+def _attach_legacy_backward_hooks(module: Module, hooks: list, args: tuple, output: Any) -> None:
+    """register_backward_hook's hooks on the grad_fn of the output's first tensor, as torch does."""
+    var = output
+    while not isinstance(var, Tensor):
+        var = next(v for v in var.values() if isinstance(v, Tensor)) if isinstance(var, dict) else var[0]
+    grad_fn = var.grad_fn
+    if grad_fn is None:
+        return
+    for hook in hooks:
+        grad_fn.register_hook(functools.partial(hook, module))
+    _warn_legacy_backward_hook(args, output, grad_fn)
+
+
+_LEGACY_HOOK_WARNINGS = {
+    "output": "Using non-full backward hooks on a Module that does not return a single Tensor or a tuple of "
+              "Tensors is deprecated and will be removed in future versions. This hook will be missing some "
+              "of the grad_output. Please use register_full_backward_hook to get the documented behavior.",
+    "input": "Using non-full backward hooks on a Module that does not take as input a single Tensor or a "
+             "tuple of Tensors is deprecated and will be removed in future versions. This hook will be "
+             "missing some of the grad_input. Please use register_full_backward_hook to get the documented "
+             "behavior.",
+    "nested": "Using a non-full backward hook when outputs are nested in python data structure is "
+              "deprecated and will be removed in future versions. This hook will be missing some "
+              "grad_output.",
+    "nodes": "Using a non-full backward hook when outputs are generated by different autograd Nodes is "
+             "deprecated and will be removed in future versions. This hook will be missing some "
+             "grad_output. Please use register_full_backward_hook to get the documented behavior.",
+    "forward": "Using a non-full backward hook when the forward contains multiple autograd Nodes is "
+               "deprecated and will be removed in future versions. This hook will be missing some "
+               "grad_input. Please use register_full_backward_hook to get the documented behavior.",
+}
+
+
+def _warn_legacy_backward_hook(inputs: Any, result: Any, grad_fn: Any) -> None:
+    """torch's _maybe_warn_non_full_backward_hook: a FutureWarning when the hook will not see the
+    module's own grad_input or grad_output."""
+    problem = _legacy_hook_problem(inputs, result, grad_fn)
+    if problem is not None:
+        warnings.warn(_LEGACY_HOOK_WARNINGS[problem], FutureWarning, stacklevel=4)
+
+
+def _legacy_hook_problem(inputs: Any, result: Any, grad_fn: Any) -> str | None:
+    if isinstance(result, Tensor):
+        result = (result,)
+    elif not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
+        return "output"
+    if isinstance(inputs, Tensor):
+        inputs = (inputs,)
+    elif not (isinstance(inputs, tuple) and all(isinstance(i, Tensor) for i in inputs)):
+        return "input"
+    out_fns = {id(r.grad_fn): r.grad_fn for r in result if r.grad_fn is not None}
+    if not out_fns or (len(out_fns) == 1 and id(grad_fn) not in out_fns):
+        return "nested"
+    if len(out_fns) > 1:
+        return "nodes"
+    input_fns = {id(i.grad_fn) for i in inputs if i.grad_fn is not None}
+    next_fns = {id(fn) for fn, _ in grad_fn.next_functions}  # None counts as an edge, as in torch
+    return "forward" if input_fns != next_fns else None
+
+
 class _IncompatibleKeys(tuple):
     def __new__(cls, missing: list, unexpected: list) -> "_IncompatibleKeys":
         obj = super().__new__(cls, (missing, unexpected))
@@ -509,6 +592,118 @@ class Flatten(Module):
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class _ConvNd(Module):
+    """Conv1d / Conv2d: weight (out_channels, in_channels / groups, *kernel_size), initialised like
+    torch's (kaiming_uniform_ with a=sqrt(5), bias uniform in ±1/sqrt(fan_in))."""
+
+    _dims = 2
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        n = self._dims
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        stride = functional._ntuple(stride, n)
+        if isinstance(padding, str):
+            if padding not in ("valid", "same"):
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+            if padding == "same" and any(s != 1 for s in stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise ValueError("padding_mode must be one of {'zeros', 'reflect', 'replicate', 'circular'}, "
+                             f"but got padding_mode='{padding_mode}'")
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size = functional._ntuple(kernel_size, n)
+        self.stride = stride
+        self.padding = padding if isinstance(padding, str) else functional._ntuple(padding, n)
+        self.dilation = functional._ntuple(dilation, n)
+        self.transposed = False
+        self.output_padding = (0,) * n
+        self.groups = groups
+        self.padding_mode = padding_mode
+        shape = (out_channels, in_channels // groups, *self.kernel_size)
+        self.weight = Parameter(creation.empty(*shape, dtype=dtype))
+        _optional_parameter(self, "bias", (out_channels,), bias, dtype)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._fans(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input: Tensor) -> Tensor:
+        if self.padding_mode != "zeros":
+            raise NotImplementedError(f"padding_mode='{self.padding_mode}' is not supported; only 'zeros' is")
+        conv = functional.conv1d if self._dims == 1 else functional.conv2d
+        return conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def extra_repr(self) -> str:
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        if self.padding != (0,) * len(self.padding):
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * len(self.dilation):
+            s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
+        return s
+
+
+class Conv1d(_ConvNd):
+    _dims = 1
+
+
+class Conv2d(_ConvNd):
+    _dims = 2
+
+
+class MaxPool2d(Module):
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def forward(self, input: Tensor) -> Any:
+        return functional.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                                     ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class AvgPool2d(Module):
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+                 count_include_pad: bool = True, divisor_override: int | None = None) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                                     self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
 class Dropout(Module):
@@ -730,7 +925,9 @@ def _activation(name: str, fn: Any, params: tuple = (), defaults: tuple = (), sh
 
 
 ReLU = _activation("ReLU", functional.relu, ("inplace",), (False,))
-ReLU6 = _activation("ReLU6", functional.relu6, ("inplace",), (False,))
+# nn.ReLU6 is a Hardtanh(0.0, 6.0): its node saves float bounds (F.relu6 saves ints)
+ReLU6 = _activation("ReLU6", lambda input, inplace: functional.hardtanh(input, 0.0, 6.0, inplace),
+                    ("inplace",), (False,))
 Sigmoid = _activation("Sigmoid", functional.sigmoid)
 Tanh = _activation("Tanh", functional.tanh)
 SiLU = _activation("SiLU", functional.silu, ("inplace",), (False,))
@@ -743,6 +940,15 @@ LogSigmoid = _activation("LogSigmoid", functional.logsigmoid)
 Softmax = _activation("Softmax", functional.softmax, ("dim",), (None,))
 LogSoftmax = _activation("LogSoftmax", functional.log_softmax, ("dim",), (None,))
 Softsign = _activation("Softsign", functional.softsign)
+SELU = _activation("SELU", functional.selu, ("inplace",), (False,))
+CELU = _activation("CELU", functional.celu, ("alpha", "inplace"), (1.0, False))
+Mish = _activation("Mish", functional.mish, ("inplace",), (False,))
+Hardswish = _activation("Hardswish", functional.hardswish, ("inplace",), (False,), show=())
+Hardsigmoid = _activation("Hardsigmoid", functional.hardsigmoid, ("inplace",), (False,), show=())
+Tanhshrink = _activation("Tanhshrink", functional.tanhshrink)
+Threshold = _activation("Threshold", functional.threshold, ("threshold", "value", "inplace"),
+                        (None, None, False))
+GLU = _activation("GLU", functional.glu, ("dim",), (-1,))
 
 
 # --- losses --------------------------------------------------------------------------------------
@@ -829,13 +1035,16 @@ _TORCH_HOMES = {
     "torch.nn.modules.linear": ("Identity", "Linear"),
     "torch.nn.modules.container": ("ModuleDict", "ModuleList", "Sequential"),
     "torch.nn.modules.flatten": ("Flatten",),
+    "torch.nn.modules.conv": ("Conv1d", "Conv2d"),
+    "torch.nn.modules.pooling": ("AvgPool2d", "MaxPool2d"),
     "torch.nn.modules.dropout": ("Dropout",),
     "torch.nn.modules.sparse": ("Embedding",),
     "torch.nn.modules.normalization": ("LayerNorm",),
     "torch.nn.modules.batchnorm": ("BatchNorm1d", "BatchNorm2d"),
-    "torch.nn.modules.activation": ("ELU", "GELU", "Hardtanh", "LeakyReLU", "LogSigmoid", "LogSoftmax",
-                                    "ReLU", "ReLU6", "SiLU", "Sigmoid", "Softmax", "Softplus", "Softsign",
-                                    "Tanh"),
+    "torch.nn.modules.activation": ("CELU", "ELU", "GELU", "GLU", "Hardsigmoid", "Hardswish", "Hardtanh",
+                                    "LeakyReLU", "LogSigmoid", "LogSoftmax", "Mish", "ReLU", "ReLU6",
+                                    "SELU", "SiLU", "Sigmoid", "Softmax", "Softplus", "Softsign", "Tanh",
+                                    "Tanhshrink", "Threshold"),
     "torch.nn.modules.loss": ("BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "HuberLoss", "KLDivLoss",
                               "L1Loss", "MSELoss", "NLLLoss", "SmoothL1Loss"),
 }

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from engine import functions as f
-from engine import grad_mode, messages, ops
+from engine import conv, grad_mode, messages, ops
 from engine.rules import apply
 from engine.tensor import Tensor, Size
 
@@ -36,7 +36,7 @@ def relu_(input: Tensor) -> Tensor:
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
-    return hardtanh(input, 0.0, 6.0, inplace)
+    return hardtanh(input, 0, 6, inplace)
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
@@ -60,7 +60,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    return _elu(input, {"alpha": alpha, "scale": 1.0, "input_scale": 1.0}, inplace)
+    return _elu(input, {"alpha": alpha, "scale": 1, "input_scale": 1}, inplace)
 
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
@@ -69,7 +69,7 @@ def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     attrs = {"alpha": 1.6732632423543772848170429916717, "scale": 1.0507009873554804934193349852946,
-             "input_scale": 1.0}
+             "input_scale": 1}
     return _elu(input, attrs, inplace)
 
 
@@ -82,11 +82,70 @@ def _elu(input: Tensor, attrs: dict, inplace: bool) -> Tensor:
     return f._inplace(input, ops.ELU_INPLACE, (), attrs) if inplace else apply(ops.ELU, (input,), attrs)
 
 
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    if inplace:
+        return f._inplace(input, ops.CELU_INPLACE, (), {"alpha": alpha})
+    return apply(ops.CELU, (input,), {"alpha": alpha})
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return celu(input, alpha, inplace=True)
+
+
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
-    return f._inplace(input, ops.SILU, ()) if inplace else apply(ops.SILU, (input,))
+    return _activation(ops.SILU, input, inplace)
 
 
-def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    return _activation(ops.MISH, input, inplace)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    return _activation(ops.HARDSWISH, input, inplace)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    return _activation(ops.HARDSIGMOID, input, inplace)
+
+
+def _activation(rule: Any, input: Tensor, inplace: bool) -> Tensor:
+    """An elementwise activation whose in-place form records the same node."""
+    return f._inplace(input, rule, ()) if inplace else apply(rule, (input,))
+
+
+def _threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """`value` where input <= threshold (a parameter named like the function, as in torch)."""
+    attrs = {"threshold": threshold, "value": value}
+    if inplace:
+        return f._inplace(input, ops.THRESHOLD_INPLACE, (), attrs)
+    return apply(ops.THRESHOLD, (input,), attrs)
+
+
+threshold = _threshold
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    return _threshold(input, threshold, value, inplace=True)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    shape = input._data.shape
+    if not shape:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    wrapped = f._wrap_dim(dim, len(shape))
+    if shape[wrapped] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {wrapped} is size "
+                           f"{shape[wrapped]}")
+    return apply(ops.GLU, (input,), {"dim": dim})
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    return f.sub(input, f.tanh(input))
+
+
+def softplus(input: Tensor, beta: float = 1, threshold: float = 20) -> Tensor:
     return apply(ops.SOFTPLUS, (input,), {"beta": beta, "threshold": threshold})
 
 
@@ -260,11 +319,312 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     return f._constant(out)
 
 
-def pad(input: Tensor, pad: Any, mode: str = "constant", value: float = 0.0) -> Tensor:
-    widths = [(0, 0)] * input._data.ndim
+def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
+    """Constant padding (ConstantPadNdBackward0): pad = (last dim's before, after, the dim before's...);
+    negative amounts crop."""
+    pad = tuple(int(p) for p in pad)
+    shape = input._data.shape
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > len(shape):
+        raise RuntimeError("Padding length should be less than or equal to two times the input dimension "
+                           f"but got padding length {len(pad)} and input of dimension {len(shape)}")
+    if mode != "constant":
+        raise NotImplementedError(f"F.pad with mode={mode!r} is not supported; only mode='constant' is")
     for i in range(len(pad) // 2):
-        widths[-1 - i] = (pad[2 * i], pad[2 * i + 1])
-    return f._constant(np.pad(input._data, widths, constant_values=value))
+        d = len(shape) - 1 - i
+        if shape[d] + pad[2 * i] + pad[2 * i + 1] < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
+    return apply(ops.CONSTANT_PAD_ND, (input,), {"pad": pad, "value": 0 if value is None else value})
+
+
+# --- convolution and pooling ----------------------------------------------------------------
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Tensor:
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 1)
+
+
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Tensor:
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 2)
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 1)
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)
+
+
+def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
+                    output_padding: Any, groups: int, dilation: Any, dims: int) -> Tensor:
+    """A transposed convolution (the input gradient of a convolution): ConvolutionBackward0 with
+    transposed=True; weight is (in_channels, out_channels / groups, *kernel)."""
+    name = f"conv_transpose{dims}d"
+    if isinstance(padding, str):
+        raise TypeError(f"{name}(): argument 'padding' must be tuple of ints, not str")
+    x, unbatched = _batched_input(input, dims, name)
+    stride, dilation, out_pad = _ntuple(stride, dims), _ntuple(dilation, dims), _ntuple(output_padding, dims)
+    _check_output_padding(out_pad, stride, dilation, dims)
+    out = _convolution(x, weight, bias, stride, _ntuple(padding, dims), dilation, groups, transposed=True,
+                       output_padding=out_pad)
+    return f.squeeze(out, 0) if unbatched else out
+
+
+def _check_output_padding(out_pad: tuple, stride: tuple, dilation: tuple, dims: int) -> None:
+    """Each output padding must be smaller than its stride or its dilation (a 1-d one is checked
+    as 2-d with a height of 0)."""
+    sizes = [(0, 1, 1)] * (2 - dims) + list(zip(*(ops._per_dim(v, dims) for v in (out_pad, stride, dilation))))
+    if any(op >= s and op >= d for op, s, d in sizes):
+        (oh, sh, dh), (ow, sw, dw) = sizes[-2:]
+        raise RuntimeError("output padding must be smaller than either stride or dilation, but got "
+                           f"output_padding_height: {oh} output_padding_width: {ow} stride_height: {sh} "
+                           f"stride_width: {sw} dilation_height: {dh} dilation_width: {dw}")
+
+
+def _batched_input(input: Tensor, dims: int, name: str) -> tuple:
+    """A convolution's input with a batch dim (unsqueezed when it has none), and whether it had none."""
+    shape = input._data.shape
+    if len(shape) not in (dims + 1, dims + 2):
+        raise RuntimeError(f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input to {name}, but "
+                           f"got input of size: {list(shape)}")
+    unbatched = len(shape) == dims + 1
+    return (f.unsqueeze(input, 0) if unbatched else input), unbatched
+
+
+def _ntuple(value: Any, n: int) -> tuple:
+    """An int repeated n times (PyTorch's int[n] arguments); sequences kept as given."""
+    return tuple(int(v) for v in value) if isinstance(value, (tuple, list)) else (int(value),) * n
+
+
+def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any, dilation: Any,
+          groups: int, dims: int) -> Tensor:
+    """conv1d / conv2d: an unbatched input is unsqueezed, convolved and squeezed, as in PyTorch."""
+    x, unbatched = _batched_input(input, dims, f"conv{dims}d")
+    stride, dilation = _ntuple(stride, dims), _ntuple(dilation, dims)
+    if isinstance(padding, str):
+        out = _conv_padding_mode(x, weight, bias, stride, padding, dilation, groups)
+    else:
+        out = _convolution(x, weight, bias, stride, _ntuple(padding, dims), dilation, groups)
+    return f.squeeze(out, 0) if unbatched else out
+
+
+_SAME_WARNED: list = []  # PyTorch warns once per process about 'same' with an asymmetric padding
+
+
+def _conv_padding_mode(input: Tensor, weight: Tensor, bias: Tensor | None, stride: tuple, padding: str,
+                       dilation: tuple, groups: int) -> Tensor:
+    """padding='valid' (none) or 'same' (the output keeps the input's size; an odd total padding
+    puts the extra element after, through a ConstantPadNdBackward0 of the input)."""
+    if padding == "valid":
+        return _convolution(input, weight, bias, stride, (0,), dilation, groups, output_padding=(0,))
+    if padding != "same":
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
+    if any(s != 1 for s in stride):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    kernel = weight._data.shape[2:]
+    dil = dilation * len(kernel) if len(dilation) == 1 else dilation
+    left = [d * (k - 1) // 2 for d, k in zip(dil, kernel)]
+    right = [d * (k - 1) - lo for d, k, lo in zip(dil, kernel, left)]
+    if left == right:
+        return _convolution(input, weight, bias, stride, tuple(left), dilation, groups)
+    if not _SAME_WARNED:
+        _SAME_WARNED.append(True)
+        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a "
+                      "zero-padded copy of the input be created", UserWarning, stacklevel=4)
+    widths: list = []
+    for lo, hi in reversed(list(zip(left, right))):  # F.pad's order: last dim first
+        widths += [0, hi - lo]
+    padded = apply(ops.CONSTANT_PAD_ND, (input,), {"pad": tuple(widths), "value": 0})
+    return _convolution(padded, weight, bias, stride, tuple(left), dilation, groups)
+
+
+def _convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: tuple, padding: tuple,
+                 dilation: tuple, groups: int, transposed: bool = False,
+                 output_padding: tuple | None = None) -> Tensor:
+    """PyTorch's convolution (ConvolutionBackward0), after its argument checks."""
+    w_shape = weight._data.shape
+    dims = len(w_shape) - 2
+    if dims <= 0:
+        raise RuntimeError("weight should have at least three dimensions")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    output_padding = (0,) * dims if output_padding is None else output_padding
+    for name, value in (("stride", stride), ("padding", padding), ("dilation", dilation),
+                        ("output_padding", output_padding)):
+        if len(value) not in (1, dims):
+            raise RuntimeError(f"expected {name} to be a single integer value or a list of {dims} values to "
+                               f"match the convolution dimensions, but got {name}={list(value)}")
+    _check_conv_shapes(input, weight, bias, stride, padding, dilation, groups, transposed)
+    in_dtype, w_dtype = input._data.dtype, weight._data.dtype
+    if in_dtype != w_dtype and _onednn(input):
+        raise RuntimeError(f"Input type (torch.{_scalar_name(in_dtype)}Tensor) and weight type "
+                           f"(torch.{_scalar_name(w_dtype)}Tensor) should be the same or input should be a "
+                           "MKLDNN tensor and weight is a dense tensor")
+    if in_dtype != w_dtype:
+        raise RuntimeError(f"expected scalar type {_scalar_name(in_dtype)} but found {_scalar_name(w_dtype)}")
+    if bias is not None and bias._data.dtype != in_dtype:
+        raise RuntimeError(f"Input type ({_type_name(in_dtype)}) and bias type "
+                           f"({_type_name(bias._data.dtype)}) should be the same")
+    attrs = {"stride": stride, "padding": padding, "dilation": dilation, "transposed": transposed,
+             "output_padding": output_padding, "groups": groups,
+             "bias_sym_sizes_opt": (0,) if bias is None else bias._data.shape}
+    return apply(ops.CONVOLUTION, (input, weight, bias), attrs)
+
+
+def _check_conv_shapes(input: Tensor, weight: Tensor, bias: Tensor | None, stride: tuple, padding: tuple,
+                       dilation: tuple, groups: int, transposed: bool) -> None:
+    """PyTorch's check_shape_forward for a convolution."""
+    shape, w_shape = input._data.shape, list(weight._data.shape)
+    dims = len(w_shape) - 2
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(d <= 0 for d in dilation):
+        if _onednn(input):
+            raise RuntimeError("non-positive dilation is not supported")
+        raise RuntimeError("dilation should be greater than zero, but got "
+                           f"{list(ops._per_dim(dilation, dims))}")
+    if len(w_shape) != len(shape):
+        raise RuntimeError(f"Expected {len(w_shape)}-dimensional input for {len(w_shape)}-dimensional weight "
+                           f"{w_shape}, but got {len(shape)}-dimensional input of size {list(shape)} instead")
+    if w_shape[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, "
+                           f"but got weight of size {w_shape} instead")
+    if w_shape[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension "
+                           f"0, but got weight of size [{w_shape}] instead")
+    if transposed:
+        _check_transposed_shapes(shape, w_shape, bias, groups)
+        return
+    if shape[1] != w_shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {w_shape}, expected input{list(shape)} to "
+                           f"have {w_shape[1] * groups} channels, but got {shape[1]} channels instead")
+    if bias is not None and (bias._data.ndim != 1 or bias._data.shape[0] != w_shape[0]):
+        raise RuntimeError(f"Given weight of size {w_shape}, expected bias to be 1-dimensional with "
+                           f"{w_shape[0]} elements, but got bias of size {list(bias._data.shape)} instead")
+    padded = [s + 2 * p for s, p in zip(shape[2:], ops._per_dim(padding, dims))]
+    kernel = [d * (k - 1) + 1 for d, k in zip(ops._per_dim(dilation, dims), w_shape[2:])]
+    if any(p < k for p, k in zip(padded, kernel)):
+        raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
+                           f"Kernel size: ({' x '.join(map(str, kernel))}). Kernel size can't be greater "
+                           "than actual input size")
+
+
+def _check_transposed_shapes(shape: tuple, w_shape: list, bias: Tensor | None, groups: int) -> None:
+    if shape[1] != w_shape[0]:
+        raise RuntimeError(f"Given transposed=1, weight of size {w_shape}, expected input{list(shape)} to "
+                           f"have {w_shape[0]} channels, but got {shape[1]} channels instead")
+    if bias is not None and (bias._data.ndim != 1 or bias._data.shape[0] != w_shape[1] * groups):
+        raise RuntimeError(f"Given transposed=1, weight of size {w_shape}, expected bias to be 1-dimensional "
+                           f"with {w_shape[1] * groups} elements, but got bias of size "
+                           f"{list(bias._data.shape)} instead")
+
+
+def _onednn(input: Tensor) -> bool:
+    """Whether PyTorch's CPU build runs this convolution with oneDNN (float32, batch > 1): some of
+    its messages differ there."""
+    return input._data.dtype == np.float32 and input._data.shape[0] > 1
+
+
+def _scalar_name(dtype: np.dtype) -> str:
+    """PyTorch's ScalarType name of a dtype: Float, Double, Long..."""
+    from engine import dtypes
+
+    return dtypes.from_numpy(dtype).legacy
+
+
+def _type_name(dtype: np.dtype) -> str:
+    """The C++ type name PyTorch's messages show for a dtype: float, double, long int..."""
+    from engine import dtypes
+
+    return dtypes.from_numpy(dtype).cpp
+
+
+def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """Window maxima (MaxPool2DWithIndicesBackward0); with return_indices, (values, indices)."""
+    kernel, stride = _ntuple(kernel_size, 2), () if stride is None else _ntuple(stride, 2)
+    padding, dilation = _ntuple(padding, 2), _ntuple(dilation, 2)
+    _check_pool_args("max_pool2d", kernel_size=kernel, stride=stride, padding=padding, dilation=dilation)
+    if input._data.ndim not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    _check_pool(input, kernel, stride, padding, dilation, ceil_mode)
+    attrs = {"kernel_size": kernel, "stride": stride, "padding": padding, "dilation": dilation,
+             "ceil_mode": ceil_mode}
+    values, indices = apply(ops.MAX_POOL2D, (input,), attrs)
+    return (values, indices) if return_indices else values
+
+
+def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                            dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = True) -> tuple:
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+    """Window means (AvgPool2DBackward0)."""
+    kernel, stride = _ntuple(kernel_size, 2), () if stride is None else _ntuple(stride, 2)
+    padding = _ntuple(padding, 2)
+    _check_pool_args("avg_pool2d", kernel_size=kernel, stride=stride, padding=padding)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    f._wrap_dim(-3, input._data.ndim)  # PyTorch reads size(-3): an IndexError for fewer dims
+    _check_pool(input, kernel, stride, padding, (1, 1), ceil_mode)
+    attrs = {"kernel_size": kernel, "stride": stride, "padding": padding, "ceil_mode": ceil_mode,
+             "count_include_pad": count_include_pad, "divisor_override": divisor_override}
+    return apply(ops.AVG_POOL2D, (input,), attrs)
+
+
+_POOL_ARG_RULES = {"stride": "must either be omitted, a single int, or a tuple of two ints",
+                   "dilation": "must be either a single int, or a tuple of two ints"}
+
+
+def _check_pool_args(op: str, **values: tuple) -> None:
+    """PyTorch's check that each pooling argument has one or two entries (stride may have none)."""
+    for name, value in values.items():
+        if len(value) not in ((0, 1, 2) if name == "stride" else (1, 2)):
+            rule = _POOL_ARG_RULES.get(name, "must either be a single int, or a tuple of two ints")
+            raise RuntimeError(f"{op}: {name} {rule}")
+
+
+def _check_pool(input: Tensor, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple,
+                ceil_mode: bool) -> None:
+    """PyTorch's pooling_output_shape and pool2d_shape_check, in their order."""
+    shape = input._data.shape
+    kh, kw = ops._per_dim(kernel, 2)
+    sh, sw = ops._per_dim(stride or kernel, 2)
+    ph, pw = ops._per_dim(padding, 2)
+    dh, dw = ops._per_dim(dilation, 2)
+    sizes = []
+    for size, k, s, p, d in ((shape[-2], kh, sh, ph, dh), (shape[-1], kw, sw, pw, dw)):
+        if s == 0:
+            raise RuntimeError("stride should not be zero")
+        if p < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+        if p > ((k - 1) * d + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
+                               f"kernel_size={k} and dilation={d}")
+        sizes.append(conv.pool_out_size(size, k, s, p, d, ceil_mode))
+    if kh <= 0 or kw <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kh} kW: {kw}")
+    if sh <= 0 or sw <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {sh} dW: {sw}")
+    if dh <= 0 or dw <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dh} dilationW: {dw}")
+    if 0 in shape[-3:]:
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
+                           f"but got:{list(shape)}")
+    if kw // 2 < pw or kh // 2 < ph:
+        raise RuntimeError("pad should be smaller than or equal to half of kernel size, but got padW = "
+                           f"{pw}, padH = {ph}, kW = {kw}, kH = {kh}")
+    if sizes[0] < 1 or sizes[1] < 1:
+        raise RuntimeError(f"Given input size: ({shape[-3]}x{shape[-2]}x{shape[-1]}). Calculated output "
+                           f"size: ({shape[-3]}x{sizes[0]}x{sizes[1]}). Output size is too small")
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
@@ -433,4 +793,4 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in ("annotations", "Any", "np", "math",
                                                                      "warnings", "f", "ops", "apply",
-                                                                     "messages")]
+                                                                     "messages", "conv")]

@@ -12,7 +12,10 @@ from engine import ops
 
 # Rules whose gradient is zero almost everywhere or not defined by finite differences at the
 # sampled points are still checked: their analytical zeros must match numerical zeros.
-NOT_TWICE = {"maximum_ties", "max_ties", "prod_zero", "remainder", "fmod"}
+NOT_TWICE = {"maximum_ties", "max_ties", "prod_zero", "remainder", "fmod", "hardsigmoid"}
+# Rules whose gradient PyTorch does not implement: their node raises its error, which
+# test_tutorial_snippets_vs_torch compares ("activations_more").
+RAISES = {"hardsigmoid_backward"}
 COVERED: set[str] = set()
 
 
@@ -53,5 +56,5 @@ def test_gradcheck(case_id: str, code: str, shapes: tuple, opts: dict) -> None:
 def test_every_rule_has_a_gradcheck_case() -> None:
     if len(COVERED) == 0:
         pytest.skip("run together with test_gradcheck")
-    missing = sorted(set(ops.TABLE) - COVERED)
+    missing = sorted(set(ops.TABLE) - COVERED - RAISES)
     assert not missing, f"rules without a gradcheck case: {missing}"

@@ -1870,6 +1870,219 @@ z = torch.zeros(3, requires_grad=True)
 z.norm().backward()
 print(z.grad)
 """,
+    "cnn_two_sgd_steps": """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(0)
+model = nn.Sequential(
+    nn.Conv2d(1, 4, kernel_size=3, padding=1),
+    nn.ReLU(),
+    nn.MaxPool2d(2),
+    nn.Conv2d(4, 6, 3, stride=1, padding='same', bias=False),
+    nn.ReLU(),
+    nn.AvgPool2d(2),
+    nn.Flatten(),
+    nn.Linear(6 * 2 * 2, 3),
+)
+print(model)
+x = torch.randn(5, 1, 8, 8)
+y = torch.tensor([0, 2, 1, 1, 0])
+opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+for step in range(2):
+    opt.zero_grad()
+    logits = model(x)
+    loss = F.cross_entropy(logits, y)
+    loss.backward()
+    opt.step()
+    print(step, loss.item())
+    for name, p in model.named_parameters():
+        print(name, tuple(p.shape), p.grad.abs().sum().item())
+fn = loss.grad_fn
+seen = 0
+while fn is not None and seen < 12:
+    print(type(fn).__name__, [(type(f).__name__ if f is not None else None, i) for f, i in fn.next_functions])
+    nxt = [f for f, _ in fn.next_functions if f is not None and type(f).__name__ != "AccumulateGrad"]
+    fn = nxt[0] if nxt else None
+    seen += 1
+conv = logits.grad_fn.next_functions[1][0].next_functions[0][0]
+print(model[0].weight[0, 0], model[0].bias)
+out = model[0](x)
+node = out.grad_fn
+print(type(node).__name__, node._saved_stride, node._saved_padding, node._saved_dilation, node._saved_groups,
+      node._saved_transposed, node._saved_output_padding, node._saved_bias_sym_sizes_opt, node._saved_input.shape)
+pool = F.max_pool2d(out, 2, return_indices=True)
+print(pool[1][0, 0], pool[0].grad_fn._saved_kernel_size, pool[0].grad_fn._saved_stride, pool[0].grad_fn._saved_result1.dtype)
+""",
+    "conv_pool_functional_and_errors": """
+import torch
+import torch.nn.functional as F
+torch.manual_seed(1)
+x = torch.randn(1, 2, 5, 5, requires_grad=True)
+w = torch.randn(3, 2, 3, 3, requires_grad=True)
+b = torch.zeros(3, requires_grad=True)
+y = F.conv2d(x, w, b, stride=2, padding=1)
+print(y.shape, y.grad_fn, y.grad_fn.next_functions)
+y.pow(2).sum().backward()
+print(x.grad[0, 0], w.grad[0, 1], b.grad)
+print(F.conv1d(torch.arange(8.).view(1, 2, 4), torch.ones(1, 2, 2), padding='same'))
+v = F.conv2d(x, w[:, :, :2], padding='same')
+print(v.shape, v.grad_fn.next_functions[0][0], v.grad_fn.next_functions[0][0]._saved_pad)
+p = F.avg_pool2d(x, 3, stride=2, padding=1, count_include_pad=False)
+print(p, p.grad_fn._saved_count_include_pad, p.grad_fn._saved_divisor_override)
+m, idx = F.max_pool2d(x, 2, ceil_mode=True, return_indices=True)
+print(m.shape, idx)
+print(F.pad(x[0, 0, :2, :2], (1, 0, 0, 2), value=-1.0))
+for bad in [lambda: F.conv2d(torch.randn(2, 3, 5, 5), w),
+            lambda: F.conv2d(torch.randn(5, 5), w),
+            lambda: F.conv2d(torch.randn(1, 2, 2, 2), w),
+            lambda: F.conv2d(x, w, stride=2, padding='same'),
+            lambda: F.conv2d(x, w, torch.zeros(4)),
+            lambda: F.conv2d(x.double(), w),
+            lambda: F.max_pool2d(torch.randn(1, 3, 1, 1), 2),
+            lambda: F.max_pool2d(x, 2, padding=2),
+            lambda: F.avg_pool2d(torch.randn(4, 4), 2),
+            lambda: torch.nn.Conv2d(3, 4, 3, groups=2),
+            lambda: torch.nn.Linear(8, 2)(torch.nn.Flatten()(torch.randn(2, 3, 2, 2))),
+            lambda: F.pad(x, (1,))]:
+    try:
+        bad()
+    except (RuntimeError, ValueError, IndexError) as e:
+        print(type(e).__name__ + ":", e)
+""",
+    "conv_gradient_penalty": """
+import torch
+import torch.nn.functional as F
+torch.manual_seed(2)
+x = torch.randn(2, 1, 4, 4, requires_grad=True)
+w = torch.randn(2, 1, 2, 2, requires_grad=True)
+b = torch.randn(2, requires_grad=True)
+out = F.conv2d(x, w, b).tanh().sum()
+gx, gw, gb = torch.autograd.grad(out, (x, w, b), create_graph=True)
+print(gx.grad_fn, gx.grad_fn is gw.grad_fn, gw.grad_fn is gb.grad_fn)
+node = F.conv2d(x, w, b).grad_fn
+g = torch.ones(2, 2, 3, 3, requires_grad=True)
+gi, = torch.autograd.grad(F.conv2d(x, w, b), x, g, create_graph=True)
+print(gi.grad_fn, [(type(f).__name__, i) for f, i in gi.grad_fn.next_functions])
+print(sorted(a for a in dir(gi.grad_fn) if a.startswith("_saved_")))
+penalty = (gx.norm() - 1) ** 2
+penalty.backward()
+print(penalty, w.grad, b.grad)
+""",
+    "median_nansum_roll": """
+import torch
+x = torch.tensor([[3.0, 1.0, 2.0, 5.0], [4.0, 2.0, 7.0, 1.0]], requires_grad=True)
+m = x.median()
+print(m, m.grad_fn, m.grad_fn._saved_result, m.grad_fn._saved_self.shape)
+r = torch.median(x, dim=1)
+print(r)
+print(r.values.grad_fn, r.values.grad_fn._saved_dim, r.values.grad_fn._saved_keepdim, r.values.grad_fn._saved_indices)
+(m + r.values.sum()).backward()
+print(x.grad)
+t = torch.tensor([2.0, float("nan"), 1.0, 1.0], requires_grad=True)
+print(t.median(), t.nanmedian(), t.nanmedian(0), torch.nansum(t), torch.nanmean(t))
+torch.nanmean(t).backward()
+print(t.grad)
+s = torch.nansum(x, dim=0, keepdim=True)
+print(s, s.grad_fn, s.grad_fn._saved_dim, s.grad_fn._saved_keepdim)
+mean = torch.nanmean(x, 1)
+print(mean.grad_fn, mean.grad_fn.next_functions, mean.grad_fn._saved_other)
+rolled = torch.roll(x, shifts=(1, -1), dims=(0, 1))
+print(rolled, rolled.grad_fn._saved_shifts, rolled.grad_fn._saved_dims)
+flat = x.roll(3)
+print(flat, flat.grad_fn._saved_dims)
+x.grad = None
+(rolled * torch.arange(8.0).view(2, 4)).sum().backward()
+print(x.grad)
+for bad in [lambda: torch.zeros(0, 3).median(0), lambda: torch.tensor([1, 2]).nanmean(),
+            lambda: x.roll((1, 2)), lambda: x.roll(1, 5)]:
+    try:
+        bad()
+    except (RuntimeError, IndexError) as e:
+        print(type(e).__name__ + ":", e)
+""",
+    "activations_more": """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+x = torch.linspace(-4, 4, 9, requires_grad=True)
+layers = [nn.CELU(0.5), nn.SELU(), nn.Mish(), nn.Hardswish(), nn.Hardsigmoid(), nn.Tanhshrink(),
+          nn.Threshold(0.5, -2.0), nn.Softsign(), nn.LogSigmoid(), nn.SiLU(), nn.Softplus(beta=2.0),
+          nn.Hardtanh(-2, 2), nn.ReLU6()]
+for layer in layers:
+    y = layer(x)
+    g, = torch.autograd.grad(y.sum(), x)
+    print(layer, y.grad_fn, g)
+print(nn.GLU()(x[:8].view(2, 4)), nn.GLU(0)(x[:8].view(2, 4)).grad_fn._saved_dim)
+c = F.celu(x, 2.0)
+print(c.grad_fn._saved_alpha)
+gc, = torch.autograd.grad(c.sum(), x, create_graph=True)
+print(gc.grad_fn, gc.grad_fn._saved_scale, gc.grad_fn._saved_input_scale, gc.grad_fn._saved_is_result)
+h = F.hardsigmoid(x)
+gh, = torch.autograd.grad(h.sum(), x, create_graph=True)
+print(gh.grad_fn, gh)
+try:
+    gh.sum().backward()
+except RuntimeError as e:
+    print("RuntimeError:", e)
+z = x * 1
+F.celu_(z)
+print(z.grad_fn, z.grad_fn._saved_alpha)
+""",
+    "einsum_repeated_index": """
+import torch
+A = torch.arange(9.0).view(3, 3).requires_grad_()
+B = torch.arange(18.0).view(2, 3, 3).requires_grad_()
+v = torch.tensor([1.0, -1.0, 2.0], requires_grad=True)
+def chain(fn):
+    names = []
+    while fn is not None:
+        names.append(type(fn).__name__)
+        fn = fn.next_functions[0][0] if fn.next_functions else None
+    return names
+for eq, ops in [("ii->", (A,)), ("ii->i", (A,)), ("bii->bi", (B,)), ("bii", (B,)), ("ii,i->i", (A, v)),
+                ("ij,jk->ik", (A, A)), ("i,j->ij", (v, v))]:
+    out = torch.einsum(eq, *ops)
+    print(eq, out, chain(out.grad_fn))
+    out.sum().backward()
+print(A.grad, B.grad, v.grad)
+d = torch.einsum("ii->i", A)
+print(d.grad_fn._saved_dims, d.grad_fn.next_functions[0][0].next_functions[0][0]._saved_offset)
+try:
+    torch.einsum("ii->i", torch.ones(2, 3))
+except RuntimeError as e:
+    print("RuntimeError:", e)
+""",
+    "legacy_module_backward_hook": """
+import warnings
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+lin = nn.Linear(3, 2)
+def hook(module, grad_input, grad_output):
+    print("hook", type(module).__name__, [None if g is None else tuple(g.shape) for g in grad_input], grad_output)
+handle = lin.register_backward_hook(hook)
+x = torch.randn(4, 3, requires_grad=True)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    y = lin(x)
+print([(w.category.__name__, str(w.message)) for w in caught])
+y.sum().backward()
+print(x.grad)
+try:
+    lin.register_full_backward_hook(hook)
+except RuntimeError as e:
+    print("RuntimeError:", e)
+handle.remove()
+class Square(nn.Module):
+    def forward(self, t):
+        return t * t
+sq = Square()
+sq.register_backward_hook(lambda m, gi, go: (gi[0] * 10, gi[1]))
+a = torch.tensor([1.0, 2.0], requires_grad=True)
+sq(a).sum().backward()
+print(a.grad)
+""",
 }
 
 

@@ -1,0 +1,194 @@
+"""NumPy kernels of convolution and pooling over any number of spatial dims (windows by stride tricks).
+
+Arrays are (batch, channels, *spatial); a weight is (out_channels, in_channels / groups, *kernel).
+Geometry arguments are tuples with one entry per spatial dim.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+import numpy as np
+
+
+def pool_out_size(size: int, kernel: int, stride: int, padding: int, dilation: int, ceil_mode: bool) -> int:
+    """PyTorch's pooling_output_shape: windows that fit, one more in ceil mode if it starts inside
+    the (left-padded) input."""
+    span = size + 2 * padding - dilation * (kernel - 1) - 1 + (stride - 1 if ceil_mode else 0)
+    out = span // stride + 1
+    if ceil_mode and (out - 1) * stride >= size + padding:
+        out -= 1
+    return out
+
+
+def conv_out_size(size: int, kernel: int, stride: int, padding: int, dilation: int) -> int:
+    return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
+
+
+def _pad(x: np.ndarray, before: tuple, after: tuple, value: Any = 0) -> np.ndarray:
+    """x padded on its spatial dims (all but the first two)."""
+    if not any(before) and not any(after):
+        return x
+    widths = [(0, 0), (0, 0)] + list(zip(before, after))
+    return np.pad(x, widths, constant_values=value)
+
+
+def _windows(x: np.ndarray, kernel: tuple, stride: tuple, dilation: tuple, out: tuple) -> np.ndarray:
+    """A read-only view (N, C, *out, *kernel) of the windows of a padded x."""
+    spatial = x.strides[2:]
+    shape = x.shape[:2] + tuple(out) + tuple(kernel)
+    strides = x.strides[:2] + tuple(s * st for s, st in zip(spatial, stride)) + tuple(
+        s * d for s, d in zip(spatial, dilation))
+    return np.lib.stride_tricks.as_strided(x, shape, strides, writeable=False)
+
+
+def _columns(x: np.ndarray, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple, groups: int,
+             out: tuple) -> np.ndarray:
+    """im2col: (N, groups, prod(out), C / groups * prod(kernel)), one row per output position."""
+    d = len(kernel)
+    win = _windows(_pad(x, padding, padding), kernel, stride, dilation, out)
+    n, c = x.shape[:2]
+    win = win.reshape((n, groups, c // groups) + tuple(out) + tuple(kernel))
+    win = np.moveaxis(win, 2, 2 + d)  # (N, g, *out, C/g, *kernel)
+    return win.reshape(n, groups, math.prod(out), -1)
+
+
+def conv(x: np.ndarray, w: np.ndarray, stride: tuple, padding: tuple, dilation: tuple,
+         groups: int) -> np.ndarray:
+    """Cross-correlation of x with w (no bias)."""
+    kernel = w.shape[2:]
+    out = tuple(conv_out_size(*a) for a in zip(x.shape[2:], kernel, stride, padding, dilation))
+    cols = _columns(x, kernel, stride, padding, dilation, groups, out)
+    o = w.shape[0]
+    wm = w.reshape(groups, o // groups, -1)
+    y = cols @ np.swapaxes(wm, 1, 2)  # (N, g, P, O/g)
+    return np.ascontiguousarray(np.swapaxes(y, 2, 3).reshape((x.shape[0], o) + out))
+
+
+def conv_grad_input(gy: np.ndarray, w: np.ndarray, input_shape: tuple, stride: tuple, padding: tuple,
+                    dilation: tuple, groups: int) -> np.ndarray:
+    """The gradient of conv with respect to its input (a transposed convolution of gy with w)."""
+    n, o = gy.shape[:2]
+    out = gy.shape[2:]
+    kernel = w.shape[2:]
+    c = input_shape[1]
+    wm = w.reshape(groups, o // groups, -1)
+    cols = np.swapaxes(wm, 1, 2) @ gy.reshape(n, groups, o // groups, -1)  # (N, g, C/g * K, P)
+    cols = cols.reshape((n, c) + tuple(kernel) + tuple(out))
+    padded = tuple(s + 2 * p for s, p in zip(input_shape[2:], padding))
+    gx = np.zeros(input_shape[:2] + padded, np.result_type(gy, w))
+    for k in itertools.product(*(range(size) for size in kernel)):
+        window = tuple(slice(i * dl, i * dl + st * (m - 1) + 1, st)
+                       for i, dl, st, m in zip(k, dilation, stride, out))
+        gx[(slice(None), slice(None)) + window] += cols[(slice(None), slice(None)) + k]
+    crop = tuple(slice(p, p + s) for p, s in zip(padding, input_shape[2:]))
+    return np.ascontiguousarray(gx[(slice(None), slice(None)) + crop])
+
+
+def conv_grad_weight(x: np.ndarray, gy: np.ndarray, weight_shape: tuple, stride: tuple, padding: tuple,
+                     dilation: tuple, groups: int) -> np.ndarray:
+    """The gradient of conv with respect to its weight."""
+    n, o = gy.shape[:2]
+    cols = _columns(x, weight_shape[2:], stride, padding, dilation, groups, gy.shape[2:])
+    gw = np.sum(gy.reshape(n, groups, o // groups, -1) @ cols, axis=0)  # (g, O/g, C/g * K)
+    return gw.reshape(weight_shape)
+
+
+def transposed_out_shape(x_shape: tuple, w_shape: tuple, stride: tuple, padding: tuple, dilation: tuple,
+                         groups: int, output_padding: tuple) -> tuple:
+    """The output shape of a transposed convolution of x with w."""
+    geometry = zip(x_shape[2:], w_shape[2:], stride, padding, dilation, output_padding)
+    spatial = tuple((s - 1) * st - 2 * p + dl * (k - 1) + op + 1 for s, k, st, p, dl, op in geometry)
+    return (x_shape[0], w_shape[1] * groups) + spatial
+
+
+def max_pool(x: np.ndarray, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple,
+             ceil_mode: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Window maxima and their int64 indices into each (flattened) input plane."""
+    spatial = x.shape[2:]
+    out = tuple(pool_out_size(*a, ceil_mode) for a in zip(spatial, kernel, stride, padding, dilation))
+    extra = tuple(max((m - 1) * st + dl * (k - 1) + 1 - s - 2 * p, 0)
+                  for m, st, dl, k, s, p in zip(out, stride, dilation, kernel, spatial, padding))
+    low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    after = tuple(p + e for p, e in zip(padding, extra))
+    count = math.prod(kernel)
+    values = _windows(_pad(x, padding, after, low), kernel, stride, dilation, out)
+    values = values.reshape(x.shape[:2] + out + (count,))
+    inside = _windows(_pad(np.ones((1, 1) + spatial, bool), padding, after, False), kernel, stride, dilation, out)
+    pick = _pick_max(values, inside.reshape((1, 1) + out + (count,)), low)
+    index = np.zeros(pick.shape, np.int64)
+    for d, offsets in enumerate(np.unravel_index(pick, kernel)):
+        grid = np.arange(out[d]).reshape((-1,) + (1,) * (len(out) - 1 - d))
+        index = index * spatial[d] + grid * stride[d] - padding[d] + offsets * dilation[d]
+    result = np.take_along_axis(values, pick[..., None], -1)[..., 0]
+    return np.ascontiguousarray(result), index
+
+
+def _pick_max(values: np.ndarray, inside: np.ndarray, low: Any) -> np.ndarray:
+    """Which element of each window (last axis) PyTorch's max pooling picks: the first maximum, the
+    last NaN if there is one, and never padding (a window of padding values keeps its first element
+    inside the input)."""
+    pick = np.argmax(values, axis=-1)
+    best = np.take_along_axis(values, pick[..., None], -1)[..., 0]
+    pick = np.where(best == low, np.broadcast_to(np.argmax(inside, axis=-1), pick.shape), pick)
+    if values.dtype.kind == "f":
+        nan = np.isnan(values)
+        pick = np.where(nan.any(-1), values.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1), pick)
+    return pick
+
+
+def max_pool_grad(g: np.ndarray, indices: np.ndarray, input_shape: tuple) -> np.ndarray:
+    """The gradient of max_pool: each window's gradient added at the index of its maximum."""
+    planes = math.prod(input_shape[:2])
+    size = math.prod(input_shape[2:])
+    flat = indices.reshape(planes, -1) + np.arange(planes)[:, None] * size
+    total = np.bincount(flat.ravel(), weights=np.ravel(g), minlength=planes * size)
+    return total.astype(np.asarray(g).dtype).reshape(input_shape)
+
+
+def _divisors(spatial: tuple, out: tuple, kernel: tuple, stride: tuple, padding: tuple,
+              count_include_pad: bool, divisor_override: Any) -> Any:
+    """What each average-pooling window is divided by (PyTorch's rule: the window clipped to the
+    padded input, or to the input itself without count_include_pad)."""
+    if divisor_override:
+        return divisor_override
+    sizes = []
+    for d, (s, m, k, st, p) in enumerate(zip(spatial, out, kernel, stride, padding)):
+        start = np.arange(m) * st - p
+        end = np.minimum(start + k, s + p)
+        size = end - start if count_include_pad else np.minimum(end, s) - np.maximum(start, 0)
+        sizes.append(size.reshape((-1,) + (1,) * (len(out) - 1 - d)))
+    return math.prod(sizes) if sizes else 1
+
+
+def avg_pool(x: np.ndarray, kernel: tuple, stride: tuple, padding: tuple, ceil_mode: bool,
+             count_include_pad: bool, divisor_override: Any) -> np.ndarray:
+    """Window means, divided as PyTorch divides them (see _divisors)."""
+    spatial = x.shape[2:]
+    ones = (1,) * len(kernel)
+    out = tuple(pool_out_size(*a, 1, ceil_mode) for a in zip(spatial, kernel, stride, padding))
+    extra = tuple(max((m - 1) * st + k - s - 2 * p, 0)
+                  for m, st, k, s, p in zip(out, stride, kernel, spatial, padding))
+    xp = _pad(x, padding, tuple(p + e for p, e in zip(padding, extra)))
+    win = _windows(xp, kernel, stride, ones, out)
+    sums = np.sum(win, axis=tuple(range(-len(kernel), 0)))
+    divisor = _divisors(spatial, out, kernel, stride, padding, count_include_pad, divisor_override)
+    return np.ascontiguousarray(sums / divisor, x.dtype)
+
+
+def avg_pool_grad(g: np.ndarray, input_shape: tuple, kernel: tuple, stride: tuple, padding: tuple,
+                  ceil_mode: bool, count_include_pad: bool, divisor_override: Any) -> np.ndarray:
+    """The gradient of avg_pool: each window's gradient / divisor spread over its inputs."""
+    spatial = input_shape[2:]
+    out = g.shape[2:]
+    share = g / _divisors(spatial, out, kernel, stride, padding, count_include_pad, divisor_override)
+    padded = tuple(s + 2 * p + max((m - 1) * st + k - s - 2 * p, 0)
+                   for s, p, m, st, k in zip(spatial, padding, out, stride, kernel))
+    gx = np.zeros(tuple(input_shape[:2]) + padded, g.dtype)
+    for k in itertools.product(*(range(size) for size in kernel)):
+        window = tuple(slice(i, i + st * (m - 1) + 1, st) for i, st, m in zip(k, stride, out))
+        gx[(slice(None), slice(None)) + window] += share
+    crop = tuple(slice(p, p + s) for p, s in zip(padding, spatial))
+    return np.ascontiguousarray(gx[(slice(None), slice(None)) + crop], g.dtype)
