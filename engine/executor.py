@@ -99,6 +99,7 @@ class Pass:
                         continue
                     g = sent[i]
                     if g is None:
+                        order = self._nothing_sent(target, dependencies, buffers, ready, order)
                         continue
                     if not simple and target not in reach:
                         continue
@@ -221,6 +222,14 @@ class Pass:
                 for g in sent:
                     i += 1
                     if g is None:
+                        target = edges[i]
+                        if target is not None:
+                            if held is not None:  # keep the order: the held node waits in the heap
+                                buffers[held] = held_grads
+                                heappush(ready, (-held._seq, order, held))
+                                order += 1
+                                held = held_grads = None
+                            order = self._nothing_sent(target, dependencies, buffers, ready, order)
                         continue
                     target = edges[i]
                     if target is None:
@@ -259,6 +268,29 @@ class Pass:
             state.enabled = previous_mode
             if collecting:
                 gc.enable()
+
+    def _nothing_sent(self, target: Node, dependencies: dict[Node, int], buffers: dict, ready: list,
+                      order: int) -> int:
+        """An edge into `target` carried no gradient (a backward returned None for it): `target`
+        stops waiting for it. Ready with nothing received, it runs nothing, and neither does what
+        waits only on it, as PyTorch passes undefined gradients through. Returns the heap counter."""
+        stack = [target]
+        while stack:
+            node = stack.pop()
+            left = dependencies.get(node)
+            if left is None:  # outside what this pass reaches
+                continue
+            dependencies[node] = left = left - 1
+            if left:
+                continue
+            if node in buffers:  # something did arrive: it runs in its turn
+                heappush(ready, (-node._seq, order, node))
+                order += 1
+                continue
+            if not self.retain_graph and (node._was_saved or not node._plain):
+                node.release()
+            stack.extend(t for t in node._next if t is not None)
+        return order
 
     def _plain_step(self, node: Node, grads: list, extra: Any) -> tuple:
         """One node of _run_plain with hooks, or of a custom Function, or missing an output's
