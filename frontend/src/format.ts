@@ -11,10 +11,19 @@ export function toNumber(v: JsonNumber | null | undefined): number {
   return NaN;
 }
 
-/** 2 -> "2.0", 3.58385316 -> "3.5839", 1e-7 -> "1.0000e-07", like a shortened PyTorch print. */
-export function formatNumber(v: JsonNumber | null | undefined, digits = 4): string {
+/** Integer dtypes print their elements as integers, as PyTorch does: int64 [1, 0], not [1.0, 0.0]. */
+export function isIntegerDtype(dtype: string | undefined): boolean {
+  return dtype !== undefined && /^u?int/.test(dtype);
+}
+
+/**
+ * 2 -> "2.0", 3.58385316 -> "3.5839", 1e-7 -> "1.0000e-07", like a shortened PyTorch print;
+ * with `integer` (an element of an integer tensor, a dim, a size) whole numbers print as they are.
+ */
+export function formatNumber(v: JsonNumber | null | undefined, digits = 4, integer = false): string {
   if (typeof v === "boolean") return v ? "True" : "False";
   const x = toNumber(v);
+  if (integer && Number.isInteger(x)) return `${x}`;
   if (Number.isNaN(x)) return "nan";
   if (x === Infinity) return "inf";
   if (x === -Infinity) return "-inf";
@@ -45,15 +54,17 @@ export function isScalar(v: ArrayValue): boolean {
  */
 export function formatValue(v: ArrayValue | null | undefined, maxItems = 4): string {
   if (!v) return "None";
-  if (isScalar(v)) return formatNumber(v.data[0]);
+  const integer = isIntegerDtype(v.dtype);
+  const element = (d: JsonNumber | undefined) => formatNumber(d, 4, integer);
+  if (isScalar(v)) return element(v.data[0]);
   const n = numel(v.shape);
   if (n <= maxItems && !v.truncated && v.data.length === n) {
-    if (v.shape.length <= 1) return `[${v.data.map((d) => formatNumber(d)).join(", ")}]`;
+    if (v.shape.length <= 1) return `[${v.data.map(element).join(", ")}]`;
     const rows = v.shape[0] ?? 1;
     const cols = n / Math.max(rows, 1);
     const out: string[] = [];
     for (let r = 0; r < rows; r++) {
-      out.push(`[${v.data.slice(r * cols, (r + 1) * cols).map((d) => formatNumber(d)).join(", ")}]`);
+      out.push(`[${v.data.slice(r * cols, (r + 1) * cols).map(element).join(", ")}]`);
     }
     return `[${out.join(", ")}]`;
   }

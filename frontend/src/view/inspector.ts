@@ -1,6 +1,6 @@
 /** The inspector panel: values, saved tensors, formulas and gradients of the selected element. */
 
-import { formatNumber, formatValue, numel, shapeText, toNumber } from "../format";
+import { formatNumber, formatValue, isIntegerDtype, numel, shapeText, toNumber } from "../format";
 import type { Frame } from "../replay";
 import type { TraceLookup } from "../trace/lookup";
 import type { ArrayValue, EdgeInfo, NodeInfo, SavedInfo, TensorInfo } from "../trace/types";
@@ -29,14 +29,15 @@ function heat(x: number, scale: number): string {
 }
 
 function summary(v: ArrayValue): HTMLElement {
+  const integer = isIntegerDtype(v.dtype);
   const head = h("div", { class: "muted", text: `shape ${shapeText(v.shape)} ${v.dtype}${v.truncated ? " (summarised by the server)" : ""}` });
   const stats: string[] = [];
-  if (v.min !== undefined && v.min !== null) stats.push(`min ${formatNumber(v.min)}`);
-  if (v.max !== undefined && v.max !== null) stats.push(`max ${formatNumber(v.max)}`);
+  if (v.min !== undefined && v.min !== null) stats.push(`min ${formatNumber(v.min, 4, integer)}`);
+  if (v.max !== undefined && v.max !== null) stats.push(`max ${formatNumber(v.max, 4, integer)}`);
   const mean = v.mean ?? null;
   if (mean !== null) stats.push(`mean ${formatNumber(mean)}`);
   else if (v.data.length > 0) stats.push(`mean ${formatNumber(v.data.reduce<number>((s, d) => s + toNumber(d), 0) / v.data.length)}`);
-  const first = v.data.slice(0, 8).map((d) => formatNumber(d)).join(", ");
+  const first = v.data.slice(0, 8).map((d) => formatNumber(d, 4, integer)).join(", ");
   return h("div", { class: "value-summary", "data-testid": "value-summary" }, head, h("div", { text: stats.join(" · ") }), h("div", { class: "muted", text: `first: ${first}…` }));
 }
 
@@ -52,6 +53,7 @@ export function valueTable(v: ArrayValue | null | undefined): HTMLElement {
   const cols = v.shape.length === 2 ? (v.shape[1] ?? 1) : n;
   const rows = v.shape.length === 2 ? (v.shape[0] ?? 1) : 1;
   const scale = maxAbs(v);
+  const integer = isIntegerDtype(v.dtype);
   const head = h("div", { class: "muted", text: `shape ${shapeText(v.shape)} ${v.dtype}` });
   if (n <= MAX_CELLS) {
     const table = h("table", { class: "values heatmap", "data-testid": "heatmap" });
@@ -59,7 +61,7 @@ export function valueTable(v: ArrayValue | null | undefined): HTMLElement {
       const tr = h("tr");
       for (let c = 0; c < cols; c++) {
         const d = v.data[r * cols + c];
-        tr.append(h("td", { text: formatNumber(d), style: heat(toNumber(d), scale) }));
+        tr.append(h("td", { text: formatNumber(d, 4, integer), style: heat(toNumber(d), scale) }));
       }
       table.append(tr);
     }
@@ -69,7 +71,7 @@ export function valueTable(v: ArrayValue | null | undefined): HTMLElement {
   grid.setAttribute("aria-label", `heatmap of a ${rows} by ${cols} tensor, largest magnitude ${formatNumber(scale)}`);
   for (let i = 0; i < n; i++) {
     const d = v.data[i];
-    grid.append(h("span", { style: heat(toNumber(d), scale), title: `[${Math.floor(i / cols)}, ${i % cols}] = ${formatNumber(d)}` }));
+    grid.append(h("span", { style: heat(toNumber(d), scale), title: `[${Math.floor(i / cols)}, ${i % cols}] = ${formatNumber(d, 4, integer)}` }));
   }
   return h("div", {}, head, grid, h("div", { class: "muted", text: `range ±${formatNumber(scale)}; hover a cell for its value` }));
 }
@@ -120,8 +122,10 @@ export class Inspector {
     const head = [s.slot, who && `= ${who}`, version && `(${version})`].filter(Boolean).join(" ");
     let value: HTMLElement;
     if (s.value !== null && typeof s.value === "object" && !Array.isArray(s.value)) value = valueTable(s.value);
-    else if (Array.isArray(s.value)) value = h("code", { text: `[${s.value.map((d) => formatNumber(d)).join(", ")}]` });
-    else if (typeof s.value === "number" || typeof s.value === "boolean") value = h("code", { text: formatNumber(s.value) });
+    // Saved plain numbers are mostly dims, sizes, flags and int options (reduction, ignore_index):
+    // whole numbers print as integers, as PyTorch prints `_saved_dim` or `_saved_alpha`.
+    else if (Array.isArray(s.value)) value = h("code", { text: `[${s.value.map((d) => formatNumber(d, 4, true)).join(", ")}]` });
+    else if (typeof s.value === "number" || typeof s.value === "boolean") value = h("code", { text: formatNumber(s.value, 4, true) });
     else if (s.tensor) value = valueTable(frame.values[s.tensor]);
     else value = h("code", { text: s.value ?? "None" });
     const isErr = frame.error?.node === n.id && frame.error.saved_slot === s.slot;
