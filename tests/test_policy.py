@@ -296,3 +296,59 @@ def test_warning_text_keeps_only_snippet_frames():
             '    return g()\n (Triggered internally at x.cpp:1.)')
     assert clean_text(text) == ('Error detected in X. Traceback of forward call that caused the error:\n'
                                 '  File "<snippet>", line 7, in <module>\n (Triggered internally at x.cpp:1.)')
+
+
+# --- engine capabilities that copy a snippet's dict into an object, and helpers beyond PyTorch's API ---------------
+_FAKE_INTERFACE = "{'shape': (8,), 'typestr': '|u1', 'data': (id(w), False), 'version': 3}"
+_SCHED = ("import torch\nfrom torch.optim import lr_scheduler as S\nw = torch.ones(1, requires_grad=True)\n"
+          "opt = torch.optim.SGD([w], lr=0.1)\n")
+
+
+@pytest.mark.parametrize("code", [
+    f"s = S.StepLR(opt, 1)\ns.load_state_dict({{'__array_interface__': {_FAKE_INTERFACE}}})",
+    f"s = S.LambdaLR(opt, lambda e: 1.0)\nsd = s.state_dict()\nsd['lr_lambdas'] = [{{'__array__': 1}}]\n"
+    "s.load_state_dict(sd)",
+    "s = S.StepLR(opt, 1)\ns.load_state_dict({'new_name': 1})",
+    "s = S.StepLR(opt, 1)\ns.load_state_dict({'optimizer': print})",
+    "s = S.StepLR(opt, 1)\nS.StepLR.load_state_dict(s, {})",
+    "s = S.StepLR(opt, 1)\nsuper(S.StepLR, s).load_state_dict({'__x__': 1})",
+    "sd = opt.state_dict()\nsd['param_groups'][0]['hook'] = torch.nn.Linear(1, 1)\nopt.load_state_dict(sd)",
+])
+def test_state_dicts_hold_plain_data_and_existing_names(code):
+    with pytest.raises(PolicyError):
+        run(_SCHED + code)
+
+
+def test_state_dicts_round_trip():
+    out = run(_SCHED + "s = S.MultiStepLR(opt, [1, 2])\n(w * 2).sum().backward()\nopt.step()\ns.step()\n"
+                       "t = S.MultiStepLR(opt, [5])\nt.load_state_dict(s.state_dict())\n"
+                       "opt.load_state_dict(opt.state_dict())\nprint(t.last_epoch, t.get_last_lr())")
+    assert out == "1 [0.010000000000000002]\n"
+
+
+@pytest.mark.parametrize("code", [
+    "print(torch.Tensor.mro())",
+    "f = super(torch.nn.Linear, torch.nn.Linear).__init__",
+    "torch.dtype('evil', 'O', 'x', 'x')",
+    "torch.autograd.graph.Node()",
+    "y = torch.ones(1, requires_grad=True) * 2\ny.grad_fn = None",
+    "dict.update(torch.nn.Linear(1, 1).state_dict(), {})",
+    "torch.Generator().uniform(2, 0.0, 1.0, 'O')",
+    "torch.Generator.random32(torch.Generator(), 2)",
+    "torch.nn.ModuleDict({'__array__': torch.nn.ReLU()})",
+    "md = torch.nn.ModuleDict()\nmd['_x'] = torch.nn.ReLU()",
+    "m = torch.nn.Linear(1, 1)\nsuper(torch.nn.Linear, m).register_buffer('_x', torch.ones(1))",
+    "class H(torch.nn.ModuleDict):\n    def __init__(self):\n"
+    "        super(torch.nn.ModuleDict, self).__init__({'_x': torch.nn.ReLU()})\nH()",
+])
+def test_engine_internals_stay_out_of_reach(code):
+    with pytest.raises((PolicyError, TypeError, AttributeError)):
+        run("import torch\n" + code)
+
+
+def test_what_tutorials_do_with_those_objects_still_works():
+    out = run("import torch\ng = torch.Generator().manual_seed(3)\nprint(g.initial_seed(), g.device)\n"
+              "print(torch.dtype, isinstance(torch.float32, torch.dtype), type(torch.float64) == torch.dtype)\n"
+              "md = torch.nn.ModuleDict({'fc': torch.nn.Linear(1, 1)})\nmd['act'] = torch.nn.ReLU()\n"
+              "print(list(md), dict.fromkeys('ab'), str.upper('x'), list.copy([1]))")
+    assert out == ("3 cpu\n<class 'torch.dtype'> True True\n['fc', 'act'] {'a': None, 'b': None} X [1]\n")

@@ -12,10 +12,17 @@ Everything the snippet reaches goes through these guards:
   tiny facade of warnfacade.py.
 - NumPy: `tensor.numpy()` hands out a fresh copy; arrays, NumPy scalars and dtypes are read through
   the allowlists of arrays.py. Engine objects never hand out their own arrays (check_value copies).
-- nn.Module registration (`register_buffer`, `add_module`...) refuses names starting with '_' and
-  values of the wrong type: Module.__getattr__ serves registered names, and NumPy reads
-  `__array_interface__` through it, so a dict registered under that name would let NumPy read any
-  memory address.
+- nn.Module registration (`register_buffer`, `add_module`, `ModuleDict` keys, also through `super()`)
+  refuses names starting with '_' and values of the wrong type: Module.__getattr__ serves registered
+  names, and NumPy reads `__array_interface__` through it, so a dict registered under that name would
+  let NumPy read any memory address.
+- `load_state_dict` of optimizers and LR schedulers takes plain data only (numbers, strings, None,
+  tensors, and lists, tuples and dicts of them) without '__' keys: a scheduler copies the dict into
+  its own __dict__ (and its lr_lambdas'), where NumPy would find `__array_interface__` too.
+- Engine classes PyTorch does not let you instantiate (`torch.dtype`...) are name tags (TypeName):
+  isinstance and == work, calling them does not. Engine helpers beyond PyTorch's API are refused
+  (ENGINE_CLASS_ATTRS), and so are metaclass attributes of classes (`cls.mro()` would reach `object`
+  and BaseException).
 - builtins are a small safe set; `type(x)` returns a `TypeName` that only exposes `__name__`.
 """
 
@@ -82,6 +89,23 @@ _NOT_EXPORTED_MODULES = frozenset({"typing", "__future__", "typing_extensions", 
 # nn.Module methods that register a name served by Module.__getattr__, and the value type each takes.
 MODULE_REGISTRATION = {"register_buffer": "Tensor", "register_parameter": "Parameter",
                        "add_module": "Module", "register_module": "Module"}
+# Methods that apply a snippet's dict to an object's __dict__ (optimizers and LR schedulers): the dict is
+# checked first (see check_state_dict), since NumPy reads `__array_interface__` from an instance dict.
+STATE_LOADING = "load_state_dict"
+# Engine classes a snippet may name and test against but not instantiate (PyTorch refuses them too):
+# a dtype made from any NumPy dtype would put object arrays inside tensors.
+NOT_CONSTRUCTIBLE = frozenset({"dtype", "Node", "AccumulateGrad"})
+# Engine classes whose public attributes go beyond PyTorch's API (helpers the engine calls itself, such
+# as Generator.uniform(n, low, high, dtype)): a snippet sees only PyTorch's names.
+ENGINE_CLASS_ATTRS = {
+    "Generator": frozenset({"device", "get_state", "set_state", "manual_seed", "seed", "initial_seed"}),
+}
+# Tensor attributes that are read-only in PyTorch (a foreign grad_fn would reach the executor).
+TENSOR_READ_ONLY = frozenset({"grad_fn"})
+# Plain values a state dict may hold (and tensors, and lists, tuples and dicts of them).
+_PLAIN_TYPES = (type(None), bool, int, float, complex, str)
+_PLAIN_DICTS = (dict, collections.OrderedDict, collections.defaultdict, collections.Counter)
+_MAX_STATE_DEPTH = 32
 # Names never exposed by a facade or through an attribute, whatever object holds them.
 DENIED_NAMES = frozenset({"numpy", "np", "from_numpy", "observe", "ctypes", "tofile", "dump", "dumps",
                           "data_ptr_array", "storage", "untyped_storage"})
@@ -104,6 +128,15 @@ _DICT_METHODS = frozenset("clear copy fromkeys get items keys pop popitem setdef
 _SET_METHODS = frozenset("""add clear copy difference difference_update discard intersection
 intersection_update isdisjoint issubset issuperset pop remove symmetric_difference
 symmetric_difference_update union update""".split())
+
+# Methods that change their object: called unbound (`dict.update(d, ...)`), only on an exact dict,
+# list or set.
+_MUTATING_METHODS: dict[type, frozenset[str]] = {
+    dict: frozenset("clear pop popitem setdefault update".split()),
+    list: frozenset("append clear extend insert pop remove reverse sort".split()),
+    set: frozenset("add clear difference_update discard intersection_update pop remove "
+                   "symmetric_difference_update update".split()),
+}
 
 BUILTIN_TYPE_ATTRS: dict[type, frozenset[str]] = {
     str: _STR_METHODS,
@@ -206,6 +239,9 @@ class TypeName:
     def __setattr__(self, name: str, value: Any) -> None:
         raise PolicyError("type(...) results are read-only")
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(f"cannot create '{self._shown}' instances")
+
     def __eq__(self, other: Any) -> bool:
         if isinstance(other, TypeName):
             return self._cls is other._cls
@@ -260,11 +296,11 @@ class _WriteProxy:
         delattr(self._obj, name)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        self._policy.check_setitem(self._obj)
+        self._policy.check_setitem(self._obj, key)
         self._obj[key] = value
 
     def __delitem__(self, key: Any) -> None:
-        self._policy.check_setitem(self._obj)
+        self._policy.check_setitem(self._obj, key)
         del self._obj[key]
 
 
@@ -315,6 +351,32 @@ def _unbound_safe_format(self: str, *args: Any, **kwargs: Any) -> str:
     return _safe_format(self, *args, **kwargs)
 
 
+def _checked_module_dict(base: type) -> type:
+    """nn.ModuleDict as a snippet gets it: its keys become attribute names served by
+    Module.__getattr__ (which NumPy and copy read), so, like add_module, no names starting with '_'."""
+    def __init__(self: Any, modules: Any = None) -> None:
+        items = list((modules or {}).items())
+        for key, _ in items:
+            if type(key) is str and key.startswith("_"):
+                raise PolicyError(f"ModuleDict: names starting with '_' are not allowed: {key!r}")
+        base.__init__(self, dict(items))
+
+    return type(base.__name__, (base,), {"__init__": __init__, "__module__": base.__module__,
+                                         "__qualname__": base.__qualname__, "__doc__": base.__doc__})
+
+
+def _exact_self(method: Any, cls: type) -> "_Bound":
+    """`dict.update` and friends called unbound: only on a real dict (list, set), never on a subclass
+    whose writes the guards refuse (an OrderedDict from state_dict, an optimizer's state)."""
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if type(self) is not cls:
+            raise TypeError(f"descriptor '{method.__name__}' for '{cls.__name__}' objects needs a "
+                            f"'{cls.__name__}' here, not '{type(self).__name__}'")
+        return method(self, *args, **kwargs)
+
+    return _Bound(call, f"<method '{method.__name__}' of '{cls.__name__}' objects>")
+
+
 _INPLACE = {
     "+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
     "%=": operator.imod, "**=": operator.ipow, "<<=": operator.ilshift, ">>=": operator.irshift,
@@ -342,6 +404,8 @@ class Policy:
     def __init__(self, torch_module: types.ModuleType) -> None:
         self.torch_module = torch_module
         self.engine_prefix = torch_module.__name__.split(".")[0]
+        self.user_classes: "weakref.WeakSet[type]" = weakref.WeakSet()
+        self.checked_classes: set[type] = set()  # facade classes that check what their engine base allows
         self._tensor_cls = getattr(torch_module, "Tensor", None)
         self._parameter_cls = getattr(torch_module, "Parameter", None) or getattr(
             getattr(torch_module, "nn", None), "Parameter", None)
@@ -352,11 +416,17 @@ class Policy:
         self.function_base = getattr(autograd, "Function", None)
         self.module_base = getattr(nn, "Module", None)
         self.class_bases = tuple(c for c in (self.function_base, self.module_base) if isinstance(c, type))
+        optim = self._engine_module("optim")
+        schedulers = self._engine_module("optim.lr_scheduler")
+        loaders = (getattr(optim, "Optimizer", None), getattr(schedulers, "LRScheduler", None))
+        self.state_loaders = tuple(c for c in loaders if isinstance(c, type))
+        self._scheduler_base = getattr(schedulers, "LRScheduler", None)
+        self.allowlists = {cls: names for name, names in ENGINE_CLASS_ATTRS.items()
+                           if isinstance(cls := getattr(torch_module, name, None), type)}
         self.facades = self._build_facades()
         self.torch = self.facades["torch"]
         self.math = Facade("math", {n: getattr(math, n) for n in dir(math) if not n.startswith("_")})
         self.warnings = Facade("warnings", warnfacade.facade_attrs())
-        self.user_classes: "weakref.WeakSet[type]" = weakref.WeakSet()
         self._kind_cache: dict[type, Any] = {}
         self._value_cache: dict[type, str] = {}
         self._exposed_names = self._index_exposed()
@@ -390,6 +460,11 @@ class Policy:
                 continue
             if isinstance(value, types.ModuleType) or self._value_kind_static(value) != "ok":
                 continue
+            if name == "ModuleDict" and rel == "nn" and isinstance(value, type):
+                value = _checked_module_dict(value)
+                self.checked_classes.add(value)
+            if name in NOT_CONSTRUCTIBLE and isinstance(value, type) and self.is_engine_class(value):
+                value = TypeName(value, "torch." + (f"{rel}." if rel else "") + name)
             attrs[name] = value
         return attrs
 
@@ -438,6 +513,8 @@ class Policy:
         for path, f in sorted(self.facades.items(), key=lambda kv: -len(kv[0])):
             for name in dir(f):
                 v = facade_get(f, name)
+                if isinstance(v, TypeName):
+                    v = v._cls
                 if isinstance(v, type):
                     shown[v] = f"{path}.{name}"
         shown[np.ndarray] = "numpy.ndarray"
@@ -503,6 +580,52 @@ class Policy:
 
         return _Bound(register, f"<bound method Module.{name}>")
 
+    def state_loading(self, method: Callable, owner: Any) -> "_Bound":
+        """What `opt.load_state_dict` / `scheduler.load_state_dict` gives a snippet: the state dict is
+        checked (check_state_dict), then loaded by the engine."""
+        def load_state_dict(state_dict: Any, *args: Any, **kwargs: Any) -> Any:
+            self.check_state_dict(owner, state_dict)
+            return method(state_dict, *args, **kwargs)
+
+        return _Bound(load_state_dict, f"<bound method {type(owner).__name__}.load_state_dict>")
+
+    def check_state_dict(self, owner: Any, state: Any) -> None:
+        """A state dict for an optimizer or a scheduler holds plain data only (numbers, strings, None,
+        tensors, and lists, tuples and dicts of them) with no '__' keys. A scheduler copies its state
+        into its own __dict__ (and its lr_lambdas' __dict__), so there every top-level key must also
+        name an attribute the scheduler already has."""
+        what = f"{type(owner).__name__}.load_state_dict()"
+        if type(state) not in _PLAIN_DICTS:
+            raise TypeError(f"{what} expects a dict, not {type(state).__name__}")
+        self._check_plain(state, what)
+        sched = self._scheduler_base
+        if isinstance(sched, type) and isinstance(owner, sched):
+            own = vars(owner)
+            for key in state:
+                if key not in own:
+                    raise PolicyError(f"{what}: {key!r} is not an attribute of this scheduler")
+
+    def _check_plain(self, root: Any, what: str) -> None:
+        stack = [(root, 0)]
+        while stack:
+            value, depth = stack.pop()
+            tp = type(value)
+            if tp in _PLAIN_TYPES or (self._tensor_cls is not None and isinstance(value, self._tensor_cls)):
+                continue
+            if depth >= _MAX_STATE_DEPTH:
+                raise PolicyError(f"{what}: the state dict is nested too deeply")
+            if tp in (list, tuple):
+                stack.extend((v, depth + 1) for v in value)
+            elif tp in _PLAIN_DICTS:
+                for key, v in value.items():
+                    if type(key) is str and key.startswith("__"):
+                        raise PolicyError(f"{what}: keys starting with '__' are not allowed: {key!r}")
+                    stack.append((key, depth + 1))
+                    stack.append((v, depth + 1))
+            else:
+                raise PolicyError(f"{what}: a state dict may hold only numbers, strings, None, tensors and "
+                                  f"lists, tuples and dicts of them, not {tp.__name__}")
+
     def _registration_type_ok(self, value: Any, expected: str) -> bool:
         if expected == "Module":
             return isinstance(self.module_base, type) and isinstance(value, self.module_base)
@@ -559,6 +682,9 @@ class Policy:
             kind = ("public",)
         elif self.is_engine_class(tp):
             kind = ("public",)
+            for cls, names in self.allowlists.items():
+                if issubclass(tp, cls):
+                    kind = ("allow", names)
         elif tp.__module__ == "math" or tp is types.BuiltinFunctionType:
             kind = ("set", frozenset())
         else:
@@ -630,6 +756,10 @@ class Policy:
             if k == "typename" and name == "__name__":
                 return obj._cls.__name__
             if k == "super" and name == "__init__":
+                if isinstance(obj.__self__, type):  # super(C, C).__init__ would re-run __init__ on any object
+                    raise PolicyError("super(...).__init__ is only allowed on an instance")
+                if obj.__thisclass__ in self.checked_classes:  # the engine's __init__ is next: keep checking
+                    return functools.partial(obj.__thisclass__.__init__, obj.__self__)
                 return getattr(obj, name)
             if k == "tensor" and name in TENSOR_PRIVATE_ATTRS:
                 return self.check_value(getattr(obj, name), obj, name)
@@ -650,9 +780,11 @@ class Policy:
             return facade_get(obj, name)
         if name in DENIED_NAMES:
             raise PolicyError(f"'.{name}' is not allowed")
-        if name in MODULE_REGISTRATION and self._is_module_type(type(obj)):
-            return self.module_registration(getattr(obj, name), name)
-        if k == "set" or k == "tensor" or k == "node":
+        if name in MODULE_REGISTRATION or name == STATE_LOADING:
+            guarded = self._guarded_method(obj, k, name)
+            if guarded is not None:
+                return guarded
+        if k == "set" or k == "tensor" or k == "node" or k == "allow":
             if name not in kind[1]:
                 raise PolicyError(f"'{type(obj).__name__}.{name}' is not allowed")
             if k == "set":
@@ -669,6 +801,21 @@ class Policy:
             return self.check_value(getattr(obj, name), obj, name)
         raise PolicyError(f"'{type(obj).__name__}.{name}' is not allowed")
 
+    def _guarded_method(self, obj: Any, kind: str, name: str) -> Any:
+        """The checked wrapper for a registration or state-loading method read on an instance (also
+        through `super(...)`), or None when `obj` has no such guarded method."""
+        owner = obj.__self__ if kind == "super" else obj
+        tp = type(owner)
+        guarded = (name in MODULE_REGISTRATION and self._is_module_type(tp)) or (
+            name == STATE_LOADING and issubclass(tp, self.state_loaders))
+        if not guarded:
+            return None
+        if isinstance(owner, type):
+            raise PolicyError(f"'{name}' is not allowed here (call it on an instance)")
+        if name == STATE_LOADING:
+            return self.state_loading(getattr(obj, name), owner)
+        return self.module_registration(getattr(obj, name), name)
+
     def _class_getattr(self, cls: type, name: str) -> Any:
         if name.startswith("_"):
             raise PolicyError(f"names starting with '_' are not allowed: {name!r}")
@@ -679,12 +826,22 @@ class Policy:
                 raise PolicyError(f"'{cls.__name__}.{name}' is not allowed")
             if cls is str and name == "format":
                 return _unbound_safe_format
-            return getattr(cls, name)
+            value = getattr(cls, name)
+            if name in _MUTATING_METHODS.get(cls, ()):
+                return _exact_self(value, cls)
+            return value
         if self._is_user_class(cls) or self.is_engine_class(cls):
             if self._is_node_type(cls):
                 raise PolicyError(f"'{cls.__name__}.{name}' is not allowed")
-            if name in MODULE_REGISTRATION and self._is_module_type(cls):
+            if (name in MODULE_REGISTRATION and self._is_module_type(cls)) or (
+                    name == STATE_LOADING and issubclass(cls, self.state_loaders)):
                 raise PolicyError(f"'{cls.__name__}.{name}' is not allowed (call it on an instance)")
+            for allowed_cls, names in self.allowlists.items():
+                if issubclass(cls, allowed_cls) and name not in names:
+                    raise PolicyError(f"'{cls.__name__}.{name}' is not allowed")
+            if not any(name in vars(c) for c in cls.__mro__):
+                # an attribute of the metaclass (`mro`): not the class's own API
+                raise PolicyError(f"'{cls.__name__}.{name}' is not allowed")
             return self.check_value(getattr(cls, name), cls, name)
         if cls in SAFE_EXCEPTIONS:
             raise PolicyError(f"'{cls.__name__}.{name}' is not allowed")
@@ -719,6 +876,8 @@ class Policy:
             raise PolicyError(f"cannot set attributes of '{getattr(obj, '__name__', '?')}'")
         tp = type(obj)
         if self._tensor_cls is not None and isinstance(obj, self._tensor_cls):
+            if name in TENSOR_READ_ONLY:
+                raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
             return
         if self._is_user_class(tp) or any(self._is_user_class(b) for b in tp.__mro__):
             return
@@ -729,10 +888,13 @@ class Policy:
     def _is_module_type(self, tp: type) -> bool:
         return isinstance(self.module_base, type) and issubclass(tp, self.module_base)
 
-    def check_setitem(self, obj: Any) -> None:
+    def check_setitem(self, obj: Any, key: Any = None) -> None:
         tp = type(obj)
         if tp in (list, dict):
             return
+        if type(key) is str and key.startswith("_") and self._is_module_type(tp):
+            # ModuleDict registers its keys as attribute names served by Module.__getattr__
+            raise PolicyError(f"names starting with '_' are not allowed: {key!r}")
         if self._tensor_cls is not None and isinstance(obj, self._tensor_cls):
             return
         if tp is np.ndarray:

@@ -1,6 +1,7 @@
 """Process confinement applied inside each forked run (Linux): rlimits, an unprivileged user,
 no-new-privs, Landlock (read-only access to the code the run needs) and a seccomp filter (no
-sockets, no exec, no new processes, no file writes, no signals to other processes).
+sockets, no exec, no new processes, no file writes, no signals to other processes and no changes to
+their rlimits or priorities).
 
 Each step reports what it did into a `features` dict; a step the kernel does not support is skipped
 with a note there, never fatal (the rlimits, the empty environment and the parent's wall-clock kill
@@ -213,10 +214,16 @@ X86_64_DENY = {
     "move_pages": 279, "migrate_pages": 256, "process_madvise": 440,
     # Landlock is applied before the filter; after it, nothing may create or edit a ruleset.
     "landlock_create_ruleset": 444, "landlock_add_rule": 445, "landlock_restrict_self": 446,
+    # Every run has the same uid: these would let one run lower the priority of the others.
+    "setpriority": 141, "sched_setparam": 142, "sched_setscheduler": 144, "ioprio_set": 251,
+    "sched_setattr": 314,
 }
 X86_64_OPEN = 2
 X86_64_OPENAT = 257
-X86_64_KILL = {"kill": 62, "tkill": 200, "tgkill": 234}
+# Syscalls whose first argument names a process: allowed only for this process (or 0). Signals, and the
+# rlimits and CPU affinity of other runs (they share the uid, so the kernel alone would allow some).
+X86_64_SELF_ONLY = {"kill": 62, "tkill": 200, "tgkill": 234, "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297,
+                    "prlimit64": 302, "sched_setaffinity": 203}
 X86_64_IOCTL = 16
 TIOCSTI = 0x5412
 OPEN_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND | 0x400000  # __O_TMPFILE
@@ -267,7 +274,7 @@ def _seccomp_program(pid: int) -> tuple[list[tuple[int, int, int, int]], list[in
     jump(BPF_JEQ, TIOCSTI, 0, 1)
     stmt(BPF_RET, eperm)
     stmt(BPF_RET, RET_ALLOW)
-    for nr in X86_64_KILL.values():  # signals only to this process itself
+    for nr in X86_64_SELF_ONLY.values():
         jump(BPF_JEQ, nr, 0, 7)
         stmt(BPF_LD_W_ABS, _arg_lo(0) + 4)
         jump(BPF_JEQ, 0, 0, 3)

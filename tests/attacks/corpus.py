@@ -2,11 +2,14 @@
 
 Placeholders replaced before running: @CANARY@ (a file holding a random secret), @MARKER@ (a path no
 snippet may create), @DIR@ (the directory holding both).
-Each case: (category, name, code, expected statuses). "refused" = {"error"}.
+Each case: (category, name, code, expected statuses). "refused" = {"error"}; a few controls next to
+the attacks expect "ok" (what tutorials do with the same objects must keep working).
 """
 
 REFUSED = frozenset({"error"})
 ANY = frozenset({"ok", "error", "limit", "timeout"})
+OK = frozenset({"ok"})  # controls: what tutorials do next to an attack must keep working
+STOPPED = frozenset({"error", "limit", "timeout"})
 
 CASES: list[tuple[str, str, str, frozenset]] = []
 
@@ -471,3 +474,200 @@ for i, code in enumerate([
     "from torch.autograd.graph import warnings",
 ]):
     case("facades", f"facades_{i:02d}", code)
+
+# --- state dicts: schedulers copy a loaded dict into their __dict__, where NumPy reads __array_interface__ ----------
+_SD = ("import torch\nimport torch.nn as nn\nfrom torch.optim import lr_scheduler as S\nsecret = 'x' * 40\n"
+       f"fake = {_FAKE}\n"
+       "w = torch.ones(1, requires_grad=True)\nopt = torch.optim.SGD([w], lr=0.1)\n")
+for i, code in enumerate([
+    "s = S.StepLR(opt, 1)\ns.load_state_dict({'__array_interface__': fake})\nprint(bytes(torch.tensor(s).tolist()))",
+    "f = lambda e: 1.0\ns = S.LambdaLR(opt, f)\nsd = s.state_dict()\nsd['lr_lambdas'] = [{'__array_interface__': fake}]\n"
+    "s.load_state_dict(sd)\nprint(bytes(torch.tensor(f).tolist()))",
+    "f = lambda x: 1.0\ns = S.CyclicLR(opt, 0.01, 0.1, scale_fn=f)\nsd = s.state_dict()\n"
+    "sd['_scale_fn_custom'] = {'__array_interface__': fake}\ns.load_state_dict(sd)\nprint(torch.tensor(f))",
+    "s = S.SequentialLR(opt, [S.ConstantLR(opt), S.StepLR(opt, 1)], milestones=[1])\nsd = s.state_dict()\n"
+    "inner = sd['_schedulers']\ninner[1]['__array_interface__'] = fake\ns.load_state_dict(sd)\nprint('loaded')",
+    "s = S.StepLR(opt, 1)\ns.load_state_dict({'optimizer': nn.Linear(1, 1)})\ns.step()",
+    "s = S.StepLR(opt, 1)\ns.load_state_dict({'brand_new': 1})\nprint(s.brand_new)",
+    "s = S.StepLR(opt, 1)\nS.StepLR.load_state_dict(s, {'__array_interface__': fake})\nprint(torch.tensor(s))",
+    "s = S.StepLR(opt, 1)\nsuper(S.StepLR, s).load_state_dict({'__array_interface__': fake})\nprint(torch.tensor(s))",
+    "s = S.StepLR(opt, 1)\nsd = s.state_dict()\nsd['base_lrs'] = [{'__array_interface__': fake}]\ns.load_state_dict(sd)",
+    "class R(nn.Module):\n    def forward(self, memo):\n        return 1\n"
+    "sd = opt.state_dict()\nsd['param_groups'][0]['evil'] = nn.ModuleDict({'__deepcopy__': R()})\nopt.load_state_dict(sd)",
+    "sd = opt.state_dict()\nsd['param_groups'][0]['__array_interface__'] = fake\nopt.load_state_dict(sd)",
+    "sd = opt.state_dict()\nsd['state'] = {0: {'momentum_buffer': print}}\nopt.load_state_dict(sd)",
+    "torch.optim.SGD.load_state_dict(opt, opt.state_dict())",
+]):
+    case("state_dicts", f"state_dict_{i:02d}", _SD + code)
+case("state_dicts", "state_dict_round_trip",
+     _SD + "s = S.LambdaLR(opt, lambda e: 0.5 ** e)\n(w * 2).sum().backward()\nopt.step()\ns.step()\n"
+     "t = S.LambdaLR(opt, lambda e: 1.0)\nt.load_state_dict(s.state_dict())\nopt.load_state_dict(opt.state_dict())\n"
+     "print(t.get_last_lr(), t.last_epoch)", OK)
+
+# --- classes and descriptors: metaclass attributes, unbound builtin methods, re-running __init__ -------------------
+for i, code in enumerate([
+    "print(torch.Tensor.mro())",
+    "O = torch.autograd.Function.mro()[-1]\nprint(O())",
+    "class F(torch.autograd.Function):\n    pass\nprint(F.mro())",
+    "BE = torch.nn.Linear.mro()[-1]\ntry:\n    while True:\n        pass\nexcept BE:\n    print('swallowed')",
+    "f = super(torch.nn.Linear, torch.nn.Linear).__init__\nf(torch.random.default_generator)",
+    "evil = torch.dtype('evil', 'O', 'Float', 'float')\nt = torch.tensor([print], dtype=evil)\nprint(t.tolist())",
+    "print(torch.autograd.graph.Node())",
+    "print(torch.autograd.AccumulateGrad(torch.ones(1)))",
+    "sd = torch.nn.Linear(1, 1).state_dict()\ndict.update(sd, {'__array__': torch.nn.Linear(1, 1)})\n"
+    "print(torch.nn.Sequential(sd))",
+    "opt = torch.optim.SGD([torch.ones(1, requires_grad=True)], lr=1.0)\ndict.setdefault(opt.state, 'k', print)",
+    "x = torch.ones(2, requires_grad=True)\ny = x * 2\ny.grad_fn = torch.nn.Linear(1, 1)\ny.sum().backward()",
+    "x = torch.ones(2, requires_grad=True)\ny = x * 2\nclass N(torch.nn.Module):\n    def apply_backward(self, *a):\n"
+    "        return a\nmd = torch.nn.ModuleDict({'_next': N()})\ny.grad_fn = md\ny.sum().backward()",
+    "m = torch.nn.Linear(1, 1)\nsuper(torch.nn.Linear, m).register_buffer('__array_interface__', torch.ones(1))",
+    "m = torch.nn.Linear(1, 1)\nsuper(torch.nn.Linear, m).add_module('_modules', torch.nn.Linear(1, 1))",
+    "md = torch.nn.ModuleDict()\nmd['__deepcopy__'] = torch.nn.Linear(1, 1)",
+    "md = torch.nn.ModuleDict()\nmd['_data'] = torch.nn.Linear(1, 1)\nprint(torch.tensor(md))",
+    "t = type(torch.float32)\nprint(t('x', 'O', 'x', 'x'))",
+]):
+    case("classes", f"classes_{i:02d}", "import torch\n" + code)
+case("classes", "classes_tags_still_work",
+     "import torch\nfrom torch.autograd.graph import Node\ny = torch.ones(1, requires_grad=True) * 2\n"
+     "print(torch.dtype, isinstance(torch.float32, torch.dtype), type(torch.float64) == torch.dtype,\n"
+     "      isinstance(y.grad_fn, Node), issubclass(type(y.grad_fn), torch.autograd.graph.Node))", OK)
+
+# --- engine objects: helpers beyond PyTorch's API, object arrays, internals user code can reach -------------------
+for i, code in enumerate([
+    "g = torch.Generator()\no = g.uniform(3, 0.0, 1.0, 'O')\nprint(torch.ones(3) + o)",
+    "g = torch.Generator()\nprint(torch.Generator.uniform(g, 3, 0.0, 1.0, 'O'))",
+    "print(torch.random.default_generator.random32(10 ** 9))",
+    "g = torch.Generator()\nprint(g.normal(4, 0.0, 1.0, 'U8'))",
+    "def pack(t):\n    return t\ndef unpack(p):\n    return [1, 2]\nx = torch.ones(2, requires_grad=True)\n"
+    "with torch.autograd.graph.saved_tensors_hooks(pack, unpack):\n    y = x * x\ny.sum().backward()",
+    "x = torch.ones(2, requires_grad=True)\nh = x.register_hook(lambda g: g)\nprint(h.registry)",
+    "y = torch.ones(1, requires_grad=True) * 2\nprint(y.grad_fn.apply_backward, y.grad_fn.release)",
+    "y = torch.ones(1, requires_grad=True) * 2\nprint(y.grad_fn.unpack)",
+]):
+    case("engine_objects", f"engine_objects_{i:02d}", "import torch\n" + code)
+for i, code in enumerate([  # object arrays reach engine ops through NumPy's own operators: nothing leaks
+    "a = torch.ones(3).numpy()\nt = torch.ones(3) + (a + [print, len, print])\nprint(t.exp())",
+    "t = torch.zeros(2).masked_fill(torch.tensor([True, False]), print)\nprint(t.tolist())",
+    "class F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, a):\n        ctx.rule = 'fake'\n"
+    "        ctx.metadata = print\n        return a * 2\n    @staticmethod\n    def backward(ctx, g):\n        return g\n"
+    "x = torch.ones(2, requires_grad=True)\nF.apply(x).sum().backward()\nprint(x.grad)",
+]):
+    case("engine_objects", f"object_arrays_{i:02d}", "import torch\n" + code, ANY)
+for i, code in enumerate([  # ModuleDict keys become names Module.__getattr__ serves to NumPy, copy and the tracer
+    "class M(torch.nn.Module):\n    def forward(self, *a):\n        return torch.ones(2).numpy()\n"
+    "md = torch.nn.ModuleDict({'__array__': M()})\nprint(torch.ones(2).numpy() + md)",
+    "class M(torch.nn.Module):\n    def forward(self, memo):\n        return memo\n"
+    "md = torch.nn.ModuleDict({'__array_interface__': M()})\nprint(torch.tensor(md))",
+    "x = torch.ones(1, requires_grad=True)\nclass H(torch.nn.ModuleDict):\n    def forward(self, g):\n        return g\n"
+    "x.register_hook(H({'__name__': torch.nn.Linear(1, 1)}))\n(x * 2).backward()",
+    "class R(torch.nn.Module):\n    def forward(self, memo):\n        return 1\n"
+    "opt = torch.optim.SGD([torch.ones(1, requires_grad=True)], lr=1.0)\nsd = opt.state_dict()\n"
+    "sd['param_groups'][0]['x'] = torch.nn.ModuleDict({'__deepcopy__': R()})\nopt.load_state_dict(sd)",
+    "class H(torch.nn.ModuleDict):\n    def items(self):\n        return [('_parameters', torch.nn.Linear(1, 1))]\n"
+    "h = H({'a': torch.nn.ReLU()})\nmd = torch.nn.ModuleDict(h)\nprint(md)",
+    "x = torch.ones(2, requires_grad=True)\ny = x * 2\nclass N(torch.nn.ModuleDict):\n    def apply_backward(self, *a):\n"
+    "        return a\nn = N({'_next': torch.nn.ReLU()})\nprint(n)",
+    "class H(torch.nn.ModuleDict):\n    def __init__(self):\n"
+    "        super(torch.nn.ModuleDict, self).__init__({'__array__': torch.nn.ReLU()})\nprint(H())",
+    "class H(torch.nn.ModuleDict):\n    def __init__(self):\n        super().__init__({'_modules': torch.nn.ReLU()})\nprint(H())",
+]):
+    case("modules", f"module_dict_keys_{i:02d}", "import torch\n" + code)
+case("modules", "module_dict_still_works",
+     "import torch\nmd = torch.nn.ModuleDict({'fc': torch.nn.Linear(2, 1)})\nmd['act'] = torch.nn.ReLU()\n"
+     "class Net(torch.nn.ModuleDict):\n    def forward(self, x):\n        return self['act'](self['fc'](x))\n"
+     "net = Net({'fc': torch.nn.Linear(2, 1), 'act': torch.nn.Tanh()})\n"
+     "print(list(md.keys()), isinstance(net, torch.nn.ModuleDict), net(torch.ones(1, 2)).shape)", OK)
+
+# --- format strings built at run time ------------------------------------------------------------------------
+for i, code in enumerate([
+    "f = lambda: 0\nprint(('{0.' + '__globals__}').format(f))",
+    "print('{0.__class__}{'.format(1))",
+    "print(list(map(str.format, ['{0.' + '__class__}'], [1])))",
+    "print(('{0:{1.' + 'real}}').format(1, 2))",
+    "s = b'{0.__class__}'.decode()\nprint(s.format(1))",
+    "fm = '{0.__class__}'.format\nprint(fm(1))",
+    "print(f'{1:{\"{0.__class__}\"}}')",
+    "p = '{}'.format\nprint(p.func, p.args)",
+]):
+    case("format", f"format_runtime_{i:02d}", code)
+
+# --- resources: what has to stop the run, and leave the sandbox serving ------------------------------------------
+for i, code in enumerate([
+    "raise ValueError('x' * 10 ** 8)",
+    "print('{:>{w}}'.format(1, w=10 ** 9))",
+    "print(f'{1:>{10 ** 9}}')",
+    "x = sum([[1]] * 200000, [])",
+    "import torch\na = torch.ones(2000, 2000)\nwhile True:\n    a = a @ a",
+    "x = " + "-" * 60000 + "1",
+    "import torch\ng = torch.Generator()\ng.manual_seed(1)\nwhile True:\n    torch.rand(4000000, generator=g)",
+    "import torch\nclass M(torch.nn.Module):\n    def extra_repr(self):\n        return repr(self)\nprint(M())",
+    "try:\n    print('z' * 2000000)\nexcept Exception:\n    pass\nwhile True:\n    print('again')",
+    "import torch\nx = torch.ones(1)\nfor i in range(200000):\n    x = x + 1\nprint(x)",
+]):
+    case("resources", f"resources_{i:02d}", code, STOPPED if i != 9 else ANY)
+
+# --- more of what was already refused, kept so it stays refused --------------------------------------------------
+for i, code in enumerate([
+    "g = (i for i in range(3))\nnext(g)\nprint(hasattr(g, 'gi_' + 'frame'), hasattr(g, 'send'), hasattr(g, 'throw'))\n"
+    "raise RuntimeError('done')",
+    "import torch\ng = torch.nn.Linear(1, 1).parameters()\nprint(g.gi_frame.f_back)",
+    "try:\n    1 / 0\nexcept Exception as e:\n    print(e.__context__, e.__cause__)",
+    "try:\n    1 / 0\nexcept Exception as e:\n    t = type(e)\n    print(t('x').args)",
+    "try:\n    1 / 0\nexcept Exception as e:\n    print([a for a in e.args], e.with_traceback)",
+    "import torch\ntry:\n    torch.ones(2).view(3)\nexcept RuntimeError as e:\n    print(e.add_note)",
+]):
+    case("frames", f"frames_more_{i:02d}", code)
+for i, code in enumerate([
+    "class F(torch.autograd.Function):\n    def __set_name__(self, owner, name):\n        pass",
+    "class F(torch.autograd.Function):\n    def __class_getitem__(cls, item):\n        return item",
+    "class M(torch.nn.Module):\n    def __del__(self):\n        print('late')",
+    "class M(torch.nn.Module):\n    def __array__(self, *a):\n        return None",
+    "class M(torch.optim.SGD):\n    pass",
+    "class L(torch.optim.lr_scheduler.StepLR):\n    pass",
+    "class G(torch.Generator):\n    pass",
+    "class D(torch.dtype):\n    pass",
+    "class M(torch.nn.Module):\n    pass\nM.__init__ = print",
+    "class M(torch.nn.Module):\n    pass\nM.forward = print\nsetattr(M, '__array__', print)",
+    "t = type(1)\nprint(t.mro())",
+    "print(torch.dtype.mro())",
+    "print(torch.nn.Module.register_buffer.__globals__)",
+    "f = torch.tensor\nprint(f.__globals__['np'])",
+    "print(super(torch.nn.Linear, torch.nn.Linear(1, 1)).__self__)",
+]):
+    case("classes", f"classes_more_{i:02d}", "import torch\n" + code)
+case("classes", "classes_engine_property_in_user_class",
+     "import torch\nclass M(torch.nn.Module):\n    data = torch.Tensor.data\n    grad = torch.Tensor.grad\n"
+     "m = M()\nprint(m.grad)", ANY)
+case("classes", "classes_module_and_function",
+     "import torch\nclass M(torch.nn.Module, torch.autograd.Function):\n    pass\nprint(M())", ANY)
+for i, code in enumerate([
+    "from torch.optim.lr_scheduler import partial",
+    "from torch.optim.lr_scheduler import ref",
+    "from torch.optim.lr_scheduler import types",
+    "from torch.optim import copy",
+    "from torch.nn import OrderedDict",
+    "from torch.random import math",
+    "import torch.optim.lr_scheduler as S\nprint(S.Counter)",
+    "import torch\nprint(torch.optim.lr_scheduler.wraps)",
+    "import weakref",
+    "import gc\ngc.get_objects()",
+    "import _thread",
+    "import posix",
+    "import os.path",
+    "import sys as s",
+    "from builtins import open",
+]):
+    case("imports", f"imports_more_{i:02d}", code)
+for i, code in enumerate([
+    "import torch\nprint(torch.ones(1).\uff4eumpy())",
+    "x = 'a'\nprint(x.\uff55pper())",
+    "import torch\nt = torch.ones(1)\nprint(t.grad_\uff46n)",
+]):
+    case("unicode", f"unicode_more_{i:02d}", code)
+for i, code in enumerate([
+    "print('x', end=print)",
+    "print(1, 2, sep=open)",
+    "p = print\np('a', file=p)",
+    "import torch\nx = torch.ones(1)\nprint(x, file=x)",
+]):
+    case("builtins", f"builtins_more_{i:02d}", code)

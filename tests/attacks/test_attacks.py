@@ -163,6 +163,28 @@ def test_process_layer_holds_no_shared_descriptors(raw_sandbox):
     assert landlock_line == "[-1, -1, -1]", landlock_line
 
 
+def test_process_layer_cannot_touch_other_runs(raw_sandbox):
+    # Every run has the same uid, and the spares waiting for the next requests have pids next to ours:
+    # no signal, rlimit, priority or CPU affinity of theirs may be changed from here.
+    code = ("import os, resource, ctypes, struct\nlibc = ctypes.CDLL(None, use_errno=True)\nme = os.getpid()\n"
+            "info = ctypes.create_string_buffer(struct.pack('iii', 0, 0, -1) + bytes(116))\nhits = []\n"
+            "for pid in [p for p in range(me - 8, me + 9) if p > 1 and p != me]:\n"
+            "    for name, fn in (('prlimit', lambda: resource.prlimit(pid, resource.RLIMIT_CPU, (0, 0))),\n"
+            "                     ('nice', lambda: os.setpriority(os.PRIO_PROCESS, pid, 19)),\n"
+            "                     ('affinity', lambda: os.sched_setaffinity(pid, {0})),\n"
+            "                     ('kill', lambda: os.kill(pid, 0))):\n"
+            "        try:\n            fn()\n            hits.append((name, pid))\n        except OSError as e:\n"
+            "            if e.errno != 1:\n                hits.append((name, pid, e.errno))\n"
+            "    if libc.syscall(129, pid, 0, info) == 0:\n        hits.append(('sigqueue', pid))\n"
+            "for which in (os.PRIO_USER, os.PRIO_PGRP):\n    try:\n        os.setpriority(which, 0, 19)\n"
+            "        hits.append(('nice', which))\n    except OSError:\n        pass\n"
+            "resource.prlimit(0, resource.RLIMIT_NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE))\n"
+            "os.sched_setaffinity(0, os.sched_getaffinity(0))\nprint(hits)\n")
+    trace = json.loads(raw_sandbox.run(code))
+    assert trace["status"] == "ok", trace
+    assert trace["stdout"] == "[]\n", trace["stdout"]
+
+
 @pytest.mark.parametrize("frame", ["b'hello'", "b'[' * 100000 + b']' * 100000", """b'{"status": "owned"}'""",
                                    "b'\\xff\\xfe'"])
 def test_a_forged_result_frame_becomes_an_error_trace(raw_sandbox, frame):
