@@ -431,7 +431,7 @@ class Recorder:
         if isinstance(result, (Tensor, np.ndarray)):
             value = self._value(result)
         self._event({"kind": "hook", "pass": self._pass, "hook": kind, "target": target,
-                     "name": getattr(fn, "__name__", "hook"), "result": value})
+                     "name": _hook_name(fn), "result": value})
 
     def backward_end(self, run: Any, inputs: tuple, captured: list) -> None:
         if not self._summarising:
@@ -527,8 +527,23 @@ def _module_type() -> type:
     return getattr(nn, "Module", type(None))
 
 
+def _hook_name(fn: Any) -> str:
+    name = getattr(fn, "__name__", None)
+    return name if isinstance(name, str) else "hook"
+
+
+MAX_ERROR_MESSAGE = 16 * 1024  # characters of an exception's message kept in the trace
+
+
+def _message(exc: BaseException) -> str:
+    text = str(exc)
+    if len(text) > MAX_ERROR_MESSAGE:
+        text = f"{text[:MAX_ERROR_MESSAGE]}... ({len(text):,} characters, shortened)"
+    return text
+
+
 def _error_info(exc: BaseException, recorder: Recorder) -> dict:
-    info: dict[str, Any] = {"type": type(exc).__name__, "message": str(exc)}
+    info: dict[str, Any] = {"type": type(exc).__name__, "message": _message(exc)}
     if isinstance(exc, SyntaxError):
         info["line"] = exc.lineno
         info["col"] = exc.offset

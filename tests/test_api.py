@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from fastapi.testclient import TestClient
 
@@ -63,3 +65,17 @@ def test_openapi_documents_the_trace_endpoint(client: TestClient) -> None:
     spec = client.get("/openapi.json").json()
     assert "/api/v1/trace" in spec["paths"]
     assert client.get("/docs").status_code == 200
+
+
+def test_chunked_body_over_the_limit_is_413(client: TestClient) -> None:
+    chunks = (b"#" * 65536 for _ in range(32))  # no Content-Length: the server counts what arrives
+    response = client.post("/api/v1/trace", content=chunks, headers={"Content-Type": "application/json"})
+    assert response.status_code == 413
+    assert "request body limit (1024 KiB) exceeded" in response.json()["detail"]
+
+
+def test_chunked_body_within_the_limit_runs(client: TestClient, seed_code: str) -> None:
+    body = json.dumps({"code": seed_code}).encode()
+    response = client.post("/api/v1/trace", content=iter([body[:10], body[10:]]),
+                           headers={"Content-Type": "application/json"})
+    assert response.status_code == 200 and response.json()["status"] == "ok"

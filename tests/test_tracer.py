@@ -160,3 +160,22 @@ def test_recording_stops_at_a_limit_without_raising() -> None:
             v = v * 2
     trace = rec.trace()
     assert trace["status"] == "limit" and "graph node limit (5 nodes)" in trace["error"]["message"]
+
+
+def test_huge_error_message_is_shortened() -> None:
+    trace = trace_code("raise ValueError('x' * 10_000_000)\n")
+    assert trace["status"] == "error"
+    message = trace["error"]["message"]
+    assert len(message) < 20_000
+    assert message.endswith("(10,000,000 characters, shortened)")
+    assert trace["error"]["line"] == 1
+
+
+def test_hook_with_a_strange_name_is_traced() -> None:
+    code = ("import torch\nclass H:\n    __name__ = 5\n    def __call__(self, g):\n        return g * 2\n"
+            "x = torch.ones(2, requires_grad=True)\ny = x * 3\ny.register_hook(H())\ny.sum().backward()\n"
+            "print(x.grad)\n")
+    trace = trace_code(code, restricted=False)  # the sandbox's policy refuses such a class anyway
+    assert trace["status"] == "ok", trace["error"]
+    assert [e["name"] for e in trace["events"] if e["kind"] == "hook"] == ["hook"]
+    assert trace["stdout"] == "tensor([6., 6.])\n"

@@ -671,3 +671,6 @@ for i, code in enumerate([
     "import torch\nx = torch.ones(1)\nprint(x, file=x)",
 ]):
     case("builtins", f"builtins_more_{i:02d}", code)
+
+# --- oversized error messages: shortened in the trace, never a crash of the run ------------------------
+case("resources", "huge_exception_message", "raise ValueError('x' * 10**8)", frozenset({"error", "limit"}))
