@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine import methods as _methods  # noqa: F401 - attaches Tensor methods
-from engine import autograd, backends, cuda, nn, optim, utils
+from engine import autograd, backends, cuda, linalg, nn, optim, utils
 from engine.creation import (
     arange, as_tensor, bernoulli, empty, multinomial, empty_like, eye, from_numpy, full, full_like, linspace, logspace, normal,
     ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like, randperm, scalar_tensor,
@@ -34,6 +34,23 @@ from engine.functions import (  # noqa: A004 - PyTorch's names shadow builtins o
 from engine.functions import div as divide, mul as multiply, sub as subtract, neg as negative
 from engine.functions import (
     broadcast_shapes, broadcast_tensors, broadcast_to, nan_to_num, scatter, scatter_add, topk, trace,
+)
+from engine.functions import (  # noqa: E402
+    addcdiv, addcmul, arctan2, atan2, deg2rad, digamma, erfinv, lerp, lgamma, logaddexp, logit, polygamma,
+    rad2deg, sgn, signbit, sinc, square_, xlogy,
+)
+from engine.functions import (  # noqa: E402
+    atleast_1d, atleast_2d, atleast_3d, cartesian_prod, column_stack, diagflat, dstack, fliplr, flipud,
+    index_add, index_copy, index_fill, index_put, index_put_, masked_scatter, masked_select, meshgrid,
+    moveaxis, movedim, put, ravel, repeat_interleave, rot90, scatter_reduce, swapaxes, swapdims, take,
+    tensor_split, tile, unflatten, unsafe_chunk, unsafe_split,
+)
+from engine.functions import (  # noqa: E402
+    aminmax, bincount, bucketize, corrcoef, cov, cummax, cummin, diff, histc, kthvalue, logcumsumexp, mode,
+    searchsorted, trapezoid, trapz, unique, unique_consecutive,
+)
+from engine.functions import (  # noqa: E402
+    cdist, cross, det, inner, inverse, kron, logdet, matrix_power, mkldnn_rnn_layer, slogdet, tensordot, vdot,
 )
 from engine.autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from engine.grad_mode import (

@@ -192,3 +192,54 @@ def avg_pool_grad(g: np.ndarray, input_shape: tuple, kernel: tuple, stride: tupl
         gx[(slice(None), slice(None)) + window] += share
     crop = tuple(slice(p, p + s) for p, s in zip(padding, spatial))
     return np.ascontiguousarray(gx[(slice(None), slice(None)) + crop], g.dtype)
+
+
+def adaptive_windows(size: int, out: int) -> list[tuple[int, int]]:
+    """PyTorch's adaptive pooling windows along a dim: [floor(i * size / out), ceil((i + 1) * size / out))."""
+    return [((i * size) // out, -((-(i + 1) * size) // out)) for i in range(out)]
+
+
+def adaptive_avg_pool(x: np.ndarray, out: tuple) -> np.ndarray:
+    """The mean of each adaptive window of the spatial dims."""
+    spatial = x.shape[2:]
+    result = np.empty(x.shape[:2] + tuple(out), x.dtype)
+    for position in itertools.product(*(range(m) for m in out)):
+        bounds = [adaptive_windows(s, m)[i] for s, m, i in zip(spatial, out, position)]
+        window = x[(Ellipsis,) + tuple(slice(lo, hi) for lo, hi in bounds)]
+        result[(Ellipsis,) + position] = np.mean(window, axis=tuple(range(2, x.ndim)))
+    return result
+
+
+def adaptive_avg_pool_grad(g: np.ndarray, input_shape: tuple) -> np.ndarray:
+    """Each window's gradient shared equally by its inputs (windows may overlap)."""
+    spatial, out = input_shape[2:], g.shape[2:]
+    gx = np.zeros(tuple(input_shape), g.dtype)
+    for position in itertools.product(*(range(m) for m in out)):
+        bounds = [adaptive_windows(s, m)[i] for s, m, i in zip(spatial, out, position)]
+        count = math.prod(hi - lo for lo, hi in bounds)
+        share = g[(Ellipsis,) + position] / count
+        gx[(Ellipsis,) + tuple(slice(lo, hi) for lo,
+                               hi in bounds)] += share.reshape(share.shape + (1,) * len(out))
+    return gx
+
+
+def adaptive_max_pool(x: np.ndarray, out: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """The maximum of each adaptive window (the first one; a NaN wins) and its int64 index into the plane."""
+    spatial = x.shape[2:]
+    values = np.empty(x.shape[:2] + tuple(out), x.dtype)
+    indices = np.empty(x.shape[:2] + tuple(out), np.int64)
+    for position in itertools.product(*(range(m) for m in out)):
+        bounds = [adaptive_windows(s, m)[i] for s, m, i in zip(spatial, out, position)]
+        window = x[(Ellipsis,) + tuple(slice(lo, hi) for lo, hi in bounds)]
+        flat = window.reshape(x.shape[:2] + (-1,))
+        pick = np.argmax(flat, axis=-1)
+        if x.dtype.kind == "f":
+            nan = np.isnan(flat)
+            pick = np.where(nan.any(-1), flat.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1), pick)
+        offsets = np.unravel_index(pick, tuple(hi - lo for lo, hi in bounds))
+        index = np.zeros(pick.shape, np.int64)
+        for d, (lo, _) in enumerate(bounds):
+            index = index * spatial[d] + lo + offsets[d]
+        values[(Ellipsis,) + position] = np.take_along_axis(flat, pick[..., None], -1)[..., 0]
+        indices[(Ellipsis,) + position] = index
+    return values, indices

@@ -223,7 +223,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
            dtype: Any = None, requires_grad: bool = False) -> Tensor:
     if size is not None:
         shape = tuple(size)
-        values = _gen(generator).normal(_numel(shape), float(mean), float(std), _float_dtype(dtype))
+        values = _normal(_gen(generator), _numel(shape), float(mean), float(std), _float_dtype(dtype))
         return _finish(values.reshape(shape), requires_grad)
     m = mean._data if isinstance(mean, Tensor) else np.asarray(mean, np.float32)
     s = std._data if isinstance(std, Tensor) else np.asarray(std, np.float32)
@@ -236,35 +236,136 @@ def _numel(shape: tuple) -> int:
     return int(np.prod(shape)) if shape else 1
 
 
-def fill_random_(t: Tensor, values: np.ndarray) -> Tensor:
-    """Write freshly drawn values into `t` in place (uniform_, normal_...)."""
+def fill_random_(t: Tensor, values: np.ndarray, kind: str) -> Tensor:
+    """Write freshly drawn values into `t` in place (uniform_, normal_...; each checks first that `t` can be
+    written in place, before drawing); `kind` names the node recording it when `t` requires grad."""
     from engine import grad_mode
 
-    t._check_inplace()
+    values = _in_memory_order(t._data, values)
     if grad_mode.state.enabled and t._requires_grad:
         from engine.functions import _inplace
         from engine import ops
 
-        return _inplace(t, ops.COPY, (Tensor._make(values.reshape(t._data.shape)),))
-    t._data[...] = values.reshape(t._data.shape)
+        return _inplace(t, ops.TABLE[kind], (), {"values": values})
+    t._data[...] = values
     t._vc[0] += 1
     if observe.current is not None:
         observe.current.inplace_applied(t, None)
     return t
 
 
+def _in_memory_order(data: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Values drawn one after another placed as PyTorch's kernels visit a tensor: in memory order."""
+    order = sorted(range(data.ndim), key=lambda d: -abs(data.strides[d]))
+    return np.transpose(values.reshape([data.shape[d] for d in order]), np.argsort(order))
+
+
+def _random_span(dtype: np.dtype) -> int:
+    """random_()'s default range: the integers a float holds exactly, or an integer type's values >= 0."""
+    if dtype == np.bool_:
+        return 2
+    if np.issubdtype(dtype, np.floating):
+        return (1 << {np.float16: 11, np.float32: 24, np.float64: 53}.get(np.dtype(dtype).type, 8)) + 1
+    return int(np.iinfo(dtype).max) + 1
+
+
+def _uniform(gen: Any, n: int, low: float, high: float, dtype: np.dtype) -> np.ndarray:
+    """uniform_'s values: u * (high - low) + low, one rounding (doubles: a fused multiply-add)."""
+    from engine import random
+
+    if np.dtype(dtype) != np.float64:
+        return gen.uniform(n, low, high, dtype)
+    return random.fma64(gen.uniform01(n, np.dtype(np.float64)), float(high) - float(low), float(low))
+
+
+def _normal(gen: Any, n: int, mean: float, std: float, dtype: np.dtype,
+            contiguous: bool = True) -> np.ndarray:
+    """normal_'s values: float32 from 16 contiguous elements up through the AVX2 kernel; otherwise doubles
+    (16 at a time when contiguous, else one by one) scaled by one fused multiply-add."""
+    from engine import random
+
+    if np.dtype(dtype) == np.float32 and n >= 16 and contiguous:
+        return gen.normal(n, mean, std, dtype)
+    z = gen.normal(n, 0.0, 1.0, np.dtype(np.float64)) if contiguous else random.normal_scalars(gen, n)
+    return random.fma64(z, std, mean).astype(dtype)
+
+
 def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
-    return fill_random_(self, _gen(generator).uniform(self._data.size, a, b, self._data.dtype))
+    self._check_inplace()
+    return fill_random_(self, _uniform(_gen(generator), self._data.size, a, b, self._data.dtype), "uniform_")
 
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
-    return fill_random_(self, _gen(generator).normal(self._data.size, mean, std, self._data.dtype))
+    self._check_inplace()
+    values = _normal(_gen(generator), self._data.size, mean, std, self._data.dtype, self.is_contiguous())
+    return fill_random_(self, values, "normal_")
 
 
 def random_(self: Tensor, low: Any = 0, high: Any = None, *, generator: Any = None) -> Tensor:
+    self._check_inplace()
+    kind = "random_from_to_" if high is not None else ("random_to_" if low else "random_")
     if high is None:
-        low, high = 0, low if low else (1 << 24) + 1
-    return fill_random_(self, _gen(generator).random_from_to(self._data.size, int(low), int(high)))
+        low, high = 0, low if low else _random_span(self._data.dtype)
+    return fill_random_(self, _gen(generator).random_from_to(self._data.size, int(low), int(high)), kind)
+
+
+def _continuous(self: Tensor, name: str, type_name: str) -> None:
+    """PyTorch's check that a continuous distribution fills a floating point tensor."""
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(f"{name} distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {getattr(self.dtype, type_name)}")
+
+
+def _cpp(x: float) -> str:
+    """A double as C++ streams print it."""
+    return f"{x:g}"
+
+
+def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
+    self._check_inplace()
+    from engine import random
+
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_cpp(lambd)}")
+    _continuous(self, "Exponential", "legacy")
+    values = random.exponential(_gen(generator), self._data.size, lambd).astype(self._data.dtype)
+    return fill_random_(self, values, "exponential_")
+
+
+def geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
+    self._check_inplace()
+    from engine import random
+
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_cpp(p)}")
+    if self._data.dtype == np.bool_:
+        raise NotImplementedError('"geometric_cpu" not implemented for \'Bool\'')
+    with np.errstate(invalid="ignore"):
+        values = random.geometric(_gen(generator), self._data.size, p).astype(self._data.dtype)
+    return fill_random_(self, values, "geometric_")
+
+
+def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Tensor:
+    self._check_inplace()
+    from engine import random
+
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_cpp(sigma)}")
+    _continuous(self, "Cauchy", "cpp")
+    values = random.cauchy(_gen(generator), self._data.size, median, sigma).astype(self._data.dtype)
+    return fill_random_(self, values, "cauchy_")
+
+
+def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Tensor:
+    self._check_inplace()
+    from engine import random
+
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_cpp(std)}")
+    if not self.dtype.is_floating_point:
+        raise NotImplementedError(f'"log_normal_cpu" not implemented for \'{self.dtype.legacy}\'')
+    values = random.log_normal(_gen(generator), self._data.size, mean, std).astype(self._data.dtype)
+    return fill_random_(self, values, "log_normal_")
 
 
 def bernoulli_draw(shape: tuple, p: Any, dtype: Any, generator: Any = None) -> np.ndarray:

@@ -1080,7 +1080,7 @@ def _softmax_dim(input: Tensor, dim: Any) -> int:
     return dim
 
 
-# --- indexing, joining, splitting -------------------------------------------------------------------
+# --- indexing, joining, splitting -----------------------------------------------------------------
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     ndim = input._data.ndim
     if ndim == 0:
@@ -1319,6 +1319,17 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     size = input._data.shape[_wrap_dim(dim, input._data.ndim)]
     split_size = -(-size // chunks) if chunks else 0
     return split(input, builtins.max(split_size, 1) if size else 0, dim)
+
+
+def unsafe_split(tensor: Tensor, split_size: int, dim: int = 0) -> tuple:
+    """split whose parts are not views of the input (UnsafeSplitBackward0)."""
+    dim = _wrap_dim(dim, tensor._data.ndim)
+    return apply(ops.UNSAFE_SPLIT, (tensor,), {"split_size": int(split_size), "dim": dim})
+
+
+def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    size = input._data.shape[_wrap_dim(dim, input._data.ndim)]
+    return unsafe_split(input, builtins.max(-(-size // chunks), 1) if size else 0, dim)
 
 
 def repeat(input: Tensor, *sizes: Any) -> Tensor:
@@ -1813,6 +1824,8 @@ class TensorMath:
     def mT(a: Any) -> Any:  # noqa: N802
         return transpose(a, -1, -2)
 
+    t = staticmethod(t)
+
     @staticmethod
     def permute(a: Any, dims: tuple) -> Any:
         return permute(a, dims)
@@ -1844,6 +1857,8 @@ class TensorMath:
     def stack(tensors: list, dim: int) -> Any:
         return stack([as_tensor(t) for t in tensors], dim)
 
+    contiguous = staticmethod(contiguous)
+
     @staticmethod
     def cat(tensors: list, dim: int) -> Any:
         return cat([as_tensor(t) for t in tensors], dim)
@@ -1861,3 +1876,1034 @@ def _backward_op(rule: Any) -> Any:
 
 for _rule in ops.BACKWARD_FUNCTIONS:
     setattr(TensorMath, _rule.name, _backward_op(_rule))
+
+
+# --- pointwise math with several operands, and special functions ----------------------------------
+def _check_broadcast_all(*operands: Any) -> None:
+    """PyTorch's size error for operands that do not broadcast together (folded left to right)."""
+    shape: tuple = ()
+    for x in operands:
+        if isinstance(x, Tensor):
+            problem = messages.broadcast_mismatch(shape, x._data.shape)
+            if problem:
+                raise RuntimeError(problem)
+            shape = tuple(np.broadcast_shapes(shape, x._data.shape))
+
+
+def _check_same_dtype(input: Tensor, **others: Any) -> None:
+    """lerp's check that `end` and `weight` have self's dtype."""
+    for name, other in others.items():
+        if isinstance(other, Tensor) and other._data.dtype != input._data.dtype:
+            raise RuntimeError(f"expected dtype {input.dtype.cpp} for `{name}` but got dtype "
+                               f"{other.dtype.cpp}")
+
+
+def _addc_args(rule: Rule, input: Tensor, tensor1: Tensor, tensor2: Tensor) -> tuple:
+    if rule is ops.ADDCDIV and builtins.all(t._data.dtype.kind in "biu" for t in (tensor1, tensor2)):
+        raise RuntimeError(messages.ADDCDIV_INTEGER)
+    _check_broadcast_all(input, tensor1, tensor2)
+    return (input, tensor1, tensor2)
+
+
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    return apply(ops.ADDCMUL, _addc_args(ops.ADDCMUL, input, tensor1, tensor2), {"value": value})
+
+
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    return apply(ops.ADDCDIV, _addc_args(ops.ADDCDIV, input, tensor1, tensor2), {"value": value})
+
+
+def addcmul_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    _, t1, t2 = _addc_args(ops.ADDCMUL, input, tensor1, tensor2)
+    return _inplace(input, ops.ADDCMUL, (t1, t2), {"value": value})
+
+
+def addcdiv_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    _, t1, t2 = _addc_args(ops.ADDCDIV, input, tensor1, tensor2)
+    return _inplace(input, ops.ADDCDIV, (t1, t2), {"value": value})
+
+
+def _lerp_args(input: Tensor, end: Tensor, weight: Any) -> tuple:
+    """(rule, other inputs, attrs): LerpBackward0 for a number weight, LerpBackward1 for a tensor."""
+    _check_same_dtype(input, end=end, weight=weight)
+    _check_broadcast_all(input, end, weight)
+    if isinstance(weight, Tensor):
+        return ops.LERP_TENSOR, (end, weight), None
+    return ops.LERP, (end,), {"weight": weight}
+
+
+def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
+    rule, others, attrs = _lerp_args(input, end, weight)
+    return apply(rule, (input, *others), attrs)
+
+
+def lerp_(input: Tensor, end: Tensor, weight: Any) -> Tensor:
+    rule, others, attrs = _lerp_args(input, end, weight)
+    return _inplace(input, rule, others, attrs)
+
+
+def atan2(input: Tensor, other: Tensor) -> Tensor:
+    _check_broadcast(input, other)
+    return apply(ops.ATAN2, (input, other))
+
+
+arctan2 = atan2
+
+
+def logaddexp(input: Tensor, other: Tensor) -> Tensor:
+    _check_broadcast(input, other)
+    for t in (input, other):
+        if t._data.dtype.kind in "biu":
+            raise NotImplementedError(f'"logaddexp_cpu" not implemented for \'{t.dtype.legacy}\'')
+    return apply(ops.LOGADDEXP, (input, other))
+
+
+def xlogy(input: Any, other: Any) -> Tensor:
+    """input * log(other), 0 where input is 0: XlogyBackward0, or 1 / 2 when input / other is a number."""
+    if not isinstance(input, Tensor):
+        return apply(ops.XLOGY_SCALAR_SELF, (other,), {"self": input})
+    if not isinstance(other, Tensor):
+        return apply(ops.XLOGY_SCALAR_OTHER, (input,), {"other": other})
+    _check_broadcast(input, other)
+    return apply(ops.XLOGY, (input, other))
+
+
+sgn = _unary(ops.SGN)
+sinc = _unary(ops.SINC)
+deg2rad = _unary(ops.DEG2RAD)
+rad2deg = _unary(ops.RAD2DEG)
+lgamma = _unary(ops.LGAMMA)
+digamma = _unary(ops.DIGAMMA)
+erfinv = _unary(ops.ERFINV)
+
+
+def signbit(input: Tensor) -> Tensor:
+    return _constant(np.signbit(input._data))
+
+
+def logit(input: Tensor, eps: float | None = None) -> Tensor:
+    return apply(ops.LOGIT, (input,), {"eps": eps} if eps is not None else None)
+
+
+def polygamma(n: int, input: Tensor) -> Tensor:
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return apply(ops.POLYGAMMA, (input,), {"n": n})
+
+
+# --- in-place views (t_, transpose_, squeeze_, unsqueeze_): the tensor itself takes the new shape ---
+def _inplace_view(self: Tensor, rule: Rule, attrs: dict | None = None) -> Tensor:
+    """Reshape `self` in place as a view op would; its grad_fn becomes the op's node (no CopySlices)."""
+    self._check_inplace()
+    if grad_mode.state.enabled and self._requires_grad:
+        with _quiet():
+            out = apply(rule, (self,), attrs)
+        self._data = out._data
+        self.grad_fn = out.grad_fn
+        self._output_nr = 0
+    else:
+        self._data = rule.forward(self._data, **(attrs or {}))
+    self._vc[0] += 1
+    if observe.current is not None:
+        observe.current.inplace_applied(self, self.grad_fn)
+    return self
+
+
+def t_(input: Tensor) -> Tensor:
+    if input._data.ndim > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {input._data.ndim}D")
+    return _inplace_view(input, ops.T_INPLACE)
+
+
+def transpose_(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    _wrap_dim(dim0, input._data.ndim)
+    _wrap_dim(dim1, input._data.ndim)
+    return _inplace_view(input, ops.TRANSPOSE_INPLACE, {"dim0": dim0, "dim1": dim1})
+
+
+def unsqueeze_(input: Tensor, dim: int) -> Tensor:
+    _wrap_dim(dim, input._data.ndim + 1)
+    return _inplace_view(input, ops.UNSQUEEZE_INPLACE, {"dim": dim})
+
+
+def squeeze_(input: Tensor, dim: Any = None) -> Tensor:
+    if dim is None:
+        return _inplace_view(input, ops.SQUEEZE_ALL_INPLACE)
+    if isinstance(dim, (tuple, list)):
+        dims = _dim_tuple(dim, input._data.ndim)
+        n = builtins.max(input._data.ndim, 1)
+        return _inplace_view(input, ops.SQUEEZE_DIMS_INPLACE, {"dim": tuple(d % n for d in dims)})
+    _wrap_dim(dim, input._data.ndim)
+    return _inplace_view(input, ops.SQUEEZE_INPLACE, {"dim": dim if input._data.ndim else 0})
+
+
+def square_(input: Tensor) -> Tensor:
+    return _inplace(input, ops.POW, (), {"exponent": 2})
+
+
+# --- shape helpers built from other ops (PyTorch records their parts) -----------------------------
+def ravel(input: Tensor) -> Tensor:
+    return view(contiguous(input), -1)
+
+
+def tile(input: Tensor, *dims: Any) -> Tensor:
+    reps = _size_args(dims)
+    reps = (1,) * (input._data.ndim - len(reps)) + tuple(reps)
+    return repeat(input, *reps)
+
+
+def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *,
+                      output_size: int | None = None) -> Tensor:
+    """Each element repeated: unsqueeze, expand, clone, flatten for a number; index_select for a tensor."""
+    if repeats is None:  # torch.repeat_interleave(repeats): indices repeated by their counts
+        counts = input._data
+        return _constant(np.repeat(np.arange(counts.size), counts).astype(np.int64))
+    source = input if dim is not None else flatten(input)
+    d = _wrap_dim(0 if dim is None else dim, input._data.ndim)
+    if isinstance(repeats, Tensor) and repeats._data.ndim:
+        counts = repeats._data.reshape(-1)
+        size = source._data.shape[d] if source._data.ndim else 1
+        if counts.size == 1:
+            counts = np.repeat(counts, size)
+        elif counts.size != size:
+            raise RuntimeError("repeats must have the same size as input along dim, but got "
+                               f"repeats.size(0) = {counts.size} and input.size({d}) = {size}")
+        return index_select(source, d, _constant(np.repeat(np.arange(size), counts).astype(np.int64)))
+    times = int(repeats.item() if isinstance(repeats, Tensor) else repeats)
+    if times < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    shape = source._data.shape
+    expanded = expand(unsqueeze(source, d + 1), *(shape[: d + 1] + (times,) + shape[d + 1:]))
+    return flatten(clone(expanded), d, d + 1)
+
+
+def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
+    src = tuple(source) if isinstance(source, (tuple, list)) else (source,)
+    dst = tuple(destination) if isinstance(destination, (tuple, list)) else (destination,)
+    n = input._data.ndim
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should "
+                           f"contain the same number of dims as destination ({list(dst)} dims)")
+    src_w = [_wrap_dim(d, n) for d in src]
+    dst_w = [_wrap_dim(d, n) for d in dst]
+    for name, given, wrapped in (("source", src, src_w), ("destination", dst, dst_w)):
+        if len(set(wrapped)) != len(wrapped):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(given)})")
+    order = [d for d in range(n) if d not in src_w]
+    for dest, s in sorted(zip(dst_w, src_w)):
+        order.insert(dest, s)
+    return permute(input, *order)
+
+
+moveaxis = movedim
+
+
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+    return transpose(input, axis0, axis1)
+
+
+swapdims = swapaxes
+
+
+def fliplr(input: Tensor) -> Tensor:
+    if input._data.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, (1,))
+
+
+def flipud(input: Tensor) -> Tensor:
+    if input._data.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, (0,))
+
+
+def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
+    dims = tuple(dims)
+    n = input._data.ndim
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if n < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
+    if dims[0] == dims[1] or abs(dims[0] - dims[1]) == n:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = "
+                           f"{dims[1]}")
+    for d in dims:
+        _wrap_dim(d, n)
+    return apply(ops.ROT90, (input,), {"k": int(k), "dims": dims})
+
+
+def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
+    d = _wrap_dim(dim, input._data.ndim)
+    sizes = tuple(sizes)
+    size = input._data.shape[d]
+    known = _prod(tuple(s for s in sizes if s != -1))
+    if (-1 not in sizes and known != size) or (-1 in sizes and (known == 0 or size % known)):
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
+                           f"{dim} ({size}) in the input tensor")
+    shape = input._data.shape
+    return view(input, *(shape[:d] + sizes + shape[d + 1:]))
+
+
+def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple:
+    """Slices of input along dim: n nearly equal ones (the first size % n one longer), or cut at indices."""
+    d = _wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d]
+    sections = indices_or_sections
+    if isinstance(sections, Tensor):
+        sections = sections._data.tolist() if sections._data.ndim else int(sections.item())
+    if isinstance(sections, (tuple, list)):
+        bounds = [0] + [int(i) for i in sections] + [size]
+    else:
+        n = int(sections)
+        if n <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {n}")
+        lengths = [size // n + (1 if i < size % n else 0) for i in range(n)]
+        bounds = [0] + list(np.cumsum(lengths).tolist())
+    parts = []
+    for start, end in zip(bounds[:-1], bounds[1:]):
+        start, end = builtins.min(builtins.max(start, 0), size), builtins.min(builtins.max(end, 0), size)
+        parts.append(_slice(input, d, start, builtins.max(end, start), 1))
+    return tuple(parts)
+
+
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    return diag_embed(view(contiguous(input), -1), offset)
+
+
+def atleast_1d(*tensors: Any) -> Any:
+    return _atleast(tensors, lambda t: reshape(t, 1) if t._data.ndim == 0 else t)
+
+
+def atleast_2d(*tensors: Any) -> Any:
+    def lift(t: Tensor) -> Tensor:
+        if t._data.ndim == 0:
+            return reshape(t, 1, 1)
+        return unsqueeze(t, 0) if t._data.ndim == 1 else t
+
+    return _atleast(tensors, lift)
+
+
+def atleast_3d(*tensors: Any) -> Any:
+    def lift(t: Tensor) -> Tensor:
+        if t._data.ndim == 0:
+            return reshape(t, 1, 1, 1)
+        if t._data.ndim == 1:
+            return unsqueeze(unsqueeze(t, 0), -1)
+        return unsqueeze(t, -1) if t._data.ndim == 2 else t
+
+    return _atleast(tensors, lift)
+
+
+def _atleast(tensors: tuple, lift: Any) -> Any:
+    """atleast_Nd on one tensor (a tensor back) or several (a tuple back)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
+        return tuple(lift(t) for t in tensors[0])
+    if len(tensors) == 1:
+        return lift(tensors[0])
+    return tuple(lift(t) for t in tensors)
+
+
+def column_stack(tensors: Any) -> Tensor:
+    parts = [reshape(t, t._data.size, 1) if t._data.ndim <= 1 else t for t in _tensors(tensors)]
+    return hstack(parts)
+
+
+def dstack(tensors: Any) -> Tensor:
+    return cat(list(atleast_3d(_tensors(tensors))), 2)
+
+
+def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
+    """Coordinate grids: each input viewed along its own dim and expanded ('xy' swaps the first two)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        import warnings
+
+        warnings.warn(messages.MESHGRID_INDEXING, UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    for t in tensors:
+        if t._data.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t!r}")
+    refs = list(tensors)
+    swap = indexing == "xy" and len(refs) >= 2
+    if swap:
+        refs[0], refs[1] = refs[1], refs[0]
+    shape = tuple(t._data.size for t in refs)
+    grids = []
+    for i, t in enumerate(refs):
+        view_shape = [1] * len(refs)
+        view_shape[i] = -1
+        grids.append(expand(view(t, *view_shape), *shape))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    for t in tensors:
+        if t._data.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t._data.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    return stack([flatten(g) for g in meshgrid(*tensors, indexing="ij")], 1)
+
+
+# --- indexing: masked and flat selection, index_* updates -----------------------------------------
+def _bool_mask(mask: Any, name: str) -> np.ndarray:
+    m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+    if m.dtype != np.bool_:
+        raise RuntimeError(f"{name}: expected BoolTensor for mask")
+    return m
+
+
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    m = _bool_mask(mask, "masked_select")
+    problem = messages.broadcast_mismatch(m.shape, input._data.shape)
+    if problem:
+        raise RuntimeError(problem)
+    return apply(ops.MASKED_SELECT, (input,), {"mask": m})
+
+
+def _masked_scatter_args(input: Tensor, mask: Tensor, source: Tensor) -> dict:
+    m = _bool_mask(mask, "masked_scatter_")
+    if source._data.size < int(np.broadcast_to(m, np.broadcast_shapes(m.shape, input._data.shape)).sum()):
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    return {"mask": m}
+
+
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    return apply(ops.MASKED_SCATTER, (input, source), _masked_scatter_args(input, mask, source))
+
+
+def masked_scatter_(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    return _inplace(input, ops.MASKED_SCATTER, (source,), _masked_scatter_args(input, mask, source))
+
+
+def _flat_index(input: Tensor, index: Tensor, name: str) -> np.ndarray:
+    """A flat index into input (negative counting from the end), checked as take() and put_() check it."""
+    idx = index._data
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"{name}(): Expected a long tensor for index, but got {index.dtype.legacy}")
+    n = input._data.size
+    bad = idx[(idx >= n) | (idx < -n)]
+    if bad.size:
+        raise IndexError(f"out of range: tried to access index {int(bad.flat[0])} on a tensor of {n} "
+                         "elements.")
+    return np.where(idx < 0, idx + n, idx)
+
+
+def take(input: Tensor, index: Tensor) -> Tensor:
+    return apply(ops.TAKE, (input,), {"index": _flat_index(input, index, "take")})
+
+
+def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    attrs = {"index": _flat_index(input, index, "put_"), "accumulate": accumulate}
+    return _inplace(input, ops.PUT, (source,), attrs)
+
+
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    attrs = {"index": _flat_index(input, index, "put"), "accumulate": accumulate}
+    return apply(ops.PUT, (input, source), attrs)
+
+
+def _index_args(name: str, input: Tensor, dim: int, index: Tensor, source: Any = None) -> dict:
+    """attrs of an index_* op after PyTorch's checks (dim kept as given)."""
+    wrapped = _wrap_dim(dim, input._data.ndim)
+    idx = index._data
+    if name == "index_add_" and idx.dtype not in (np.int32, np.int64):
+        raise RuntimeError(
+            f"index_add_(): Expected dtype int32/int64 for index but got: {index.dtype.legacy}")
+    if name == "index_copy_" and idx.dtype != np.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {index.dtype.legacy}")
+    if name == "index_fill_" and idx.dtype != np.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    idx = idx.reshape(-1).astype(np.int64)
+    size = input._data.shape[wrapped] if input._data.ndim else 1
+    if isinstance(source, Tensor) and source._data.ndim:
+        count = source._data.shape[_wrap_dim(dim, source._data.ndim)]
+        if count != idx.size and name == "index_add_":
+            raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to "
+                               f"source.size(dim): ({count}), for dim: {wrapped}")
+        if count != idx.size:
+            raise IndexError(f"{name}(): Number of indices ({idx.size}) should be equal to source.size(dim) "
+                             f"({count})")
+    bad = idx[(idx >= size) | (idx < -size)]
+    if bad.size:
+        problem = f"index {int(bad.flat[0])} is out of bounds for dimension {wrapped} with size {size}"
+        if name == "index_add_":
+            raise RuntimeError(problem)
+        raise IndexError(f"index_copy_(): {problem}" if name == "index_copy_" else problem)
+    return {"dim": dim, "index": np.where(idx < 0, idx + size, idx)}
+
+
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    attrs = {**_index_args("index_add_", input, dim, index, source), "alpha": alpha}
+    return apply(ops.INDEX_ADD, (input, source), attrs)
+
+
+def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    attrs = {**_index_args("index_add_", input, dim, index, source), "alpha": alpha}
+    return _inplace(input, ops.INDEX_ADD, (source,), attrs)
+
+
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    return apply(ops.INDEX_COPY, (input, source), _index_args("index_copy_", input, dim, index, source))
+
+
+def index_copy_(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    return _inplace(input, ops.INDEX_COPY, (source,), _index_args("index_copy_", input, dim, index, source))
+
+
+def _index_fill_call(input: Tensor, dim: int, index: Tensor, value: Any) -> tuple:
+    """(rule, other inputs, attrs): IndexFillBackward0 for a number, IndexFillBackward1 for a 0-d tensor."""
+    attrs = _index_args("index_fill_", input, dim, index)
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value._data.ndim} dimension(s).")
+        return ops.INDEX_FILL_TENSOR, (value,), attrs
+    return ops.INDEX_FILL, (), {**attrs, "value": value}
+
+
+def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    rule, others, attrs = _index_fill_call(input, dim, index, value)
+    return apply(rule, (input, *others), attrs)
+
+
+def index_fill_(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    rule, others, attrs = _index_fill_call(input, dim, index, value)
+    return _inplace(input, rule, others, attrs)
+
+
+def _put_indices(indices: Any) -> tuple:
+    """index_put's indices: int64 arrays (booleans as their nonzero positions), None for full slices."""
+    out: list = []
+    for k in indices:
+        if k is None:
+            out.append(None)
+            continue
+        array = k._data if isinstance(k, Tensor) else np.asarray(k)
+        if array.dtype == np.bool_:
+            out += [p.astype(np.int64) for p in np.nonzero(array)]
+        else:
+            out.append(array.astype(np.int64))
+    return tuple(out)
+
+
+def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+    attrs = {"indices": _put_indices(indices), "accumulate": accumulate}
+    return apply(ops.INDEX_PUT, (input, values), attrs)
+
+
+def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+    attrs = {"indices": _put_indices(indices), "accumulate": accumulate}
+    return _inplace(input, ops.INDEX_PUT, (as_tensor(values),), attrs)
+
+
+def fill_diagonal_(input: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
+    """The main diagonal (of all dims) filled in place through a strided view of it (CopySlices); with wrap,
+    a tall matrix's diagonal starts again after each blank row."""
+    data = input._data
+    if data.ndim < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if data.ndim > 2 and len(set(data.shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    height, width = data.shape[0], data.shape[1]
+    size = builtins.min(height, width)
+    stride = builtins.sum(data.strides)
+    regions = [np.lib.stride_tricks.as_strided(data, (size,), (stride,))]
+    if wrap and data.ndim == 2 and height > width + 1:
+        wrap_size = -(-data.size // (width + 1)) - size
+        regions.append(np.lib.stride_tricks.as_strided(data[width + 1:], (wrap_size,), (stride,)))
+    for region in regions:
+        with _quiet():
+            part = apply(ops.AS_STRIDED, (input,), {"self_geometry": (input._data, region), "geometry": None})
+            fill_(part, fill_value)
+    if input._base is not None and input.grad_fn is not None:
+        _regenerate_view(input, input._base)
+    if observe.current is not None:
+        observe.current.inplace_applied(input, input.grad_fn)
+    return input
+
+
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                   include_self: bool = True) -> Tensor:
+    attrs = _scatter_reduce_args(input, dim, index, src, reduce, include_self)
+    return apply(ops.SCATTER_REDUCE, (input, src), attrs)
+
+
+def scatter_reduce_(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                    include_self: bool = True) -> Tensor:
+    attrs = _scatter_reduce_args(input, dim, index, src, reduce, include_self)
+    return _inplace(input, ops.SCATTER_REDUCE, (src,), attrs)
+
+
+def _scatter_reduce_args(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str,
+                         include_self: bool) -> dict:
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    _, _, attrs = _scatter_args(input, dim, index, src)
+    return {"dim": dim, "index": attrs["index"], "reduce": reduce, "include_self": include_self}
+
+
+def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """Tensor.unfold: the windows of `size` every `step` along dimension, as a new last dim (a view)."""
+    d = _wrap_dim(dimension, input._data.ndim)
+    length = input._data.shape[d] if input._data.ndim else 1
+    if size > length:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    return apply(ops.UNFOLD, (input,), {"dimension": dimension, "size": size, "step": step})
+
+
+# --- scans and order statistics -------------------------------------------------------------------
+def _named_result(kind: str, fields: tuple) -> type:
+    """torch.return_types.<kind>: a tuple whose items are also fields (min and max, sign and logabsdet...)."""
+
+    def __new__(cls: type, *items: Any) -> Any:
+        return tuple.__new__(cls, items)
+
+    def __repr__(self: tuple) -> str:
+        shown = ",\n".join(f"{name}={item!r}" for name, item in zip(fields, self))
+        return f"torch.return_types.{kind}(\n{shown})"
+
+    attrs = {name: property(lambda self, i=i: self[i]) for i, name in enumerate(fields)}
+    return type(kind, (tuple,), {"__new__": __new__, "__repr__": __repr__, "__slots__": (), "_fields": fields,
+                                 "__module__": __name__, **attrs})
+
+
+MinMax = _named_result("aminmax", ("min", "max"))
+
+
+def cummax(input: Tensor, dim: int) -> ReturnType:
+    return _scan_pair(ops.CUMMAX, "cummax", input, dim)
+
+
+def cummin(input: Tensor, dim: int) -> ReturnType:
+    return _scan_pair(ops.CUMMIN, "cummin", input, dim)
+
+
+def _scan_pair(rule: Rule, kind: str, input: Tensor, dim: int) -> ReturnType:
+    wrapped = _wrap_dim(dim, input._data.ndim)
+    values, indices = apply(rule, (input,), {"dim": dim if input._data.ndim else wrapped})
+    return ReturnType(values, indices, kind)
+
+
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+    wrapped = _wrap_dim(dim, input._data.ndim)
+    return apply(ops.LOGCUMSUMEXP, (input,), {"dim": dim if input._data.ndim else wrapped})
+
+
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> ReturnType:
+    wrapped = _wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[wrapped] if input._data.ndim else 1
+    if not 1 <= k <= size:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {wrapped}")
+    values, indices = apply(ops.KTHVALUE, (input,), {"k": k, "dim": dim, "keepdim": keepdim})
+    return ReturnType(values, indices, "kthvalue")
+
+
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> ReturnType:
+    _wrap_dim(dim, input._data.ndim)
+    values, indices = apply(ops.MODE, (input,), {"dim": dim, "keepdim": keepdim})
+    return ReturnType(values, indices, "mode")
+
+
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> Any:
+    if dim is not None:
+        _wrap_dim(dim, input._data.ndim)
+        if input._data.ndim and input._data.shape[dim] == 0:
+            raise IndexError(f"aminmax(): Expected reduction dim {dim % input._data.ndim} to have non-zero "
+                             "size.")
+    elif input._data.size == 0:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has "
+                           "no identity.")
+    low, high = apply(ops.AMINMAX, (input,), {"dim": dim, "keepdim": keepdim})
+    return MinMax(low, high)
+
+
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
+         append: Tensor | None = None) -> Tensor:
+    """n-th forward differences along dim: narrow(1, len - 1) - narrow(0, len - 1), n times."""
+    if input._data.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = _wrap_dim(dim, input._data.ndim)
+    parts = [t for t in (prepend, input, append) if t is not None]
+    result = cat(parts, d) if len(parts) > 1 and n else input
+    if n == 0:
+        return clone(input)
+    for _ in range(builtins.min(n, result._data.shape[d])):
+        length = result._data.shape[d] - 1
+        result = sub(narrow(result, d, 1, length), narrow(result, d, 0, length))
+    return result
+
+
+def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+    """The trapezoid rule along dim: with sample points x, or a constant spacing dx (1 by default)."""
+    d = _wrap_dim(dim, y._data.ndim)
+    if y._data.shape[d] == 0:
+        return zeros_like(sum(y, d))
+    if isinstance(x, Tensor):
+        if x._data.ndim == 1:
+            if x._data.shape[0] != y._data.shape[d]:
+                raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
+            shape = [1] * y._data.ndim
+            shape[d] = x._data.shape[0]
+            x = view(x, *shape)
+        elif x._data.ndim < y._data.ndim:
+            x = view(x, *((1,) * (y._data.ndim - x._data.ndim) + x._data.shape))
+        spacing = sub(_slice(x, d, 1, INT64_MAX, 1), _slice(x, d, 0, -1, 1))
+        left, right = _slice(y, d, 0, -1, 1), _slice(y, d, 1, INT64_MAX, 1)
+        return apply(ops.DIV_SCALAR, (sum(mul(add(left, right), spacing), d),), {"other": 2.0})
+    step = 1.0 if dx is None and x is None else float(dx if dx is not None else x)
+    ends = apply(ops.MUL_SCALAR, (add(select(y, d, 0), select(y, d, -1)),), {"other": 0.5})
+    return apply(ops.MUL_SCALAR, (sub(sum(y, d), ends),), {"other": step})
+
+
+def trapz(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def _unique_outputs(outputs: tuple, return_inverse: bool, return_counts: bool) -> Any:
+    values, inverse, counts = outputs
+    extra = ([inverse] if return_inverse else []) + ([counts] if return_counts else [])
+    return (values, *extra) if extra else values
+
+
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+           return_counts: bool = False, dim: int | None = None) -> Any:
+    """The distinct values (sorted), with the inverse indices and counts when asked."""
+    if dim is None:
+        outputs = apply(ops.UNIQUE, (input,))
+    else:
+        outputs = apply(ops.UNIQUE_DIM, (input,), {"dim": _wrap_dim(dim, input._data.ndim)})
+    return _unique_outputs(outputs, return_inverse, return_counts)
+
+
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
+                       dim: int | None = None) -> Any:
+    """The values of each run of equal consecutive values, with inverse indices and run lengths when asked."""
+    attrs = {"dim": None if dim is None else _wrap_dim(dim, input._data.ndim)}
+    return _unique_outputs(apply(ops.UNIQUE_CONSECUTIVE, (input,), attrs), return_inverse, return_counts)
+
+
+def not_implemented_result(op: str, array: np.ndarray, inputs: tuple) -> Tensor:
+    """A result whose backward PyTorch does not implement: a NotImplemented node on the inputs that need
+    a gradient (its backward raises `derivative for aten::<op> is not implemented`)."""
+    result = _constant(array)
+    tracked = [x for x in inputs if isinstance(x, Tensor) and x._requires_grad]
+    if not tracked or not grad_mode.state.enabled:
+        return result
+    from engine.rules import edge_to
+    from engine.node import output_numbers
+
+    rule = ops.HARDSIGMOID_BACKWARD
+    edges = [edge_to(x) for x in tracked]
+    node = rule.new_node(rule.node_cls, tuple(e[0] for e in edges),
+                         output_numbers(tuple(e[1] for e in edges)),
+                         tuple(x._data.shape for x in tracked), ((array.shape, array.dtype),))
+    node._attrs = {"op": op}
+    result.grad_fn = node
+    result._requires_grad = True
+    return result
+
+
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+    data = input._data
+    if data.ndim != 1 or data.dtype.kind not in "iu":
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if data.size and data.min() < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is None:
+        return _constant(np.bincount(data, minlength=minlength).astype(np.int64))
+    if weights._data.shape != data.shape:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    wdtype = weights._data.dtype if weights._data.dtype.kind == "f" else np.dtype(np.float64)
+    counts = np.bincount(data, weights=weights._data.astype(np.float64), minlength=minlength).astype(wdtype)
+    return not_implemented_result("bincount", counts, (weights,))
+
+
+def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:  # noqa: A002
+    """Counts in `bins` equal bins over [min, max] (the data's range when both are 0); others are ignored."""
+    data = input._data
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    if data.dtype.kind != "f":
+        raise NotImplementedError(f'"histogram_histc" not implemented for \'{input.dtype.legacy}\'')
+    lo, hi = float(min), float(max)
+    if lo > hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    if lo == hi and data.size:
+        lo, hi = float(data.min()), float(data.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    low, high = data.dtype.type(lo), data.dtype.type(hi)
+    inside = data[(data >= low) & (data <= high)]
+    pos = ((inside - low) * data.dtype.type(bins) / (high - low)).astype(np.int64)
+    pos = np.minimum(pos, bins - 1)
+    return _constant(np.bincount(pos, minlength=bins).astype(data.dtype))
+
+
+def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False, right: bool = False,
+                 side: str | None = None, sorter: Tensor | None = None) -> Tensor:
+    """Where each value would be inserted to keep each row of sorted_sequence sorted."""
+    seq = sorted_sequence._data
+    values = input._data if isinstance(input, Tensor) else np.asarray(input)
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of "
+                               "left while right was True")
+        right = side == "right"
+    if sorter is not None:
+        seq = np.take_along_axis(seq, sorter._data, -1)
+    how = "right" if right else "left"
+    if seq.ndim <= 1:
+        out = np.searchsorted(seq, values, side=how)
+    else:
+        if seq.shape[:-1] != values.shape[:-1]:
+            raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the first "
+                               "N-1 dimensions of boundaries tensor and input value tensor must match, but "
+                               f"we got boundaries tensor {list(seq.shape)} and input value tensor "
+                               f"{list(values.shape)}")
+        rows_s, rows_v = seq.reshape(-1, seq.shape[-1]), values.reshape(-1, values.shape[-1])
+        out = np.stack([np.searchsorted(s, v, side=how) for s, v in zip(rows_s, rows_v)])
+        out = out.reshape(values.shape)
+    return _constant(np.asarray(out).astype(np.int32 if out_int32 else np.int64))
+
+
+def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
+    if boundaries._data.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
+        aweights: Tensor | None = None) -> Tensor:
+    """Covariance of the rows (variables) over the columns (observations), optionally weighted."""
+    if input._data.ndim > 2:
+        raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input._data.ndim} dimensions")
+    data = input if input._data.ndim == 2 else view(input, 1, -1)
+    observations = data._data.shape[1]
+    w = _cov_weights(observations, fweights, aweights)
+    w_sum = sum(w) if w is not None else _constant(np.asarray(observations, np.int64))
+    if w is not None and not w_sum._data:
+        raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+    avg = div(sum(mul(data, w) if w is not None else data, 1), w_sum)
+    if w is not None and aweights is not None and correction:
+        norm_factor = sub(w_sum, div(mul(sum(mul(w, aweights)), correction), w_sum))
+    else:
+        norm_factor = sub(w_sum, correction)
+    if norm_factor._data <= 0:
+        import warnings
+
+        warnings.warn(messages.COV_DOF, UserWarning, stacklevel=2)
+        norm_factor = zeros_like(norm_factor)
+    centered = sub(data, unsqueeze(avg, 1))
+    c = mm(centered, t(mul(centered, w) if w is not None else centered))
+    return squeeze(div(c, norm_factor))
+
+
+def _cov_weights(observations: int, fweights: Tensor | None, aweights: Tensor | None) -> Any:
+    """fweights * aweights (either may be missing), after cov()'s checks."""
+    w = None
+    for name, weight in (("fweights", fweights), ("aweights", aweights)):
+        if weight is None:
+            continue
+        if weight._data.ndim > 1:
+            raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
+                               f"{weight._data.ndim} dimensions")
+        kind_ok = weight._data.dtype.kind in "iu" if name == "fweights" else weight._data.dtype.kind == "f"
+        if not kind_ok:
+            wanted = "integral" if name == "fweights" else "floating point"
+            raise RuntimeError(f"cov(): expected {name} to have {wanted} dtype but got {name} with "
+                               f"{weight.dtype.legacy} dtype")
+        if weight._data.size != observations:
+            raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in "
+                               f"the input but got {weight._data.size} != {observations}")
+        if observations and weight._data.min() < 0:
+            raise RuntimeError(f"cov(): {name} cannot be negative")
+        w = weight if w is None else mul(w, weight)
+    return w
+
+
+def corrcoef(input: Tensor) -> Tensor:
+    """Pearson correlation coefficients of the rows: cov normalized by the standard deviations, clipped."""
+    if input._data.ndim > 2:
+        raise RuntimeError("corrcoef(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input._data.ndim} dimensions")
+    c = cov(input)
+    if c._data.ndim == 0:
+        return div(c, c)
+    stddev = sqrt(diagonal(c))
+    c = div(c, view(stddev, -1, 1))
+    c = div(c, view(stddev, 1, -1))
+    return clamp(c, -1, 1)
+
+
+# --- linear algebra (torch.linalg has the rest) ---------------------------------------------------
+def det(input: Tensor) -> Tensor:
+    from engine import linalg
+
+    return linalg.det(input)
+
+
+def logdet(input: Tensor) -> Tensor:
+    """log(det): NaN for a negative determinant (a where over slogdet's logabsdet)."""
+    from engine import linalg
+
+    linalg._check_matrices("logdet", input)
+    sign, logabsdet = linalg.slogdet(input)
+    return where(_constant(sign._data == -1), float("nan"), logabsdet)
+
+
+def slogdet(input: Tensor) -> Any:
+    from engine import linalg
+
+    sign, logabsdet = linalg.slogdet(input)
+    return _SlogdetResult(sign, logabsdet)
+
+
+_SlogdetResult = _named_result("slogdet", ("sign", "logabsdet"))
+
+
+def inverse(input: Tensor) -> Tensor:
+    from engine import linalg
+
+    return linalg.inv(input)
+
+
+def matrix_power(input: Tensor, n: int) -> Tensor:
+    from engine import linalg
+
+    return linalg.matrix_power(input, n)
+
+
+def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    from engine import linalg
+
+    return linalg.cross(input, other, dim=linalg.cross_default_dim(input) if dim is None else dim)
+
+
+def vdot(input: Tensor, other: Tensor) -> Tensor:
+    sa, sb = input._data.shape, other._data.shape
+    if len(sa) != 1 or len(sb) != 1:
+        raise RuntimeError(f"1D tensors expected, but got {len(sa)}D and {len(sb)}D tensors")
+    if sa != sb:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] to have "
+                           f"the same number of elements, but got {sa[0]} and {sb[0]} elements respectively")
+    if input._data.dtype != other._data.dtype:
+        raise RuntimeError("vdot : expected both vectors to have same dtype, but found "
+                           f"{input.dtype.legacy} and {other.dtype.legacy}")
+    return apply(ops.VDOT, (input, other))
+
+
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
+    """Contraction over dims of a and b: permuted, reshaped and multiplied as one mm (or a dot / a summed
+    product when no dims are left)."""
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
+    else:
+        dims_a, dims_b = ([d] if isinstance(d, int) else list(d) for d in dims)
+    if len(dims_a) != len(dims_b):
+        raise RuntimeError("both dimension lists should have same length")
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    t1, t2, csize = a, b, 1
+    for d1, d2 in zip(dims_a, dims_b):
+        s1, s2 = a._data.shape[d1], b._data.shape[d2]
+        if s2 == 1:
+            t1 = sum(t1, d1, True)
+        elif s1 == 1:
+            t2 = sum(t2, d2, True)
+        else:
+            if s1 != s2:
+                raise RuntimeError(f"contracted dimensions need to match, but first has size {s1} in dim "
+                                   f"{d1} and second has size {s2} in dim {d2}")
+            csize *= s1
+    cd1 = {d % builtins.max(a._data.ndim, 1) for d in dims_a}
+    cd2 = {d % builtins.max(b._data.ndim, 1) for d in dims_b}
+    free1 = [i for i in range(a._data.ndim) if i not in cd1]
+    free2 = [i for i in range(b._data.ndim) if i not in cd2]
+    rsizes = [t1._data.shape[i] for i in free1] + [t2._data.shape[i] for i in free2]
+    p1 = permute(t1, *(free1 + dims_a))
+    p2 = permute(t2, *(dims_b + free2))
+    if not rsizes:
+        product = dot(p1, p2) if p1._data.ndim == 1 else sum(mul(squeeze(p1), squeeze(p2)))
+        return reshape(product, ())
+    size1 = _prod(tuple(t1._data.shape[i] for i in free1))
+    size2 = _prod(tuple(t2._data.shape[i] for i in free2))
+    return reshape(mm(reshape(p1, size1, csize), reshape(p2, csize, size2)), *rsizes)
+
+
+def inner(input: Tensor, other: Tensor) -> Tensor:
+    if input._data.ndim == 0 or other._data.ndim == 0:
+        return mul(input, other)
+    if input._data.shape[-1] != other._data.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(input._data.shape)} and {list(other._data.shape)}")
+    return tensordot(input, other, ([-1], [-1]))
+
+
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    """The Kronecker product: both viewed with interleaved size-1 dims, multiplied, then merged."""
+    n = builtins.max(input._data.ndim, other._data.ndim)
+    sa = (1,) * (n - input._data.ndim) + input._data.shape
+    sb = (1,) * (n - other._data.ndim) + other._data.shape
+    a_shape = tuple(x for s in sa for x in (s, 1))
+    b_shape = tuple(x for s in sb for x in (1, s))
+    a = apply(ops.UNSAFE_VIEW, (input,), {"size": a_shape})
+    b = apply(ops.UNSAFE_VIEW, (other,), {"size": b_shape})
+    return apply(ops.UNSAFE_VIEW, (mul(a, b),), {"size": tuple(x * y for x, y in zip(sa, sb))})
+
+
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
+          compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
+    """p-norm distances between the rows of x1 and x2; for p = 2 with more than 25 rows, through matrix
+    products (EuclideanDistBackward0) as PyTorch does."""
+    for name, t in (("X1", x1), ("X2", x2)):
+        if t._data.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {t._data.ndim}D")
+    c1, c2 = x1._data.shape[-1], x2._data.shape[-1]
+    if c1 != c2:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {c1} X2: {c2}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    mode = _CDIST_MODES[compute_mode]
+    r1, r2 = x1._data.shape[-2], x2._data.shape[-2]
+    if p == 2 and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25))):
+        batch = tuple(np.broadcast_shapes(x1._data.shape[:-2], x2._data.shape[:-2]))
+        a, b = x1, x2
+        if _prod(batch) != 1:
+            a, b = expand(x1, *(batch + x1._data.shape[-2:])), expand(x2, *(batch + x2._data.shape[-2:]))
+        return view(apply(ops.EUCLIDEAN_DIST, (a, b)), *(batch + (r1, r2)))
+    return apply(ops.CDIST, (x1, x2), {"p": float(p)})
+
+
+def mkldnn_rnn_layer(input: Tensor, weight0: Tensor, weight1: Tensor, weight2: Tensor, weight3: Tensor,
+                     hx_: Tensor, cx_: Tensor, reverse: bool, batch_sizes: Any, mode: int, hidden_size: int,
+                     num_layers: int, has_biases: bool, bidirectional: bool, batch_first: bool,
+                     train: bool) -> tuple:
+    """One direction of one LSTM layer over (seq, batch, features), as PyTorch's CPU build runs float32
+    LSTMs: (output, last h, last c, workspace)."""
+    attrs = {"reverse": bool(reverse), "batch_sizes": tuple(batch_sizes), "mode": int(mode),
+             "hidden_size": int(hidden_size), "num_layers": int(num_layers), "has_biases": bool(has_biases),
+             "bidirectional": bool(bidirectional), "batch_first": bool(batch_first), "train": bool(train)}
+    return apply(ops.LSTM_LAYER, (input, weight0, weight1, weight2, weight3, hx_, cx_), attrs)

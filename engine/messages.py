@@ -68,6 +68,29 @@ EMBEDDING_INDEX_DTYPE = (
     "torch.{legacy}Tensor instead (while checking arguments for embedding)"
 )
 INDEX_OUT_OF_RANGE = "index out of range in self"
+ADDCDIV_INTEGER = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
+    "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + "
+    "value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * "
+    "tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: "
+    "(input + value * tensor1 / tensor2), for all dtypes."
+)
+MESHGRID_INDEXING = (
+    "torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument. (Triggered "
+    "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4215.)"
+)
+COV_DOF = (
+    "cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of observations."
+)
+NOT_DIFFERENTIABLE = (
+    "The function '{fn}' is not differentiable with respect to argument '{arg}'. This input cannot have "
+    "requires_grad True."
+)
+LSTM_PROJECTIONS_ONEDNN = (
+    "LSTM with projections is not supported with oneDNN. Using default implementation. (Triggered "
+    "internally at /__w/pytorch/pytorch/aten/src/ATen/native/RNN.cpp:1512.)"
+)
+
 
 def type_string(tensor: Any) -> str:
     """PyTorch's legacy type and shape, e.g. `[torch.FloatTensor [3]]`."""

@@ -93,12 +93,11 @@ def _new_filled(fill: Any) -> Any:
     return method
 
 
-def _repeat_interleave(self: Tensor, repeats: int, dim: Any = None) -> Tensor:
-    import numpy as np
+def _new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None,
+              requires_grad: bool = False) -> Tensor:
+    from engine.creation import full
 
-    if dim is None:
-        return f._constant(np.repeat(self._data.reshape(-1), repeats))
-    return f._constant(np.repeat(self._data, repeats, axis=dim))
+    return full(tuple(size), fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
 def _relu_(self: Tensor) -> Tensor:
@@ -159,7 +158,8 @@ METHODS = {
     "narrow": f.narrow, "select": f.select, "gather": f.gather, "index_select": f.index_select,
     "scatter": f.scatter, "scatter_": f.scatter_, "scatter_add": f.scatter_add, "scatter_add_": f.scatter_add_,
     "take_along_dim": f.take_along_dim, "unbind": f.unbind, "split": f.split, "chunk": f.chunk,
-    "tril": f.tril, "triu": f.triu, "repeat_interleave": _repeat_interleave,
+    "unsafe_split": f.unsafe_split, "unsafe_chunk": f.unsafe_chunk,
+    "tril": f.tril, "triu": f.triu, "repeat_interleave": f.repeat_interleave,
     "clone": f.clone, "to": f.to, "type": _type, "type_as": f.type_as,
     "double": _convert("float64"), "float": _convert("float32"), "half": _convert("float16"),
     "long": _convert("int64"), "int": _convert("int32"), "short": _convert("int16"),
@@ -182,7 +182,31 @@ METHODS = {
     "zero_": f.zero_, "fill_": f.fill_, "copy_": f.copy_,
     "tril_": lambda self, diagonal=0: f._inplace(self, ops.TRIL, (), {"diagonal": diagonal}),
     "triu_": lambda self, diagonal=0: f._inplace(self, ops.TRIU, (), {"diagonal": diagonal}),
+    "addcmul": f.addcmul, "addcdiv": f.addcdiv, "addcmul_": f.addcmul_, "addcdiv_": f.addcdiv_,
+    "lerp": f.lerp, "lerp_": f.lerp_, "atan2": f.atan2, "arctan2": f.atan2, "logaddexp": f.logaddexp,
+    "xlogy": f.xlogy, "sgn": f.sgn, "signbit": f.signbit, "sinc": f.sinc, "deg2rad": f.deg2rad,
+    "rad2deg": f.rad2deg, "logit": f.logit, "lgamma": f.lgamma, "digamma": f.digamma, "erfinv": f.erfinv,
+    "polygamma": lambda self, n: f.polygamma(n, self), "square_": f.square_, "t_": f.t_,
+    "transpose_": f.transpose_, "swapaxes_": f.transpose_, "swapdims_": f.transpose_, "squeeze_": f.squeeze_,
+    "unsqueeze_": f.unsqueeze_,
+    "ravel": f.ravel, "tile": f.tile, "movedim": f.movedim, "moveaxis": f.movedim, "swapdims": f.transpose,
+    "fliplr": f.fliplr, "flipud": f.flipud, "rot90": f.rot90, "unflatten": f.unflatten,
+    "tensor_split": f.tensor_split, "unfold": f.unfold, "diagflat": f.diagflat,
+    "masked_select": f.masked_select,
+    "masked_scatter": f.masked_scatter, "masked_scatter_": f.masked_scatter_, "take": f.take, "put": f.put,
+    "put_": f.put_, "index_add": f.index_add, "index_add_": f.index_add_, "index_fill": f.index_fill,
+    "index_fill_": f.index_fill_, "index_copy": f.index_copy, "index_copy_": f.index_copy_,
+    "index_put": f.index_put, "index_put_": f.index_put_, "fill_diagonal_": f.fill_diagonal_,
+    "scatter_reduce": f.scatter_reduce, "scatter_reduce_": f.scatter_reduce_, "new_full": _new_full,
+    "cummax": f.cummax, "cummin": f.cummin, "logcumsumexp": f.logcumsumexp, "kthvalue": f.kthvalue,
+    "mode": f.mode, "aminmax": f.aminmax, "diff": f.diff, "unique": f.unique,
+    "unique_consecutive": f.unique_consecutive, "bincount": f.bincount, "histc": f.histc,
+    "det": f.det, "logdet": f.logdet, "slogdet": f.slogdet, "inverse": f.inverse,
+    "matrix_power": f.matrix_power,
+    "cross": f.cross, "inner": f.inner, "vdot": f.vdot, "kron": f.kron,
     "uniform_": _creation.uniform_, "normal_": _creation.normal_, "random_": _creation.random_,
+    "exponential_": _creation.exponential_, "geometric_": _creation.geometric_, "cauchy_": _creation.cauchy_,
+    "log_normal_": _creation.log_normal_,
 }
 
 for _name, _fn in METHODS.items():

@@ -297,7 +297,8 @@ class Node:
         return value
 
 
-_INT64_SLOTS = frozenset({"dim", "dim0", "dim1", "dim2", "dims", "offset", "diagonal", "pad", "shifts"})
+_INT64_SLOTS = frozenset({"dim", "dim0", "dim1", "dim2", "dims", "offset", "diagonal", "pad", "shifts", "k",
+                          "dimension"})
 
 
 def saved_property(slot: str) -> property:
@@ -333,6 +334,7 @@ def unpack_saved(node: Node, saved: SavedTensor, as_tensor: bool) -> Any:
 
         # The saved output is a new tensor object whose grad_fn is the node that saved it.
         out = Tensor._make(tensor._data, node if tensor.requires_grad else None, tensor._vc)
+        out._output_nr = tensor._output_nr  # which of the node's outputs it is (U, S or Vh of an SVD...)
         return out if as_tensor else out._data
     return tensor if as_tensor else tensor._data
 

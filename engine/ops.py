@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from engine import conv, messages
+from engine import conv, messages, special
 from engine.rules import ArrayMath, Rule
 
 TABLE: dict[str, Rule] = {}
@@ -189,10 +189,26 @@ MEAN_DIM = rule(
     ("grad / n, expanded along dim",), defaults={"keepdim": False})
 
 # --- matrix products ----------------------------------------------------------------------------
-MM = rule("mm", "MmBackward0", np.matmul,
-          (lambda F, g, mat2: g @ F.mT(mat2), lambda F, g, self: F.mT(self) @ g),
-          ("grad @ mat2ᵀ", "selfᵀ @ grad"), inputs=("self", "mat2"),
-          extra_saves=("mat2_sym_sizes", "mat2_sym_strides", "self_sym_sizes", "self_sym_strides"))
+def _column_major(sizes: tuple, strides: tuple) -> bool:
+    return strides[0] == 1 and strides[1] == sizes[0]
+
+
+def _mm_mat1_grad(F: Any, g: Any, mat2: Any, self_sym_sizes: tuple, self_sym_strides: tuple) -> Any:
+    """mm_mat1_backward: grad @ mat2ᵀ, computed as (mat2 @ gradᵀ)ᵀ for a column-major self."""
+    if _column_major(self_sym_sizes, self_sym_strides):
+        return F.t(mat2 @ F.t(g))
+    return g @ F.t(mat2)
+
+
+def _mm_mat2_grad(F: Any, g: Any, self: Any, mat2_sym_sizes: tuple, mat2_sym_strides: tuple) -> Any:
+    """mm_mat2_backward: selfᵀ @ grad, computed as (gradᵀ @ self)ᵀ for a column-major mat2."""
+    if _column_major(mat2_sym_sizes, mat2_sym_strides):
+        return F.t(F.t(g) @ self)
+    return F.t(self) @ g
+
+
+MM = rule("mm", "MmBackward0", np.matmul, (_mm_mat1_grad, _mm_mat2_grad), ("grad @ mat2ᵀ", "selfᵀ @ grad"),
+          inputs=("self", "mat2"))
 MV = rule("mv", "MvBackward0", np.matmul,
           (lambda F, g, vec: F.reshape(g, (-1, 1)) * vec, lambda F, g, self: F.mT(self) @ g),
           ("outer(grad, vec)", "selfᵀ @ grad"), inputs=("self", "vec"))
@@ -210,7 +226,8 @@ RESHAPE_ALIAS = rule("reshape_alias", "ReshapeAliasBackward0", lambda a, size: n
 EXPAND = rule("expand", "ExpandBackward0", lambda a, size: np.broadcast_to(a, size),
               (lambda F, g: g,), ("grad summed back to self's shape",), extra_saves=("self_sym_sizes",),
               view=True)
-T = rule("t", "TBackward0", lambda a: a.T, (lambda F, g: F.mT(g) if np.ndim(g) == 2 else g,), ("gradᵀ",),
+T = rule("t", "TBackward0", lambda a: a.T, (lambda F, g: F.t(g) if np.ndim(F.raw(g)) == 2 else g,),
+         ("gradᵀ",),
          view=True)
 TRANSPOSE = rule("transpose", "TransposeBackward0", lambda a, dim0, dim1: np.swapaxes(a, dim0, dim1),
                  (lambda F, g, dim0, dim1: F.permute(g, _swap(np.ndim(g), dim0, dim1)),),
@@ -221,12 +238,12 @@ PERMUTE = rule("permute", "PermuteBackward0", lambda a, dims: np.transpose(a, di
 UNSQUEEZE = rule("unsqueeze", "UnsqueezeBackward0", lambda a, dim: np.expand_dims(a, dim),
                  (lambda F, g, dim: F.squeeze_dim(g, dim),), ("grad squeezed at dim",), view=True)
 SQUEEZE = rule("squeeze", "SqueezeBackward0", lambda a: np.squeeze(a),
-               (lambda F, g, self_sym_sizes: F.reshape(g, self_sym_sizes),), ("grad reshaped to self",),
-               view=True)
+               (lambda F, g, self_sym_sizes: _unsqueeze_to(F, g, self_sym_sizes),),
+               ("grad unsqueezed back to self",), view=True)
 SQUEEZE_DIM = rule("squeeze_dim", "SqueezeBackward1", lambda a, dim: np.squeeze(a, dim)
                    if a.shape[dim] == 1 else a,
-                   (lambda F, g, self_sym_sizes: F.reshape(g, self_sym_sizes),), ("grad reshaped to self",),
-                   extra_saves=("dim",), view=True)
+                   (lambda F, g, dim, self_sym_sizes: _unsqueeze_to(F, g, self_sym_sizes, (dim,)),),
+                   ("grad unsqueezed back to self",), view=True)
 CLONE = rule("clone", "CloneBackward0",
              lambda a, memory_format=None: np.array(a, copy=True, order="C" if memory_format else "K"),
              (lambda F, g: g,), ("grad",), elementwise=True)
@@ -318,12 +335,6 @@ def _gather_backward(F: Any, g: Any, dim: int, index: Any, sizes: tuple) -> Any:
         np.add.at(zeros, _gather_index(np.asarray(index), dim), g)
         return zeros
     return F.op("scatter_add", zeros, g, dim=dim, index=index)
-
-
-def _index_select_backward(g: Any, dim: int, index: Any, self_sym_sizes: tuple) -> Any:
-    out = np.zeros(self_sym_sizes, np.asarray(g).dtype)
-    np.add.at(out, _key(dim, np.asarray(index)), g)
-    return out
 
 
 def _split_sizes(n: int, split_size: int) -> list[int]:
@@ -1206,12 +1217,12 @@ UNSAFE_VIEW = rule("unsafe_view", "UnsafeViewBackward0", lambda a, size: np.resh
                    (lambda F, g, self_sym_sizes: F.reshape(g, self_sym_sizes),), ("grad reshaped to self",))
 SQUEEZE_DIMS = rule("squeeze_dims", "SqueezeBackward2",
                     lambda a, dim: np.squeeze(a, tuple(d for d in dim if a.shape[d] == 1)),
-                    (lambda F, g, self_sym_sizes: F.reshape(g, self_sym_sizes),), ("grad reshaped to self",),
-                    extra_saves=("dim",), view=True)
+                    (lambda F, g, dim, self_sym_sizes: _unsqueeze_to(F, g, self_sym_sizes, dim),),
+                    ("grad unsqueezed back to self",), view=True)
 SQUEEZE_INPLACE = rule("squeeze_inplace", "SqueezeBackward4", lambda a, dim: np.squeeze(a, dim)
                        if a.shape[dim] == 1 else a,
-                       (lambda F, g, self_sym_sizes: F.reshape(g, self_sym_sizes),),
-                       ("grad reshaped to self",), extra_saves=("dim",))
+                       (lambda F, g, dim, self_sym_sizes: _unsqueeze_to(F, g, self_sym_sizes, (dim,)),),
+                       ("grad unsqueezed back to self",))
 REPEAT = rule(
     "repeat", "RepeatBackward0",
     lambda a, repeats: np.tile(a, repeats),
@@ -1327,7 +1338,8 @@ GATHER = rule("gather", "GatherBackward0", lambda a, dim, index, sparse_grad=Fal
 INDEX_SELECT = rule("index_select", "IndexSelectBackward0",
                     lambda a, dim, index: np.take(a, np.asarray(index), axis=dim),
                     (lambda F, g, dim, index, self_sym_sizes: F.op(
-                        "index_select_backward", g, dim=dim, index=index, self_sym_sizes=self_sym_sizes),),
+                        "index_add", np.zeros(self_sym_sizes,
+                                              np.asarray(F.raw(g)).dtype), g, dim=dim, index=index),),
                     ("grad added back at index along dim",))
 UNBIND = rule("unbind", "UnbindBackward0",
               lambda a, dim: tuple(a[_key(dim, i) + (Ellipsis,)] for i in range(a.shape[dim])),
@@ -1403,9 +1415,6 @@ INDEX_BACKWARD = rule("index_backward", "IndexPutImplBackward0", _index_backward
 DIAGONAL_BACKWARD = rule("diagonal_backward", "DiagonalBackwardBackward0", _diagonal_backward,
                          (lambda F, g, offset, dim1, dim2: F.op("diagonal", g, offset=offset, dim1=dim1, dim2=dim2),),
                          ("the diagonal of grad",), inputs=("grad_output",))
-INDEX_SELECT_BACKWARD = rule("index_select_backward", "IndexAddBackward0", _index_select_backward,
-                             (lambda F, g, dim, index: F.op("index_select", g, dim=dim, index=index),),
-                             ("grad selected at index",), inputs=("source",))
 
 # --- PyTorch's backward ops: the nodes a create_graph backward of tanh, relu, softmax... records ---
 # PyTorch computes these gradients with ops of their own (tanh_backward(grad, result)...), each with
@@ -1685,10 +1694,11 @@ def _hardsigmoid_backward(grad_output: Any, self: Any) -> Any:
 
 
 def _not_implemented(name: str) -> Any:
-    """The gradient of an op PyTorch cannot differentiate: its node raises when backward reaches it."""
+    """The gradient of an op PyTorch cannot differentiate: its node raises when backward reaches it (the node
+    may name another op in its attrs: see functions.not_implemented_result)."""
 
-    def grad(F: Any, g: Any) -> Any:
-        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+    def grad(F: Any, g: Any, attrs: dict) -> Any:
+        raise RuntimeError(f"derivative for aten::{attrs.get('op', name)} is not implemented")
 
     return grad
 
@@ -1738,6 +1748,7 @@ HARDSIGMOID_BACKWARD = backward_function(
     (_not_implemented("hardsigmoid_backward"), _not_implemented("hardsigmoid_backward")),
     ("not implemented in PyTorch", "not implemented in PyTorch"), inputs=("grad_output", "self"),
     elementwise=True)
+HARDSIGMOID_BACKWARD.node_cls.name = lambda self: "torch::autograd::NotImplemented"  # PyTorch's C++ name
 GLU_BACKWARD = backward_function(
     "glu_backward", "GluBackwardBackward0", _glu_backward,
     (_glu_double_backward_grad_output, _glu_double_backward),
@@ -2353,10 +2364,21 @@ ZERO = rule("zero_", "ZeroBackward0", lambda a: np.zeros_like(a), (lambda F, g: 
             exact_dtype=True)
 
 
-def _index_mask(shape: tuple, indices: tuple) -> np.ndarray:
-    mask = np.zeros(shape, bool)
-    mask[_index_key(indices)] = True
-    return mask
+def _random_fill(name: str, node: str) -> Rule:
+    """An in-place draw from a distribution, the drawn `values` given: no gradient flows back."""
+    return rule(name, node, lambda a, values: np.asarray(values, np.asarray(a).dtype).reshape(np.shape(a)),
+                (lambda F, g: F.zeros_like(g),), ("0",), exact_dtype=True)
+
+
+UNIFORM_ = _random_fill("uniform_", "UniformBackward0")
+NORMAL_ = _random_fill("normal_", "NormalBackward0")
+RANDOM_FROM_TO = _random_fill("random_from_to_", "RandomBackward0")
+RANDOM_TO = _random_fill("random_to_", "RandomBackward1")
+RANDOM_ = _random_fill("random_", "RandomBackward2")
+EXPONENTIAL_ = _random_fill("exponential_", "ExponentialBackward0")
+GEOMETRIC_ = _random_fill("geometric_", "GeometricBackward0")
+CAUCHY_ = _random_fill("cauchy_", "CauchyBackward0")
+LOG_NORMAL_ = _random_fill("log_normal_", "LogNormalBackward0")
 
 
 def _index_put(a: Any, values: Any, indices: tuple, accumulate: bool = False) -> Any:
@@ -2369,8 +2391,9 @@ def _index_put(a: Any, values: Any, indices: tuple, accumulate: bool = False) ->
 
 
 INDEX_PUT = rule("index_put", "IndexPutBackward0", _index_put,
-                 (lambda F, g, accumulate, indices: g if accumulate else F.where(
-                     _index_mask(np.shape(F.raw(g)), indices), 0.0, g),
+                 (lambda F, g, accumulate, indices: g if accumulate else F.op(
+                     "index_put", g, np.zeros((),
+                                              np.asarray(F.raw(g)).dtype), indices=indices, accumulate=False),
                   lambda F, g, accumulate, indices: F.op("index", g, indices=indices)),
                  ("grad with zeros where values were written", "grad at the written positions"),
                  inputs=("self", "values"), defaults={"accumulate": False}, exact_dtype=True)
@@ -2430,3 +2453,1633 @@ def _constant_grad(F: Any, array: np.ndarray) -> Any:
     from engine.tensor import Tensor
 
     return Tensor._make(array)
+
+
+# =================================================================================================
+# Pointwise math with several operands, and special functions
+# =================================================================================================
+_M_PI_180 = 0.017453292519943295769236907684886127134428718885417
+_M_180_PI = 57.295779513082320876798154814105170332405472466564
+
+
+def _floating(a: Any) -> np.ndarray:
+    """`a` as a float array: integers and booleans as float32, as PyTorch promotes them."""
+    a = np.asarray(a)
+    return a if a.dtype.kind == "f" else a.astype(np.float32)
+
+
+def _wrapped_scalar(F: Any, value: Any, like: Any) -> np.ndarray:
+    """A Python number as the 0-d constant PyTorch's C++ formulas make of it (`value / tensor`):
+    in the tensor's dtype, with no edge."""
+    return np.asarray(value, np.asarray(F.raw(like)).dtype)
+
+
+def _one_minus(F: Any, a: Any) -> Any:
+    """`1 - a` as PyTorch's C++ formulas record it: a filled tensor minus a (SubBackward0)."""
+    if F is ArrayMath:
+        return 1 - a
+    return F.op("sub", F.ones_like(a), a)
+
+
+ADDCMUL = rule(
+    "addcmul", "AddcmulBackward0", lambda a, t1, t2, value=1: a + value * t1 * t2,
+    (lambda F, g: g,
+     lambda F, g, tensor2, value: g * _scale(F, tensor2, value),
+     lambda F, g, tensor1, value: g * _scale(F, tensor1, value)),
+    ("grad", "grad * tensor2 * value", "grad * tensor1 * value"),
+    inputs=("self", "tensor1", "tensor2"), extra_saves=("value",), defaults={"value": 1})
+ADDCDIV = rule(
+    "addcdiv", "AddcdivBackward0", lambda a, t1, t2, value=1: a + value * t1 / t2,
+    (lambda F, g: g,
+     lambda F, g, tensor2, value: g * F.op("div", _wrapped_scalar(F, value, tensor2), tensor2),
+     lambda F, g, tensor1, tensor2, value: -g * (_scale(F, tensor1, value) / (tensor2 * tensor2))),
+    ("grad", "grad * value / tensor2", "-grad * value * tensor1 / tensor2²"),
+    inputs=("self", "tensor1", "tensor2"), extra_saves=("value",), defaults={"value": 1})
+
+
+def _lerp(a: Any, end: Any, weight: Any) -> Any:
+    """PyTorch's lerp kernel: from self for |weight| < 0.5, from end otherwise (more accurate)."""
+    if not isinstance(weight, np.ndarray):
+        weight = np.asarray(weight, np.result_type(a, end))
+    small = np.abs(weight) < 0.5
+    return np.where(small, a + weight * (end - a), end - (end - a) * (1 - weight))
+
+
+LERP = rule("lerp", "LerpBackward0", _lerp,
+            (lambda F, g, weight: _scale(F, g, 1 - float(weight)), lambda F, g, weight: _scale(F, g, weight)),
+            ("grad * (1 - weight)", "grad * weight"), inputs=("self", "end"), elementwise=True)
+LERP_TENSOR = rule(
+    "lerp_tensor", "LerpBackward1", _lerp,
+    (lambda F, g, weight: g * _one_minus(F, weight), lambda F, g, weight: g * weight,
+     lambda F, g, end, self: g * (end - self)),
+    ("grad * (1 - weight)", "grad * weight", "grad * (end - self)"),
+    inputs=("self", "end", "weight"), elementwise=True)
+
+
+def _atan2_grad(index: int) -> Any:
+    """atan2_backward: grad * other / (self² + other²) for self, -grad * self / (...) for other
+    (0 where both are 0)."""
+
+    def grad(F: Any, g: Any, other: Any, self: Any) -> Any:
+        denominator = self * self + other * other
+        recip = F.op("reciprocal", denominator)
+        recip = F.op("masked_fill", recip, mask=np.asarray(F.raw(denominator)) == 0, value=0)
+        return (g * other if index == 0 else g * -self) * recip
+
+    return grad
+
+
+ATAN2 = rule("atan2", "Atan2Backward0", np.arctan2,
+             (_atan2_grad(0), _atan2_grad(1)),
+             ("grad * other / (self² + other²)", "-grad * self / (self² + other²)"), inputs=BINARY,
+             elementwise=True)
+
+
+def _logaddexp_grad(F: Any, g: Any, first: Any, second: Any) -> Any:
+    """grad / (1 + exp(second - first)): the share of exp(first) in exp(first) + exp(second)."""
+    if F is ArrayMath:
+        return g / (1 + np.exp(second - first))
+    return g / F.op("add_scalar", F.exp(second - first), other=1)
+
+
+LOGADDEXP = rule("logaddexp", "LogaddexpBackward0", np.logaddexp,
+                 (lambda F, g, other, self: _logaddexp_grad(F, g, self, other),
+                  lambda F, g, other, self: _logaddexp_grad(F, g, other, self)),
+                 ("grad / (1 + exp(other - self))", "grad / (1 + exp(self - other))"), inputs=BINARY,
+                 elementwise=True)
+
+
+def _xlogy(x: Any, y: Any) -> Any:
+    """x * log(y), 0 where x is 0 (unless y is NaN)."""
+    x, y = np.asarray(x), np.asarray(y)
+    out = np.where(x == 0, 0, x * np.log(y))
+    return np.where(np.isnan(y), np.nan, out).astype(np.result_type(x, y), copy=False)
+
+
+def _xlogy_self_grad(F: Any, g: Any, other: Any, self: Any) -> Any:
+    """xlogy(grad, other), 0 where self is 0 and other <= 0 (see PyTorch's note on xlogy at x = 0)."""
+    out = F.op("xlogy", g, other)
+    mask = (np.asarray(F.raw(self)) == 0) & (np.asarray(F.raw(other)) <= 0)
+    return F.op("masked_fill", out, mask=mask, value=0)
+
+
+def _xlogy_scalar_other_grad(F: Any, g: Any, other: Any, self: Any) -> Any:
+    """xlogy(grad, other) for a number `other`; 0 where self is 0 when other <= 0."""
+    out = F.op("xlogy_scalar_other", g, other=other)
+    if other > 0:
+        return out
+    return F.op("masked_fill", out, mask=np.asarray(F.raw(self)) == 0, value=0)
+
+
+XLOGY = rule("xlogy", "XlogyBackward0", _xlogy,
+             (_xlogy_self_grad, lambda F, g, other, self: g * self / other),
+             ("xlogy(grad, other) (0 where self = 0 and other <= 0)", "grad * self / other"), inputs=BINARY,
+             elementwise=True)
+XLOGY_SCALAR_SELF = rule("xlogy_scalar_self", "XlogyBackward1", lambda other, self: _xlogy(self, other),
+                         (lambda F, g, other, self: _scale(F, g, self) / other,),
+                         ("grad * self / other",), inputs=("other",), elementwise=True, extra_saves=("self",))
+XLOGY_SCALAR_OTHER = rule("xlogy_scalar_other", "XlogyBackward2", lambda a, other: _xlogy(a, other),
+                          (_xlogy_scalar_other_grad,), ("xlogy(grad, other)",), elementwise=True,
+                          extra_saves=("other",))
+
+
+def _sinc(a: Any) -> Any:
+    """sin(πx) / (πx), 1 at 0, with πx rounded to the input's precision first (as PyTorch's kernel)."""
+    a = _floating(a)
+    product = (np.float32(math.pi) if a.dtype == _F32 else math.pi) * a
+    wide = product.astype(np.float64)
+    return np.where(a == 0, 1.0, np.sin(wide) / wide).astype(a.dtype)
+
+
+def _sinc_grad(F: Any, g: Any, self: Any) -> Any:
+    """sinc_backward: grad * (πx cos(πx) - sin(πx)) / (πx²), 0 where x is 0."""
+    self_pi = _scale(F, self, math.pi)
+    self_squared_pi = _scale(F, self * self, math.pi)
+    out = g * ((self_pi * F.cos(self_pi) - F.sin(self_pi)) / self_squared_pi)
+    return F.where(np.asarray(F.raw(self_squared_pi)) == 0, 0.0, out)
+
+
+SINC = rule("sinc", "SincBackward0", _sinc, (_sinc_grad,), ("grad * (πx cos(πx) - sin(πx)) / (πx²)",),
+            elementwise=True)
+DEG2RAD = rule("deg2rad", "Deg2RadBackward0", lambda a: a * _M_PI_180,
+               (lambda F, g: _scale(F, g, _M_PI_180),), ("grad * π / 180",), elementwise=True)
+RAD2DEG = rule("rad2deg", "Rad2DegBackward0", lambda a: a * _M_180_PI,
+               (lambda F, g: _scale(F, g, _M_180_PI),), ("grad * 180 / π",), elementwise=True)
+
+
+def _logit(a: Any, eps: Any = None) -> Any:
+    """log(x / (1 - x)), with x clamped to [eps, 1 - eps] when eps is given."""
+    x = _floating(a)
+    if eps is not None:
+        x = np.clip(x, eps, 1 - eps).astype(x.dtype)
+    return np.where(x == 1, np.inf, np.log(x / (1 - x))).astype(x.dtype)
+
+
+def _logit_grad(F: Any, g: Any, eps: Any, self: Any) -> Any:
+    """grad / (x (1 - x)) inside [eps, 1 - eps] ([0, 1] without eps); 0 outside (NaN without eps)."""
+    x = np.asarray(F.raw(self))
+    lo = 0.0 if eps is None else eps
+    inside = (x >= lo) & (x <= 1 - lo)
+    return F.where(inside, g / (self * _one_minus(F, self)), np.nan if eps is None else 0.0)
+
+
+LOGIT = rule("logit", "LogitBackward0", _logit, (_logit_grad,), ("grad / (self * (1 - self))",),
+             elementwise=True, defaults={"eps": None})
+LGAMMA = rule("lgamma", "LgammaBackward0", special.lgamma, (lambda F, g, self: g * F.op("digamma", self),),
+              ("grad * digamma(self)",), elementwise=True)
+DIGAMMA = rule("digamma", "DigammaBackward0", special.digamma,
+               (lambda F, g, self: g * F.op("polygamma", self, n=1),), ("grad * polygamma(1, self)",),
+               elementwise=True)
+POLYGAMMA = rule("polygamma", "PolygammaBackward0", special.polygamma,
+                 (lambda F, g, n, self: g * F.op("polygamma", self,
+                                                 n=n + 1),), ("grad * polygamma(n + 1, self)",),
+                 elementwise=True)
+_HALF_SQRT_PI = 0.5 * math.sqrt(math.pi)
+ERFINV = rule("erfinv", "ErfinvBackward0", special.erfinv,
+              (lambda F, g, self: _scale(
+                  F, F.exp(F.op("pow", F.op("erfinv", self), exponent=2)), _HALF_SQRT_PI) * g,),
+              ("grad * √π / 2 * exp(erfinv(self)²)",), elementwise=True)
+
+
+# --- in-place views: the tensor itself takes the new shape ----------------------------------------
+def _unsqueeze_to(F: Any, g: Any, sizes: tuple, dims: Any = None) -> Any:
+    """PyTorch's unsqueeze_to: grad given back the size-1 dims a squeeze removed (those in dims)."""
+    if F is ArrayMath:
+        return np.reshape(g, sizes)
+    ndim = len(sizes)
+    wanted = range(ndim) if dims is None else sorted({d % max(ndim, 1) for d in dims})
+    for d in wanted:
+        if d < ndim and sizes[d] == 1:
+            g = F.op("unsqueeze", g, dim=d)
+    return g
+
+
+T_INPLACE = rule("t_", "TBackward1", lambda a: a.T, (lambda F, g: F.op("t", g),), ("gradᵀ",))
+TRANSPOSE_INPLACE = rule("transpose_", "TransposeBackward1", lambda a, dim0, dim1: np.swapaxes(a, dim0, dim1),
+                         (lambda F, g, dim0, dim1: F.op("transpose", g, dim0=dim0, dim1=dim1),),
+                         ("grad transposed back",))
+UNSQUEEZE_INPLACE = rule("unsqueeze_", "UnsqueezeBackward1", lambda a, dim: np.expand_dims(a, dim),
+                         (lambda F, g, dim: F.op("squeeze_dim", g, dim=dim) if F is not ArrayMath
+                          else F.squeeze_dim(g, dim),), ("grad squeezed at dim",))
+SQUEEZE_ALL_INPLACE = rule("squeeze_all_", "SqueezeBackward3", lambda a: np.squeeze(a),
+                           (lambda F, g, self_sym_sizes: _unsqueeze_to(F, g, self_sym_sizes),),
+                           ("grad unsqueezed back to self",))
+SQUEEZE_DIMS_INPLACE = rule("squeeze_dims_", "SqueezeBackward5",
+                            lambda a, dim: np.squeeze(a, tuple(d for d in dim if a.shape[d] == 1)),
+                            (lambda F, g, dim, self_sym_sizes: _unsqueeze_to(F, g, self_sym_sizes, dim),),
+                            ("grad unsqueezed back to self",))
+
+
+# =================================================================================================
+# Indexing: masked and flat selection, index_* updates, scatter_reduce, unfold, rot90
+# =================================================================================================
+def _unfold(a: Any, dimension: int, size: int, step: int) -> Any:
+    """The windows of `size` elements every `step` along dimension, as a new last dim (a view)."""
+    a = np.asarray(a)
+    if a.ndim == 0:
+        return a.reshape(1)
+    d = dimension % a.ndim
+    count = (a.shape[d] - size) // step + 1
+    shape = a.shape[:d] + (count,) + a.shape[d + 1:] + (size,)
+    strides = a.strides[:d] + (a.strides[d] * step,) + a.strides[d + 1:] + (a.strides[d],)
+    return np.lib.stride_tricks.as_strided(a, shape, strides)
+
+
+def _unfold_backward(grad_in: Any, input_sizes: tuple, dim: int, size: int, step: int) -> Any:
+    """Each window of grad added back where it came from."""
+    g = np.asarray(grad_in)
+    out = np.zeros(input_sizes, g.dtype)
+    if not input_sizes:
+        return g.reshape(())
+    d = dim % len(input_sizes)
+    windows = g.shape[d]
+    idx = np.arange(windows)[:, None] * step + np.arange(size)[None, :]
+    moved = np.moveaxis(out, d, -1)
+    np.add.at(moved, (Ellipsis, idx), np.moveaxis(g, d, -2))
+    return out
+
+
+UNFOLD = rule("unfold", "UnfoldBackward0", _unfold,
+              (lambda F, g, dimension, self_sym_sizes, size, step: F.op(
+                  "unfold_backward", g, input_sizes=tuple(self_sym_sizes), dim=dimension, size=size,
+                  step=step),),
+              ("each window of grad added back where it came from",), view=True)
+UNFOLD_BACKWARD = rule("unfold_backward", "UnfoldBackwardBackward0", _unfold_backward,
+                       (lambda F, g, dim, size, step: F.op(
+                           "unfold", g, dimension=dim, size=size, step=step),),
+                       ("grad unfolded",), inputs=("grad_in",))
+
+
+def _masked_select(a: Any, mask: Any) -> Any:
+    shape = np.broadcast_shapes(np.shape(a), np.shape(mask))
+    return np.broadcast_to(a, shape)[np.broadcast_to(mask, shape)]
+
+
+def _masked_scatter(a: Any, source: Any, mask: Any) -> Any:
+    """self with source's leading elements written where mask is set (in order)."""
+    shape = np.broadcast_shapes(np.shape(a), np.shape(mask))
+    out = np.array(np.broadcast_to(a, shape))
+    where = np.broadcast_to(mask, shape)
+    out[where] = np.ravel(source)[: int(where.sum())]
+    return out
+
+
+def _zeros_of(F: Any, g: Any, shape: tuple) -> np.ndarray:
+    """Zeros of g's dtype (the base a gradient is scattered into)."""
+    return np.zeros(shape, np.asarray(F.raw(g)).dtype)
+
+
+def _masked_scatter_backward(grad_output: Any, mask: Any, sizes: tuple) -> Any:
+    """grad at the masked places, in order, padded with zeros to source's size."""
+    g = np.asarray(grad_output)
+    picked = g[np.broadcast_to(mask, g.shape)]
+    out = np.zeros(math.prod(sizes), g.dtype)
+    out[: picked.size] = picked
+    return out.reshape(sizes)
+
+
+MASKED_SELECT = rule("masked_select", "MaskedSelectBackward0", _masked_select,
+                     (lambda F, g, mask, self: F.op("masked_scatter", _zeros_of(
+                         F, g, np.broadcast_shapes(np.shape(F.raw(self)), np.shape(mask))), g, mask=mask),),
+                     ("grad written back where mask is set",))
+MASKED_SCATTER = rule(
+    "masked_scatter", "MaskedScatterBackward0", _masked_scatter,
+    (lambda F, g, mask: F.op("masked_fill", g, mask=mask, value=0),
+     lambda F, g, mask, source_sym_sizes: F.op(
+         "masked_scatter_backward", g, mask=mask, sizes=tuple(source_sym_sizes))),
+    ("grad with zeros where mask is set", "grad where mask is set, in order"), inputs=("self", "source"))
+MASKED_SCATTER_BACKWARD = rule(
+    "masked_scatter_backward", "MaskedScatterBackwardBackward0", _masked_scatter_backward,
+    (lambda F, g, input_sizes, mask: F.op("masked_scatter", _zeros_of(F, g, input_sizes[0]), g, mask=mask),),
+    ("grad written where mask is set",), inputs=("grad_output",))
+
+
+def _take(a: Any, index: Any) -> Any:
+    return np.ravel(a)[np.asarray(index)]
+
+
+def _put(a: Any, source: Any, index: Any, accumulate: bool = False) -> Any:
+    """self with source written (or added) at the flat positions index."""
+    out = np.array(a, copy=True)
+    flat = out.reshape(-1)
+    idx = np.ravel(index)
+    if accumulate:
+        np.add.at(flat, idx, np.ravel(source))
+    else:
+        flat[idx] = np.ravel(source)
+    return flat.reshape(np.shape(a))
+
+
+TAKE = rule("take", "TakeBackward0", _take,
+            (lambda F, g, index, self: F.op(
+                "put", _zeros_of(F, g, np.shape(F.raw(self))), g, index=index, accumulate=True),),
+            ("grad added back at the flat positions index",))
+PUT = rule(
+    "put", "PutBackward0", _put,
+    (lambda F, g, accumulate, index, source: g if accumulate else F.op(
+        "put", g, np.zeros(np.shape(F.raw(source)),
+                           np.asarray(F.raw(g)).dtype), index=index, accumulate=False),
+     lambda F, g, index, source: F.reshape(F.op("take", g, index=index), np.shape(F.raw(source)))),
+    ("grad (zeros where source was written)", "grad taken at index"), inputs=("self", "source"),
+    extra_saves=("accumulate",), defaults={"accumulate": False})
+
+
+def _index_add(a: Any, source: Any, dim: int, index: Any, alpha: Any = 1) -> Any:
+    out = np.array(a, copy=True)
+    np.add.at(out, _key(dim, np.asarray(index)), source if alpha == 1 else source * alpha)
+    return out
+
+
+def _index_write(a: Any, values: Any, dim: int, index: Any) -> Any:
+    out = np.array(a, copy=True)
+    out[_key(dim, np.asarray(index))] = values
+    return out
+
+
+def _index_source_grad(F: Any, g: Any, dim: int, index: Any, source: Any, source_dim: int) -> Any:
+    """grad.index_select(dim, index).expand_as(source) (index's one entry for a 0-d source)."""
+    idx = np.asarray(index)
+    if not source_dim:
+        return F.op("index_select", g, dim=dim, index=idx.reshape(()) if idx.ndim else idx)
+    return F.expand(F.op("index_select", g, dim=dim, index=idx), np.shape(F.raw(source)))
+
+
+def _index_fill_grad(F: Any, g: Any, dim: int, index: Any) -> Any:
+    return F.op("index_fill", g, dim=dim, index=index, value=0)
+
+
+INDEX_ADD = rule(
+    "index_add", "IndexAddBackward0", _index_add,
+    (lambda F, g: g,
+     lambda F, g, alpha, dim, index, source, source_dim: _index_source_grad(
+         F, g, dim, index, source, source_dim)
+     if alpha == 1 else _scale(F, _index_source_grad(F, g, dim, index, source, source_dim), alpha)),
+    ("grad", "grad selected at index, * alpha"), inputs=("self", "source"), defaults={"alpha": 1})
+INDEX_COPY = rule("index_copy", "IndexCopyBackward0", _index_write,
+                  (_index_fill_grad, _index_source_grad),
+                  ("grad with zeros at index", "grad selected at index"), inputs=("self", "source"))
+INDEX_FILL = rule("index_fill", "IndexFillBackward0",
+                  lambda a, dim, index, value: _index_write(a, value, dim, index),
+                  (_index_fill_grad,), ("grad with zeros at index",))
+INDEX_FILL_TENSOR = rule(
+    "index_fill_tensor", "IndexFillBackward1",
+    lambda a, value, dim, index: _index_write(a, value, dim, index),
+    (_index_fill_grad,
+     lambda F, g, dim, index: F.sum(F.op("index_select", g, dim=dim, index=np.unique(index)))),
+    ("grad with zeros at index", "sum of grad at index"), inputs=("self", "value"))
+
+
+def _rot90(a: Any, k: int, dims: tuple) -> Any:
+    return np.ascontiguousarray(np.rot90(a, k, dims))
+
+
+ROT90 = rule("rot90", "Rot90Backward0", _rot90,
+             (lambda F, g, dims, k: F.op("rot90", g, k=-k, dims=dims),), ("grad rotated back",))
+
+
+_SCATTER_UFUNCS = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}
+
+
+def _reduce_identity(reduce: str, dtype: np.dtype) -> Any:
+    """The value scatter_reduce starts from when include_self is False."""
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    big = np.inf if dtype.kind == "f" else np.iinfo(dtype).max
+    return -big if reduce == "amax" else big
+
+
+def _scatter_counts(shape: tuple, dtype: Any, dim: int, index: np.ndarray, include_self: bool) -> np.ndarray:
+    """How many values each position of a 'mean' scatter_reduce averages (at least 1)."""
+    n = np.ones(shape, dtype) if include_self else np.zeros(shape, dtype)
+    np.add.at(n, _gather_index(index, dim), 1)
+    n[n == 0] = 1
+    return n
+
+
+def _scatter_reduce(a: Any, src: Any, dim: int, index: Any, reduce: str, include_self: bool = True) -> Any:
+    """self with src's values reduced in at index along dim (sum, prod, mean, amax or amin)."""
+    a, idx = np.asarray(a), np.asarray(index)
+    src = np.asarray(src)[tuple(slice(0, n) for n in idx.shape)]
+    out = np.array(a, copy=True)
+    key = _gather_index(idx, dim)
+    if not include_self:
+        out[key] = _reduce_identity(reduce, a.dtype)
+    _SCATTER_UFUNCS[reduce].at(out, key, src)
+    if reduce == "mean":
+        counts = _scatter_counts(a.shape, a.dtype, dim, idx, include_self)
+        out = out // counts if a.dtype.kind in "iu" else out / counts
+    return out.astype(a.dtype, copy=False)
+
+
+def _scatter_reduce_grad(index_of: int) -> Any:
+    """scatter_reduce_backward: the gradient of self (0) or src (1)."""
+
+    def grad(F: Any, g: Any, dim: int, include_self: bool, index: Any, reduce: str, result: Any, self: Any,
+             src: Any) -> Any:
+        idx = np.asarray(index)
+        gather = (lambda t: F.op("gather", t, dim=dim, index=idx))
+        x, s = np.asarray(F.raw(self)), np.asarray(F.raw(src))
+        if reduce == "sum":
+            grads = (g, gather(g))
+        elif reduce == "mean":
+            n = _scatter_counts(x.shape, x.dtype, dim, idx, include_self)
+            grads = (g / n, gather(g) / np.take_along_axis(n, idx, dim))
+        elif reduce in ("amax", "amin"):
+            r = np.asarray(F.raw(result))
+            self_is = x == r
+            src_is = s[tuple(slice(0, k) for k in idx.shape)] == np.take_along_axis(r, idx, dim)
+            count = self_is.astype(x.dtype)
+            np.add.at(count, _gather_index(idx, dim), src_is.astype(x.dtype))
+            distributed = g / count
+            grads = (F.op("mul", self_is, distributed), F.op("mul", src_is, gather(distributed)))
+        else:
+            grads = _scatter_prod_grads(F, g, dim, include_self, idx, result, self, src, gather)
+        out = grads[index_of]
+        if index_of == 0 and not include_self:
+            out = F.op("scatter_value", out, dim=dim, index=idx, value=0)
+        return out
+
+    return grad
+
+
+def _scatter_prod_grads(F: Any, g: Any, dim: int, include_self: bool, idx: np.ndarray, result: Any, self: Any,
+                        src: Any, gather: Any) -> tuple:
+    """The gradients of a 'prod' scatter_reduce, exact where self or src holds zeros."""
+    x, s = np.asarray(F.raw(self)), np.asarray(F.raw(src))
+    reduce_attrs = {"dim": dim, "index": idx, "reduce": "prod", "include_self": include_self}
+    masked_self = F.op("masked_fill", self, mask=x == 0, value=1)
+    grad_self = g * F.op("scatter_reduce", masked_self, src, **reduce_attrs) / masked_self
+    src_zero = s == 0
+    zero_counts = np.zeros(x.shape, x.dtype)
+    np.add.at(zero_counts, _gather_index(idx, dim), src_zero.astype(x.dtype))
+    single_zero = src_zero & (np.take_along_axis(zero_counts, idx, dim) == 1)
+    masked_src = F.op("masked_fill", src, mask=single_zero, value=1)
+    masked_src_result = F.op("scatter_reduce", self, masked_src, **reduce_attrs)
+    grad_src = F.where(single_zero, gather(g * masked_src_result),
+                       gather(g * result) / F.op("masked_fill", src, mask=src_zero, value=1))
+    return grad_self, grad_src
+
+
+SCATTER_REDUCE = rule("scatter_reduce", "ScatterReduceBackward0", _scatter_reduce,
+                      (_scatter_reduce_grad(0), _scatter_reduce_grad(1)),
+                      ("grad at the positions self's values reached (shared among ties for amax/amin)",
+                       "grad gathered at index (scaled for mean, prod; shared among ties for amax/amin)"),
+                      inputs=("self", "src"), save_always=True, defaults={"include_self": True})
+
+
+# =================================================================================================
+# Scans and order statistics: cummax/cummin, logcumsumexp, kthvalue, mode, aminmax; unique
+# =================================================================================================
+def _cummaxmin(a: Any, dim: int, is_max: bool) -> tuple:
+    """Running maxima (minima) along dim and where each came from: ties take the later index, a NaN stays."""
+    x = np.reshape(a, (1,)) if np.ndim(a) == 0 else np.asarray(a)
+    moved = np.moveaxis(x, dim, -1)
+    values = np.empty_like(moved)
+    indices = np.empty(moved.shape, np.int64)
+    best, where = moved[..., 0].copy(), np.zeros(moved.shape[:-1], np.int64)
+    for i in range(moved.shape[-1]):
+        v = moved[..., i]
+        better = v >= best if is_max else v <= best
+        if x.dtype.kind == "f":
+            better = np.isnan(v) | (~np.isnan(best) & better)
+        best = np.where(better, v, best)
+        where = np.where(better, i, where)
+        values[..., i], indices[..., i] = best, where
+    values, indices = np.moveaxis(values, -1, dim), np.moveaxis(indices, -1, dim)
+    return values.reshape(np.shape(a)), indices.reshape(np.shape(a))
+
+
+def _cummaxmin_grad(F: Any, g: Any, dim: int, indices: Any, self: Any) -> Any:
+    """cummaxmin_backward: grad added at the index each running extreme came from (ScatterAddBackward0)."""
+    x = np.asarray(F.raw(self))
+    if x.ndim == 0:
+        return g[0]
+    zeros = np.zeros(x.shape, np.asarray(F.raw(g[0])).dtype)
+    return F.op("scatter_add", zeros, g[0], dim=dim, index=np.asarray(F.raw(indices)))
+
+
+SCANNED = {"outputs": 2, "differentiable_outputs": (0,), "output_names": ("result", "indices")}
+CUMMAX = rule("cummax", "CummaxBackward0", lambda a, dim: _cummaxmin(a, dim, True), (_cummaxmin_grad,),
+              ("grad added at each running maximum's index",), **SCANNED)
+CUMMIN = rule("cummin", "CumminBackward0", lambda a, dim: _cummaxmin(a, dim, False), (_cummaxmin_grad,),
+              ("grad added at each running minimum's index",), **SCANNED)
+
+
+def _logcumsumexp(a: Any, dim: int) -> Any:
+    """log(cumsum(exp(a))) along dim, accumulated in float64 without overflow."""
+    x = np.asarray(a)
+    wide = np.reshape(x, (1,)).astype(np.float64) if x.ndim == 0 else x.astype(np.float64)
+    out = np.logaddexp.accumulate(wide, axis=dim if x.ndim else 0)
+    return out.reshape(x.shape).astype(x.dtype)
+
+
+def _logcumsumexp_grad(F: Any, g: Any, dim: int, result: Any, self: Any) -> Any:
+    """logcumsumexp_backward: positive and negative parts of grad carried in log space, reverse-scanned."""
+    gr = np.asarray(F.raw(g))
+    if gr.ndim == 0 or gr.size == 0:
+        return g
+    lowest = float(np.finfo(gr.dtype).min)
+    log_abs = F.log(F.abs(g))
+    reverse = (lambda t: F.op("flip", F.op("logcumsumexp", F.op("flip", t, dims=(dim,)), dim=dim),
+                              dims=(dim,)))
+    parts = [F.exp(reverse(F.where(mask, log_abs, lowest) - result) + self) for mask in (gr > 0, gr < 0)]
+    return parts[0] - parts[1]
+
+
+LOGCUMSUMEXP = rule("logcumsumexp", "LogcumsumexpBackward0", _logcumsumexp, (_logcumsumexp_grad,),
+                    ("exp(reverse logcumsumexp(log grad - result) + self), per sign of grad",))
+
+
+def _quick_select(values: list, indices: list, k: int) -> None:
+    """PyTorch's quick_select_template: values[k] becomes the k-th smallest (NaN largest), indices alike."""
+    def gt(x: Any, y: Any) -> bool:
+        return bool((x != x and y == y) or x > y)
+
+    def swap(i: int, j: int) -> None:
+        values[i], values[j] = values[j], values[i]
+        indices[i], indices[j] = indices[j], indices[i]
+
+    left, right = 0, len(values) - 1
+    while True:
+        if right <= left:
+            return
+        if right == left + 1:
+            if gt(values[left], values[right]):
+                swap(left, right)
+            return
+        mid = left + (right - left) // 2
+        swap(mid, left + 1)
+        if gt(values[left + 1], values[right]):
+            swap(left + 1, right)
+        if gt(values[left], values[right]):
+            swap(left, right)
+        if gt(values[left + 1], values[left]):
+            swap(left + 1, left)
+        i, j, pivot = left + 1, right, values[left]
+        while True:
+            i += 1
+            while gt(pivot, values[i]):
+                i += 1
+            j -= 1
+            while gt(values[j], pivot):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(left, j)
+        if j <= k:
+            left = i
+        if j >= k:
+            right = j - 1
+
+
+def _kthvalue(a: Any, k: int, dim: int, keepdim: bool = False) -> tuple:
+    """The k-th smallest value along dim and its index, picked among ties as PyTorch's quickselect picks."""
+    x = np.reshape(a, (1,)) if np.ndim(a) == 0 else np.asarray(a)
+    moved = np.moveaxis(x, dim, -1)
+    rows = moved.reshape(-1, moved.shape[-1])
+    values = np.empty(rows.shape[0], x.dtype)
+    indices = np.empty(rows.shape[0], np.int64)
+    for r, row in enumerate(rows):
+        vals, idx = row.tolist(), list(range(len(row)))
+        _quick_select(vals, idx, k - 1)
+        values[r], indices[r] = vals[k - 1], idx[k - 1]
+    return _reduced_pair(values, indices, moved.shape[:-1], dim, keepdim, np.ndim(a))
+
+
+def _reduced_pair(values: np.ndarray, indices: np.ndarray, lead: tuple, dim: int, keepdim: bool,
+                  ndim: int) -> tuple:
+    """(values, indices) of a reduction along dim, shaped as PyTorch returns them."""
+    values, indices = values.reshape(lead), indices.reshape(lead)
+    if keepdim and ndim:
+        values, indices = np.expand_dims(values, dim), np.expand_dims(indices, dim)
+    return values, indices
+
+
+def _mode(a: Any, dim: int, keepdim: bool = False) -> tuple:
+    """The most frequent value along dim (the smallest of equally frequent ones) and the index its run ends
+    with once PyTorch's CPU kernel has sorted (value, index) pairs by value with std::sort."""
+    x = np.reshape(a, (1,)) if np.ndim(a) == 0 else np.asarray(a)
+    moved = np.moveaxis(x, dim, -1)
+    rows = moved.reshape(-1, moved.shape[-1])
+    values = np.empty(rows.shape[0], x.dtype)
+    indices = np.empty(rows.shape[0], np.int64)
+    for r, row in enumerate(rows):
+        order = _std_sort_order(row.tolist())
+        ordered = row[order]
+        best, best_count, run = 0, 0, 0
+        for i in range(len(ordered)):
+            run += 1
+            if i == len(ordered) - 1 or ordered[i] != ordered[i + 1]:
+                if run > best_count:
+                    best, best_count = i, run
+                run = 0
+        values[r], indices[r] = ordered[best], order[best]
+    return _reduced_pair(values, indices, moved.shape[:-1], dim, keepdim, np.ndim(a))
+
+
+def _std_sort_order(keys: list) -> list:
+    """The order in which libstdc++'s std::sort (introsort, then insertion sort) leaves positions sorted by
+    key alone: equal keys end up in its own, not necessarily original, order."""
+    items = list(range(len(keys)))
+    if len(items) > 1:
+        _introsort(keys, items, 0, len(items), 2 * (len(items).bit_length() - 1))
+        _insertion_sort(keys, items, 0, len(items))
+    return items
+
+
+def _introsort(keys: list, items: list, first: int, last: int, depth: int) -> None:
+    while last - first > 16:
+        if depth == 0:
+            _heap_sort(keys, items, first, last)
+            return
+        depth -= 1
+        mid = first + (last - first) // 2
+        a, b, c = first + 1, mid, last - 1
+        key = [keys[items[i]] for i in (a, b, c)]
+        if key[0] < key[1]:
+            median = b if key[1] < key[2] else (c if key[0] < key[2] else a)
+        else:
+            median = a if key[0] < key[2] else (c if key[1] < key[2] else b)
+        items[first], items[median] = items[median], items[first]
+        pivot, lo, hi = keys[items[first]], first + 1, last
+        while True:  # unguarded partition around the pivot at first
+            while keys[items[lo]] < pivot:
+                lo += 1
+            hi -= 1
+            while pivot < keys[items[hi]]:
+                hi -= 1
+            if not lo < hi:
+                break
+            items[lo], items[hi] = items[hi], items[lo]
+            lo += 1
+        _introsort(keys, items, lo, last, depth)
+        last = lo
+
+
+def _insertion_sort(keys: list, items: list, first: int, last: int) -> None:
+    for i in range(first + 1, last):
+        item, key = items[i], keys[items[i]]
+        if key < keys[items[first]]:
+            items[first + 1:i + 1] = items[first:i]
+            items[first] = item
+            continue
+        j = i
+        while key < keys[items[j - 1]]:
+            items[j] = items[j - 1]
+            j -= 1
+        items[j] = item
+
+
+def _heap_sort(keys: list, items: list, first: int, last: int) -> None:
+    """std::make_heap then std::sort_heap over items[first:last]."""
+    n = last - first
+    for parent in range((n - 2) // 2, -1, -1):
+        _adjust_heap(keys, items, first, parent, n, items[first + parent])
+    for end in range(n - 1, 0, -1):
+        value = items[first + end]
+        items[first + end] = items[first]
+        _adjust_heap(keys, items, first, 0, end, value)
+
+
+def _adjust_heap(keys: list, items: list, first: int, hole: int, n: int, value: int) -> None:
+    top, child = hole, hole
+    while child < (n - 1) // 2:
+        child = 2 * (child + 1)
+        if keys[items[first + child]] < keys[items[first + child - 1]]:
+            child -= 1
+        items[first + hole] = items[first + child]
+        hole = child
+    if n % 2 == 0 and child == (n - 2) // 2:
+        child = 2 * (child + 1)
+        items[first + hole] = items[first + child - 1]
+        hole = child - 1
+    parent = (hole - 1) // 2
+    while hole > top and keys[items[first + parent]] < keys[value]:
+        items[first + hole] = items[first + parent]
+        hole = parent
+        parent = (hole - 1) // 2
+    items[first + hole] = value
+
+
+KTHVALUE = rule("kthvalue", "KthvalueBackward0", _kthvalue, (_value_at_indices,),
+                ("grad at the index of each k-th smallest value",), **PICKED)
+MODE = rule("mode", "ModeBackward0", _mode, (_value_at_indices,), ("grad at the index of each mode",),
+            **PICKED)
+
+
+def _aminmax(a: Any, dim: Any = None, keepdim: bool = False) -> tuple:
+    axis = None if dim is None else dim
+    return (np.min(a, axis=axis, keepdims=keepdim), np.max(a, axis=axis, keepdims=keepdim))
+
+
+def _restore_reduced(F: Any, t: Any, dim: Any, keepdim: bool, ndim: int) -> Any:
+    """restore_reduced_dims: a reduction's output given back its reduced dims (size 1)."""
+    if keepdim or dim is None:
+        return t
+    return F.reshape(t, tuple(np.expand_dims(np.asarray(F.raw(t)), dim % ndim).shape))
+
+
+def _aminmax_grad(F: Any, g: Any, dim: Any, keepdim: bool, max: Any, min: Any,
+                  self: Any) -> Any:  # noqa: A002
+    """Each received gradient shared by the elements equal to its extreme (scale_grad_by_count)."""
+    x = np.asarray(F.raw(self))
+    dims = tuple(range(x.ndim)) if dim is None else (dim,)
+    terms = []
+    for grad, extreme in zip(g, (min, max)):
+        if not _received(F, grad):
+            continue
+        mask = x == np.asarray(F.raw(_restore_reduced(ArrayMath, F.raw(extreme), dim, keepdim, x.ndim)))
+        count = np.sum(mask, axis=dims, keepdims=True)
+        terms.append(F.op("mul", _restore_reduced(F, grad, dim, keepdim, x.ndim) / count, mask))
+    if not terms:
+        return F.zeros_like(self)
+    return terms[0] if len(terms) == 1 else terms[0] + terms[1]
+
+
+AMINMAX = rule("aminmax", "AminmaxBackward0", _aminmax, (_aminmax_grad,),
+               ("grad_min and grad_max each shared by the elements equal to their extreme",), outputs=2,
+               output_names=("min", "max"), defaults={"dim": None, "keepdim": False})
+
+
+def _unique_not_implemented(name: str) -> Any:
+    """unique's values have a node whose backward PyTorch does not implement."""
+
+    def grad(F: Any, g: Any) -> Any:
+        raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+
+    return grad
+
+
+UNIQUE_OUTPUTS = {"outputs": 3, "differentiable_outputs": (0,), "output_names": ("result0", "result1",
+                                                                                 "result2")}
+
+
+def _unique(a: Any, dim: Any = None, consecutive: bool = False) -> tuple:
+    """(values, inverse, counts) of unique or unique_consecutive, along dim or over all elements."""
+    x = np.asarray(a)
+    if consecutive:
+        return _unique_consecutive(x, dim)
+    values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True, axis=dim)
+    inverse = inverse.reshape(-1) if dim is not None else inverse.reshape(x.shape)
+    return values, inverse.astype(np.int64), counts.astype(np.int64)
+
+
+def _unique_consecutive(x: np.ndarray, dim: Any) -> tuple:
+    moved = x.reshape(-1) if dim is None else np.moveaxis(x, dim, 0)
+    flat = moved.reshape(len(moved), -1)
+    starts = np.ones(len(flat), bool)
+    starts[1:] = np.any(flat[1:] != flat[:-1], axis=1) if flat.size else False
+    group = np.cumsum(starts) - 1
+    counts = np.bincount(group, minlength=int(starts.sum())) if len(group) else np.zeros(0, np.int64)
+    values = moved[starts]
+    values = values if dim is None else np.moveaxis(values, 0, dim)
+    inverse = group if dim is not None else group.reshape(x.shape)
+    return values, inverse.astype(np.int64), counts.astype(np.int64)
+
+
+UNIQUE = rule("unique", "Unique2Backward0", lambda a: _unique(a), (_unique_not_implemented("_unique2"),),
+              ("not implemented in PyTorch",), **UNIQUE_OUTPUTS)
+UNIQUE_DIM = rule("unique_dim", "UniqueDimBackward0", lambda a, dim: _unique(a, dim),
+                  (_unique_not_implemented("unique_dim"),), ("not implemented in PyTorch",), **UNIQUE_OUTPUTS)
+UNIQUE_CONSECUTIVE = rule("unique_consecutive", "UniqueConsecutiveBackward0",
+                          lambda a, dim=None: _unique(a, dim, consecutive=True),
+                          (_unique_not_implemented("unique_consecutive"),), ("not implemented in PyTorch",),
+                          **UNIQUE_OUTPUTS)
+
+
+# =================================================================================================
+# Linear algebra: LU-based det / slogdet / inv / solve, svd, cross, vdot, cdist
+# =================================================================================================
+def _shared_call(node: Any, g: Any, make: Any) -> Any:
+    """One computation shared by a node's gradient functions (PyTorch computes all of a node's input
+    gradients in one formula, so its intermediate nodes exist once): reused while the node and the
+    incoming gradient are the same."""
+    if _SHARED[0] is not node or _SHARED[1] is not g:
+        _SHARED[:] = [node, g, make()]
+    return _SHARED[2]
+
+
+def _lu(a: np.ndarray) -> tuple:
+    """LU with partial pivoting, as LAPACK's getrf: (L and U packed in one matrix, 1-based int32 pivots)."""
+    lu = np.array(a, copy=True)
+    n = lu.shape[-1]
+    k = min(lu.shape[-2], n)
+    pivots = np.zeros(lu.shape[:-2] + (k,), np.int32)
+    rows = np.arange(lu.shape[-2])
+    for j in range(k):
+        p = j + np.argmax(np.abs(lu[..., j:, j]), axis=-1)
+        pivots[..., j] = p + 1
+        top = lu[..., j, :].copy()
+        picked = np.take_along_axis(lu, p[..., None, None] * np.ones((1, n), np.intp), -2)[..., 0, :]
+        lu[..., j, :] = picked
+        np.put_along_axis(lu, (p[..., None, None] * np.ones((1, n), np.intp)), top[..., None, :], -2)
+        pivot = lu[..., j, j]
+        below = rows > j
+        safe = np.where(pivot == 0, 1, pivot)
+        factors = np.where((pivot == 0)[..., None], 0, lu[..., :, j] / safe[..., None]) * below
+        lu[..., :, j] = np.where(below, factors, lu[..., :, j])
+        lu[..., :, j + 1:] -= factors[..., :, None] * lu[..., j, None, j + 1:]
+    return lu, pivots
+
+
+def _lu_as_torch(a: np.ndarray) -> tuple:
+    """The LU PyTorch keeps for det, slogdet and solve: of Aᵀ when A is contiguous (LAPACK then reads A's
+    memory as it is), of A otherwise. Both have A's determinant."""
+    return _lu(np.swapaxes(a, -1, -2) if a.flags.c_contiguous else a)
+
+
+def _det_from_lu(lu: np.ndarray, pivots: np.ndarray) -> np.ndarray:
+    swaps = np.sum(pivots != np.arange(1, pivots.shape[-1] + 1), axis=-1)
+    sign = np.where(swaps % 2, -1, 1).astype(lu.dtype)
+    return sign * np.prod(np.diagonal(lu, axis1=-2, axis2=-1), axis=-1)
+
+
+def _linalg_det(a: Any) -> tuple:
+    lu, pivots = _lu_as_torch(np.asarray(a))
+    return _det_from_lu(lu, pivots), lu, pivots
+
+
+def _eye_like(F: Any, d: Any, pivots: np.ndarray) -> Any:
+    """diag_embed(d.unsqueeze(-1).expand_as(pivots)).mT(): d on the diagonal (lu_solve's right side)."""
+    if F is ArrayMath:
+        return np.asarray(d)[..., None, None] * np.eye(pivots.shape[-1], dtype=np.asarray(d).dtype)
+    expanded = F.expand(F.op("unsqueeze", d, dim=-1), pivots.shape)
+    return F.mT(F.op("diag_embed", expanded, offset=0, dim1=-2, dim2=-1))
+
+
+def _solve_adjoint(F: Any, A: Any, rhs: Any) -> Any:
+    """A^H X = rhs: NumPy's solver on arrays, linalg_solve (LinalgSolveExBackward0) under create_graph."""
+    if F is ArrayMath:
+        return np.linalg.solve(np.swapaxes(A, -1, -2), rhs)
+    return F.op("linalg_solve", F.mT(A), rhs, left=True)[0]
+
+
+def _det_grad(F: Any, g: Any, A: Any, LU: Any, pivots: Any, result: Any) -> Any:
+    """linalg_det_backward: the solution of A^H G = det * grad * I; for (nearly) singular A the adjugate
+    through the SVD. In a batch mixing both, each case is computed on its matrices and put in place."""
+    a = np.asarray(F.raw(A))
+    if not a.size:
+        return F.zeros_like(A)
+    det = np.asarray(F.raw(result))
+    singular = np.abs(det) < 100 * float(np.finfo(a.dtype).eps)
+    if singular.all():
+        return _det_grad_singular(F, g[0], A)
+    if not singular.any():
+        return _solve_adjoint(F, A, _eye_like(F, g[0] * result, np.asarray(F.raw(pivots))))
+    adjugates = _det_grad_singular(F, _pick(F, g[0], singular), _pick(F, A, singular))
+    grad = F.op("index_put", F.zeros_like(A), adjugates, indices=(singular,))
+    rhs = _pick(F, _eye_like(F, g[0] * result, np.asarray(F.raw(pivots))), ~singular)
+    return F.op("index_put", grad, _solve_adjoint(F, _pick(F, A, ~singular), rhs), indices=(~singular,))
+
+
+def _pick(F: Any, t: Any, mask: np.ndarray) -> Any:
+    """The matrices of a batch where mask is true (IndexBackward0)."""
+    return F.op("index", t, indices=(mask,))
+
+
+def _det_grad_singular(F: Any, g: Any, A: Any) -> Any:
+    """det's gradient for any A = U S Vh: U diag(alpha grad prod_{j != i} S_j) Vh, alpha = det U det Vh."""
+    U, S, Vh = F.op("linalg_svd", A, full_matrices=True)
+    alpha = F.op("linalg_det", U)[0] * F.op("linalg_det", Vh)[0]
+    D = _prod_safe_zeros_backward(F, F.op("unsqueeze", alpha * g, dim=-1), S, np.ndim(F.raw(S)) - 1)
+    return (U * F.op("unsqueeze", D, dim=-2)) @ Vh
+
+
+def _prod_safe_zeros_backward(F: Any, grad: Any, inp: Any, dim: int) -> Any:
+    """grad times the product of the other entries along dim, from exclusive cumulative products both ways
+    (no division, so zeros are fine)."""
+    shape = np.shape(F.raw(inp))
+    ones = _constant_grad(F, np.ones(shape[:dim] + (1,) + shape[dim + 1:], np.asarray(F.raw(inp)).dtype))
+    n = shape[dim]
+    before = F.op("cumprod", F.cat([ones, F.op("slice", inp, dim=dim, start=0, end=n - 1, step=1)], dim),
+                  dim=dim)
+    after = F.op("flip", F.op("slice", inp, dim=dim, start=1, end=n, step=1), dims=(dim,))
+    after = F.op("flip", F.op("cumprod", F.cat([ones, after], dim), dim=dim), dims=(dim,))
+    return grad * (before * after)
+
+
+LU_OUTPUTS = {"differentiable_outputs": (0,)}
+LINALG_DET = rule("linalg_det", "LinalgDetBackward0", _linalg_det, (_det_grad,),
+                  ("det * grad * A^{-H}",), inputs=("A",), outputs=3, output_names=("result", "LU", "pivots"),
+                  **LU_OUTPUTS)
+
+
+def _linalg_slogdet(a: Any) -> tuple:
+    lu, pivots = _lu_as_torch(np.asarray(a))
+    det = _det_from_lu(lu, pivots)
+    diag = np.diagonal(lu, axis1=-2, axis2=-1)
+    sign = np.sign(det).astype(lu.dtype)
+    logabsdet = np.sum(np.log(np.abs(diag)), axis=-1).astype(lu.dtype)
+    return sign, logabsdet, lu, pivots
+
+
+def _slogdet_grad(F: Any, g: Any, A: Any, LU: Any, pivots: Any, sign: Any) -> Any:
+    """slogdet_backward: grad_logabsdet * A^{-H} (the sign's gradient is zero for real A)."""
+    if not _received(F, g[1]):
+        return F.zeros_like(A)
+    return _solve_adjoint(F, A, _eye_like(F, g[1], np.asarray(F.raw(pivots))))
+
+
+LINALG_SLOGDET = rule("linalg_slogdet", "LinalgSlogdetBackward0", _linalg_slogdet, (_slogdet_grad,),
+                      ("grad_logabsdet * A^{-H}",), inputs=("A",), outputs=4,
+                      output_names=("sign", "logabsdet", "LU", "pivots"), differentiable_outputs=(0, 1))
+
+
+def _linalg_inv_ex(a: Any) -> tuple:
+    a = np.asarray(a)
+    lu, pivots = _lu(a)
+    info = _singular_info(lu)
+    inverse = np.linalg.inv(np.where((info == 0)[..., None, None], a, np.eye(a.shape[-1], dtype=a.dtype)))
+    return inverse.astype(a.dtype), info
+
+
+def _singular_info(lu: np.ndarray) -> np.ndarray:
+    """LAPACK's info: the 1-based index of the first zero on U's diagonal, 0 when there is none."""
+    zero = np.diagonal(lu, axis1=-2, axis2=-1) == 0
+    return np.where(zero.any(-1), np.argmax(zero, -1) + 1, 0).astype(np.int32)
+
+
+LINALG_INV_EX = rule(
+    "linalg_inv_ex", "LinalgInvExBackward0", _linalg_inv_ex,
+    (lambda F, g, inverse: -(F.mT(inverse) @ (g[0] @ F.mT(inverse))),), ("-inverseᴴ @ grad @ inverseᴴ",),
+    inputs=("A",), outputs=2, output_names=("inverse", "info"), **LU_OUTPUTS)
+
+
+def _is_vector_rhs(a_shape: tuple, b_shape: tuple) -> bool:
+    """linalg_solve_is_vector_rhs: B is a vector (or a batch of them) rather than matrices."""
+    return len(b_shape) == 1 or (len(b_shape) == len(a_shape) - 1 and tuple(b_shape) == tuple(a_shape[:-1]))
+
+
+def _linalg_solve(a: Any, b: Any, left: bool = True) -> tuple:
+    a, b = np.asarray(a), np.asarray(b)
+    lu, pivots = _lu_as_torch(a)
+    info = _singular_info(lu)
+    a = np.where((info == 0)[..., None, None], a, np.eye(a.shape[-1], dtype=a.dtype))  # the caller raises
+    vector = _is_vector_rhs(a.shape, b.shape)
+    rhs = b[..., None] if vector else b
+    if left:
+        x = np.linalg.solve(a, rhs)
+    else:
+        x = np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2), np.swapaxes(rhs, -1, -2)), -1, -2)
+    return (x[..., 0] if vector else x).astype(np.result_type(a, b)), lu, pivots, info
+
+
+def _solve_grads(F: Any, g: Any, A: Any, left: bool, result: Any) -> tuple:
+    """linalg_solve_backward: gB = A^{-H} grad, gA = -gB Xᴴ (-Xᴴ gB when solving X A = B)."""
+    a, x = np.asarray(F.raw(A)), np.asarray(F.raw(result))
+    vector = _is_vector_rhs(a.shape, x.shape)
+    grad = F.op("unsqueeze", g[0], dim=-1) if vector and F is not ArrayMath else (
+        np.asarray(g[0])[..., None] if vector else g[0])
+    if F is ArrayMath:
+        gb = np.linalg.solve(np.swapaxes(a, -1, -2), grad) if left else np.swapaxes(
+            np.linalg.solve(a, np.swapaxes(grad, -1, -2)), -1, -2)
+    else:
+        gb = F.op("linalg_solve", F.mT(A), grad, left=left)[0]
+    xm = (F.op("unsqueeze", result, dim=-1) if F is not ArrayMath else x[..., None]) if vector else result
+    ga = -(gb @ F.mT(xm)) if left else -(F.mT(xm) @ gb)
+    if vector:
+        gb = F.op("squeeze_dim", gb, dim=-1) if F is not ArrayMath else gb[..., 0]
+    return ga, gb
+
+
+def _solve_grad(index: int) -> Any:
+    """A's (0) or B's (1) gradient; LU and pivots are saved as PyTorch saves them (its backward without
+    create_graph reuses them; NumPy's solver refactors A)."""
+
+    def grad(F: Any, g: Any, A: Any, LU: Any, left: bool, node: Any, pivots: Any, result: Any) -> Any:
+        return _shared_call(node, g[0], lambda: _solve_grads(F, g, A, left, result))[index]
+
+    return grad
+
+
+LINALG_SOLVE = rule("linalg_solve", "LinalgSolveExBackward0", _linalg_solve, (_solve_grad(0), _solve_grad(1)),
+                    ("-gB @ resultᴴ", "A^{-H} @ grad"), inputs=("A", "B"), outputs=4,
+                    output_names=("result", "LU", "pivots", "info"),
+                    defaults={"left": True}, save_always=True, **LU_OUTPUTS)
+
+
+def _svd(a: Any, full_matrices: bool = False, S_sym_argsize_minus_1: int = 0) -> tuple:  # noqa: N803
+    u, s, vh = np.linalg.svd(np.asarray(a), full_matrices=full_matrices)
+    return u, s.astype(np.asarray(a).dtype), vh
+
+
+def _svd_grad(F: Any, g: Any, S: Any, S_sym_argsize_minus_1: int, U: Any, Vh: Any,  # noqa: N803
+              full_matrices: bool) -> Any:
+    """svd_backward (real case): U [(skew(UᵀgU) / E) S + S (skew(VᵀgV) / E) + diag(gS)] Vᵀ, plus the
+    terms outside the span for rectangular A; full matrices are first narrowed to the k singular vectors."""
+    gU, gS, gVh = (t if _received(F, t) else None for t in g)
+    if full_matrices:
+        k = S_sym_argsize_minus_1
+        gU, U = None if gU is None else _narrow(F, gU, -1, k), _narrow(F, U, -1, k)
+        gVh, Vh = None if gVh is None else _narrow(F, gVh, -2, k), _narrow(F, Vh, -2, k)
+    u = np.asarray(F.raw(U))
+    m, n = u.shape[-2], np.shape(F.raw(Vh))[-1]
+    if gU is None and gVh is None:
+        if gS is None:
+            return _constant_grad(F, np.zeros(u.shape[:-1] + (n,), u.dtype))
+        if m >= n:
+            return U @ (F.op("unsqueeze", gS, dim=-1) * Vh)
+        return (U * F.op("unsqueeze", gS, dim=-2)) @ Vh
+    skew = (lambda x: x - F.mT(x))
+    s2 = S * S
+    e = F.op("unsqueeze", s2, dim=-2) - F.op("unsqueeze", s2, dim=-1)
+    e = e + np.eye(np.shape(F.raw(e))[-1], dtype=np.asarray(F.raw(e)).dtype)  # 1 on the diagonal
+    row, col = F.op("unsqueeze", S, dim=-2), F.op("unsqueeze", S, dim=-1)
+    uhgu = skew(F.mT(U) @ gU) if gU is not None else None
+    vhgv = skew(Vh @ F.mT(gVh)) if gVh is not None else None
+    if uhgu is not None and vhgv is not None:
+        ga = (uhgu * row + col * vhgv) / e
+    elif uhgu is not None:
+        ga = (uhgu / e) * row
+    else:
+        ga = col * (vhgv / e)
+    if gS is not None:
+        ga = ga + F.op("diag_embed", gS, offset=0, dim1=-2, dim2=-1)
+    if m > n and gU is not None:
+        ga = U @ ga
+        gu_sinv = gU / row
+        ga = (ga + gu_sinv - U @ (F.mT(U) @ gu_sinv)) @ Vh
+    elif m < n and gVh is not None:
+        ga = ga @ Vh
+        sinv_gvh = gVh / col
+        ga = U @ (ga + sinv_gvh - (sinv_gvh @ F.mT(Vh)) @ Vh)
+    else:
+        ga = U @ (ga @ Vh) if m >= n else (U @ ga) @ Vh
+    return ga
+
+
+def _narrow(F: Any, t: Any, dim: int, length: int) -> Any:
+    """t.narrow(dim, 0, length) (SliceBackward0)."""
+    return F.op("slice", t, dim=dim % np.ndim(F.raw(t)), start=0, end=length, step=1)
+
+
+LINALG_SVD = rule("linalg_svd", "LinalgSvdBackward0", _svd, (_svd_grad,),
+                  ("U [(skew(Uᵀ gU) / E) S + S (skew(Vᵀ gV) / E) + diag(gS)] Vᵀ",), inputs=("A",), outputs=3,
+                  output_names=("U", "S", "Vh"), extra_saves=("S_sym_argsize_minus_1", "full_matrices"),
+                  defaults={"full_matrices": False})
+
+
+def _cross(a: Any, b: Any, dim: int) -> Any:
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    return np.moveaxis(np.cross(np.moveaxis(a, dim, -1), np.moveaxis(b, dim, -1)), -1, dim)
+
+
+LINALG_CROSS = rule("linalg_cross", "LinalgCrossBackward0", _cross,
+                    (lambda F, g, dim, other: F.op("linalg_cross", other, g, dim=dim),
+                     lambda F, g, dim, self: F.op("linalg_cross", g, self, dim=dim)),
+                    ("cross(other, grad)", "cross(grad, self)"), inputs=BINARY)
+VDOT = rule("vdot", "VdotBackward0", np.dot, (lambda F, g, other: g * other, lambda F, g, self: g * self),
+            ("grad * other", "grad * self"), inputs=BINARY)
+
+
+def _cdist(x1: Any, x2: Any, p: float) -> Any:
+    """p-norm distances between the rows of x1 and x2 (batched over leading dims)."""
+    x1, x2 = np.asarray(x1), np.asarray(x2)
+    diff = np.abs(x1[..., :, None, :] - x2[..., None, :, :])
+    if p == 0:
+        return np.sum(diff != 0, axis=-1).astype(x1.dtype)
+    if math.isinf(p):
+        return np.max(diff, axis=-1) if diff.shape[-1] else np.zeros(diff.shape[:-1], x1.dtype)
+    if p == 1:
+        return np.sum(diff, axis=-1)
+    if p == 2:
+        return np.sqrt(np.sum(diff * diff, axis=-1))
+    return np.sum(diff ** p, axis=-1) ** (1.0 / p)
+
+
+def _cdist_backward(grad: Any, x1: Any, x2: Any, cdist: Any, p: float) -> Any:
+    """_cdist_backward: each row of x1's gradient from its distances to x2's rows (0 at distance 0)."""
+    g, x1, x2, dist = (np.asarray(v) for v in (grad, x1, x2, cdist))
+    diff = x1[..., :, None, :] - x2[..., None, :, :]
+    d = dist[..., None]
+    gd = g[..., None]
+    if p == 0:
+        terms = np.zeros_like(diff)
+    elif p == 1:
+        terms = np.sign(diff) * gd
+    elif p == 2:
+        terms = np.where(d == 0, 0, gd * diff / np.where(d == 0, 1, d))
+    elif math.isinf(p):
+        terms = gd * np.sign(diff) * (np.abs(diff) == d)
+    elif p < 2:
+        safe = np.where(d == 0, 1, d)
+        body = np.sign(diff) * np.abs(diff) ** (p - 1) * gd / safe ** (p - 1)
+        terms = np.where((d == 0) | ((diff == 0) & (p < 1)), 0, body)
+    else:
+        safe = np.where(d == 0, 1, d)
+        terms = np.where(d == 0, 0, diff * np.abs(diff) ** (p - 2) * gd / safe ** (p - 1))
+    return np.sum(terms, axis=-2).astype(x1.dtype)
+
+
+def _cdist_x2_grad(F: Any, g: Any, p: float, result: Any, x1: Any, x2: Any) -> Any:
+    """x2's gradient: _cdist_backward of the transposed problem."""
+    return F.op("cdist_backward", F.contiguous(F.mT(g)), x2, x1, F.contiguous(F.mT(result)), p=p)
+
+
+CDIST = rule("cdist", "CdistBackward0", _cdist,
+             (lambda F, g, p, result, x1, x2: F.op("cdist_backward", F.contiguous(g), x1, x2, result, p=p),
+              _cdist_x2_grad),
+             ("sum over x2's rows of grad * ∂dist/∂x1", "sum over x1's rows of grad * ∂dist/∂x2"),
+             inputs=("x1", "x2"), save_always=True)
+CDIST_BACKWARD = rule("cdist_backward", "CdistBackwardBackward0", _cdist_backward,
+                      tuple(_unique_not_implemented("_cdist_backward") for _ in range(4)),
+                      ("not implemented in PyTorch",) * 4, inputs=("grad", "x1", "x2", "cdist"))
+
+
+def _euclidean_dist(x1: Any, x2: Any) -> Any:
+    """Euclidean distances from |x1|² - 2 x1·x2 + |x2|² (clamped at 1e-30 before the square root)."""
+    x1, x2 = np.asarray(x1), np.asarray(x2)
+    cross = x1 @ np.swapaxes(x2, -1, -2)
+    sq = np.sum(x1 * x1, -1)[..., :, None] - 2 * cross + np.sum(x2 * x2, -1)[..., None, :]
+    return np.sqrt(np.maximum(sq, 1e-30)).astype(x1.dtype)
+
+
+def _euclidean_grads(F: Any, g: Any, result: Any, x1: Any, x2: Any) -> tuple:
+    """_euclidean_dist_backward: ratio = grad / dist (0 where dist is 0), then its matrix products."""
+    ratio = F.op("masked_fill", g / result, mask=np.asarray(F.raw(result)) == 0, value=0)
+    return (x1 * F.sum(ratio, (-1,), True) - ratio @ x2,
+            x2 * F.op("unsqueeze", F.sum(ratio, (-2,)), dim=-1) - F.mT(ratio) @ x1)
+
+
+def _euclidean_grad(index: int) -> Any:
+    def grad(F: Any, g: Any, node: Any, result: Any, x1: Any, x2: Any) -> Any:
+        return _shared_call(node, g, lambda: _euclidean_grads(F, g, result, x1, x2))[index]
+
+    return grad
+
+
+EUCLIDEAN_DIST = rule("euclidean_dist", "EuclideanDistBackward0", _euclidean_dist,
+                      (_euclidean_grad(0), _euclidean_grad(1)),
+                      ("x1 * sum(grad / dist) - (grad / dist) @ x2",
+                       "x2 * sum(grad / dist) - (grad / dist)ᵀ @ x1"),
+                      inputs=("x1", "x2"), save_always=True)
+
+
+# =================================================================================================
+# Neural-network ops: shrinkage, PReLU, group norm, adaptive pooling, bilinear, more losses
+# =================================================================================================
+def _softshrink(a: Any, lambd: float = 0.5) -> Any:
+    return np.where(a > lambd, a - lambd, np.where(a < -lambd, a + lambd, 0)).astype(np.asarray(a).dtype)
+
+
+def _hardshrink(a: Any, lambd: float = 0.5) -> Any:
+    return np.where((a >= -lambd) & (a <= lambd), 0, a).astype(np.asarray(a).dtype)
+
+
+def _shrink_backward(grad_out: Any, self: Any, lambd: float) -> Any:
+    """softshrink_backward and hardshrink_backward: grad outside [-lambd, lambd], 0 inside."""
+    return np.where((self >= -lambd) & (self <= lambd), 0, grad_out).astype(np.result_type(grad_out, self))
+
+
+SHRINK = {"elementwise": True, "defaults": {"lambd": 0.5}}
+SOFTSHRINK = rule("softshrink", "SoftshrinkBackward0", _softshrink,
+                  (lambda F, g, lambd, self: F.softshrink_backward(g, self, lambd=lambd),),
+                  ("grad * (|self| > lambd)",), **SHRINK)
+HARDSHRINK = rule("hardshrink", "HardshrinkBackward0", _hardshrink,
+                  (lambda F, g, lambd, self: F.hardshrink_backward(g, self, lambd=lambd),),
+                  ("grad * (|self| > lambd)",), **SHRINK)
+SHRINK_BACKWARD = {"inputs": ("grad_out", "self"), "elementwise": True}
+SOFTSHRINK_BACKWARD = backward_function(
+    "softshrink_backward", "SoftshrinkBackwardBackward0", _shrink_backward,
+    (lambda F, g, lambd, self: F.softshrink_backward(g, self, lambd=lambd), lambda F, g: F.zeros_like(g)),
+    ("grad * (|self| > lambd)", "0"), **SHRINK_BACKWARD)
+HARDSHRINK_BACKWARD = backward_function(
+    "hardshrink_backward", "HardshrinkBackwardBackward0", _shrink_backward,
+    (lambda F, g, lambd, self: F.hardshrink_backward(g, self, lambd=lambd), lambda F, g: F.zeros_like(g)),
+    ("grad * (|self| > lambd)", "0"), **SHRINK_BACKWARD)
+
+
+def _prelu_kernel_backward(grad_output: Any, self: Any, weight: Any) -> tuple:
+    """(grad * (self > 0 ? 1 : weight), grad * (self > 0 ? 0 : self)), both in self's shape."""
+    positive = self > 0
+    return (np.where(positive, grad_output, weight * grad_output).astype(np.asarray(self).dtype),
+            np.where(positive, 0, self * grad_output).astype(np.asarray(self).dtype))
+
+
+def _prelu_double_backward(index: int) -> Any:
+    """_prelu_kernel_backward's derivative for grad_output (0), self (1) or weight (2), given the gradients
+    of its two outputs."""
+
+    def grad(F: Any, g: Any, grad_output: Any, self: Any, weight: Any) -> Any:
+        gi, gw = (t if _received(F, t) else None for t in g)
+        x = np.asarray(F.raw(self))
+        positive = x >= 0
+        zero = np.zeros((), x.dtype)
+        if index == 0:
+            if gi is None:
+                return F.where(positive, zero, gw * self)
+            return F.where(positive, gi, gi * weight + gw * self if gw is not None else gi * weight)
+        source = gw if index == 1 else gi
+        if source is None:
+            return F.zeros_like(self)
+        return F.where(positive, zero, grad_output * source)
+
+    return grad
+
+
+def _prelu_grad(index: int) -> Any:
+    """self's (0) or weight's (1) gradient: both outputs of one _prelu_kernel_backward."""
+
+    def grad(F: Any, g: Any, node: Any, self: Any, weight: Any) -> Any:
+        return _shared_call(node, g, lambda: F.prelu_kernel_backward(g, self, weight))[index]
+
+    return grad
+
+
+PRELU = rule("prelu_kernel", "PreluKernelBackward0", lambda a, w: np.where(a > 0, a, w * a),
+             (_prelu_grad(0), _prelu_grad(1)),
+             ("grad * (self > 0 ? 1 : weight)", "grad * (self > 0 ? 0 : self), summed to weight"),
+             inputs=("self", "weight"), save_always=True)
+PRELU_BACKWARD = backward_function(
+    "prelu_kernel_backward", "PreluKernelBackwardBackward0", _prelu_kernel_backward,
+    (_prelu_double_backward(0), _prelu_double_backward(1), _prelu_double_backward(2)),
+    ("where(self >= 0, grad_input, grad_input * weight + grad_weight * self)",
+     "where(self >= 0, 0, grad_output * grad_weight)", "where(self >= 0, 0, grad_output * grad_input)"),
+    inputs=("grad_output", "self", "weight"), outputs=2, output_names=("result0", "result1"))
+
+
+def _group_stats(x: np.ndarray, group: int, eps: float) -> tuple:
+    """x viewed as (N, group, -1), its per-group mean and 1 / sqrt(biased var + eps) as (N, group)."""
+    n = x.shape[0]
+    rows = x.reshape(n, group, -1)
+    mean = rows.mean(-1)
+    var = ((rows - mean[..., None]) ** 2).mean(-1)
+    return rows, mean, 1 / np.sqrt(var + eps)
+
+
+def _group_norm(input: Any, weight: Any, bias: Any, N: int, C: int, HxW: int, group: int,  # noqa: N803
+                eps: float) -> tuple:
+    x = np.asarray(input)
+    rows, mean, rstd = _group_stats(x, group, eps)
+    out = ((rows - mean[..., None]) * rstd[..., None]).reshape(x.shape)
+    shape = (1, C) + (1,) * (x.ndim - 2)
+    if weight is not None:
+        out = out * np.reshape(weight, shape)
+    if bias is not None:
+        out = out + np.reshape(bias, shape)
+    return out.astype(x.dtype), mean.astype(x.dtype), rstd.astype(x.dtype)
+
+
+def _group_norm_grads(F: Any, g: tuple, C: int, HxW: int, N: int, group: int, input: Any,  # noqa: N803
+                      result1: Any, result2: Any, weight: Any) -> tuple:
+    """infinitely_differentiable_native_group_norm_backward: (input, weight, bias) gradients from the
+    output's gradient, and from the mean's and rstd's when they arrive."""
+    dY, dmean, drstd = g
+    D = C // group  # noqa: N806
+    X = F.reshape(input, (N, group, D, HxW))  # noqa: N806
+    mean = F.reshape(result1, (N, group, 1, 1))
+    rstd = F.reshape(result2, (N, group, 1, 1))
+    rstd_cube = rstd * rstd * rstd
+    dX = dgamma = dbeta = None  # noqa: N806
+    if _arrived(F, dY):
+        dY = F.reshape(dY, (N, group, D, HxW))  # noqa: N806
+        dX, dgamma, dbeta = _group_norm_output_grads(F, dY, X, mean, rstd, rstd_cube, weight,  # noqa: N806
+                                                     1.0 / (D * HxW))
+    if _arrived(F, dmean) or _arrived(F, drstd):  # a missing one counts as zeros
+        dvar = _scale(F, rstd_cube, -0.5) * F.reshape(drstd, (N, group, 1, 1))
+        statistics = _var_mean_backward(F, dvar, F.reshape(dmean, (N, group, 1, 1)), X, (2, 3))
+        dX = statistics if dX is None else dX + statistics  # noqa: N806
+    return None if dX is None else F.reshape(dX, np.shape(F.raw(input))), dgamma, dbeta
+
+
+def _group_norm_output_grads(F: Any, dY: Any, X: Any, mean: Any, rstd: Any, rstd_cube: Any, weight: Any,
+                             # noqa: N803
+                             s: float) -> tuple:
+    """The (input, weight, bias) gradients carried by the output's gradient, over (N, group, D, HxW) views."""
+    ds = F.op("unsqueeze_", F.sum(dY * X, (3,)), dim=-1)
+    db = F.op("unsqueeze_", F.sum(dY, (3,)), dim=-1)
+    gamma = None if weight is None else F.reshape(weight, (1,) + np.shape(F.raw(X))[1:3] + (1,))
+    a = rstd if gamma is None else rstd * gamma
+    b = F.op("unsqueeze_", F.sum(ds if gamma is None else ds * gamma, (2,)), dim=-2)
+    c = F.op("unsqueeze_", F.sum(db if gamma is None else db * gamma, (2,)), dim=-2)
+    b = _scale(F, (c * mean - b) * rstd_cube, s)
+    c = -b * mean - _scale(F, c * rstd, s)
+    if weight is None:
+        return a * dY + b * X + c, None, None
+    shape = np.shape(F.raw(weight))
+    dgamma = F.reshape(F.sum((ds - db * mean) * rstd, (0,)), shape)
+    return a * dY + b * X + c, dgamma, F.reshape(F.sum(db, (0,)), shape)
+
+
+def _arrived(F: Any, g: Any) -> bool:
+    """Whether an output's gradient arrived (or is not all zeros: a plain backward gives zeros for a
+    missing one, so skipping zeros changes no value)."""
+    return _received(F, g) and (F is not ArrayMath or bool(np.any(g)))
+
+
+def _var_mean_backward(F: Any, gvar: Any, gmean: Any, x: Any, dims: tuple) -> Any:
+    """var_mean_backward (biased variance, keepdim): 2 / n * gvar * (x - mean(x)) + gmean / n, expanded."""
+    n = int(np.prod([np.shape(F.raw(x))[d] for d in dims]))
+    centered = x - F.op("mean_dim", x, dim=dims, keepdim=True)
+    mean_part = F.op("div_scalar", F.expand(gmean, np.shape(F.raw(x))), other=n)
+    return _scale(F, gvar, 2.0 / n) * centered + mean_part
+
+
+def _group_norm_grad(index: int) -> Any:
+    def grad(F: Any, g: tuple, C: int, HxW: int, N: int, group: int, input: Any, node: Any,  # noqa: N803
+             result1: Any, result2: Any, weight: Any) -> Any:
+        return _shared_call(node, g, lambda: _group_norm_grads(
+            F, g, C, HxW, N, group, input, result1, result2, weight))[index]
+
+    return grad
+
+
+GROUP_NORM = rule(
+    "native_group_norm", "NativeGroupNormBackward0", _group_norm,
+    tuple(_group_norm_grad(i) for i in range(3)),
+    ("rstd * (dx̂ - mean(dx̂) - x̂ * mean(dx̂ * x̂)) per group, dx̂ = grad * weight",
+     "sum(grad * x̂) per channel",
+     "sum(grad) per channel"),
+    inputs=("input", "weight", "bias"), outputs=3, output_names=("result", "result1", "result2"),
+    extra_saves=("eps",), save_always=True)
+
+
+def _unbatched(fn: Any) -> Any:
+    """An adaptive pooling kernel that also takes one unbatched (C, *spatial) input."""
+
+    def kernel(x: Any, *args: Any) -> Any:
+        x = np.asarray(x)
+        return fn(x, *args) if x.ndim == len(args[0]) + 2 else _strip(fn(x[None], *args))
+
+    return kernel
+
+
+def _strip(out: Any) -> Any:
+    return tuple(o[0] for o in out) if isinstance(out, tuple) else out[0]
+
+
+def _adaptive_avg_pool2d_backward(grad_output: Any, self: Any) -> Any:
+    g, x = np.asarray(grad_output), np.asarray(self)
+    if x.ndim == 3:
+        return conv.adaptive_avg_pool_grad(g[None], (1,) + x.shape)[0]
+    return conv.adaptive_avg_pool_grad(g, x.shape)
+
+
+ADAPTIVE_AVG_POOL2D = rule(
+    "adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0",
+    lambda a, output_size: _unbatched(conv.adaptive_avg_pool)(a, tuple(output_size)),
+    (lambda F, g, self: F.adaptive_avg_pool2d_backward(g, self),), ("grad shared by each window's inputs",))
+ADAPTIVE_AVG_POOL2D_BACKWARD = backward_function(
+    "adaptive_avg_pool2d_backward", "AdaptiveAvgPool2DBackwardBackward0", _adaptive_avg_pool2d_backward,
+    (lambda F, g, grad_output_sym_argsize_minus_2, grad_output_sym_argsize_minus_1: F.op(
+        "adaptive_avg_pool2d", g,
+        output_size=(grad_output_sym_argsize_minus_2, grad_output_sym_argsize_minus_1)),
+     lambda F, g: F.zeros_like(g)),
+    ("adaptive_avg_pool2d(grad)", "0"), inputs=("grad_output", "self"))
+
+
+def _adaptive_max_pool2d_backward(grad_output: Any, self: Any, indices: Any) -> Any:
+    return _max_pool2d_backward(grad_output, self, indices)
+
+
+ADAPTIVE_MAX_POOL2D = rule(
+    "adaptive_max_pool2d", "AdaptiveMaxPool2DBackward0",
+    lambda a, output_size: _unbatched(conv.adaptive_max_pool)(a, tuple(output_size)),
+    (lambda F, g, result1, self: F.adaptive_max_pool2d_backward(g[0], self, indices=F.raw(result1)),),
+    ("grad added at each window's maximum",), outputs=2, differentiable_outputs=(0,),
+    output_names=("result", "result1"))
+ADAPTIVE_MAX_POOL2D_BACKWARD = backward_function(
+    "adaptive_max_pool2d_backward", "AdaptiveMaxPool2DBackwardBackward0", _adaptive_max_pool2d_backward,
+    (_max_pool_double_backward, lambda F, g: F.zeros_like(g)),
+    ("grad read at each window's maximum", "0"), inputs=("grad_output", "self"))
+
+
+def _trilinear(i1: Any, i2: Any, i3: Any, expand1: tuple, expand2: tuple, expand3: tuple, sumdim: tuple,
+               unroll_dim: int = 1) -> Any:
+    """(i1 * i2 * i3) summed over sumdim, each first unsqueezed at its expand dims (bilinear's kernel)."""
+    a, b, c = (np.expand_dims(np.asarray(t), e) for t, e in ((i1, expand1), (i2, expand2), (i3, expand3)))
+    return np.sum(a * b * c, axis=tuple(sumdim)) if sumdim else a * b * c
+
+
+def _trilinear_grad(index: int) -> Any:
+    """_trilinear_backward: each input's gradient is a _trilinear of grad with the other two."""
+
+    def grad(F: Any, g: Any, expand1: tuple, expand2: tuple, expand3: tuple, i1: Any, i2: Any, i3: Any,
+             sumdim: tuple) -> Any:
+        operands = [i1, i2, i3]
+        expands = [expand1, expand2, expand3]
+        operands[index], expands[index] = g, sumdim
+        return F.op("trilinear", *operands, expand1=expands[0], expand2=expands[1], expand3=expands[2],
+                    sumdim=(expand1, expand2, expand3)[index])
+
+    return grad
+
+
+TRILINEAR = rule("trilinear", "TrilinearBackward0", _trilinear,
+                 (_trilinear_grad(0), _trilinear_grad(1), _trilinear_grad(2)),
+                 ("_trilinear(grad, i2, i3)", "_trilinear(i1, grad, i3)", "_trilinear(i1, i2, grad)"),
+                 inputs=("i1", "i2", "i3"), save_always=True, defaults={"unroll_dim": 1})
+NORM_DIM = rule(
+    "norm_dim", "NormBackward1", lambda a, p, dim, keepdim=False: _norm_fwd(a, p, dim, keepdim),
+    (lambda F, g, dim, keepdim, p, result, self: _norm_grad(F, g, dim, keepdim, p, result, self),),
+    ("grad * self / result (p 2)",), defaults={"keepdim": False})
+
+
+def _soft_margin_terms(self: Any, target: Any) -> Any:
+    return np.log1p(np.exp(-target * self))
+
+
+def _soft_margin_loss_backward(grad_output: Any, self: Any, target: Any, reduction: int) -> Any:
+    """-target * sigmoid(-target * self) * grad (/ numel for 'mean')."""
+    z = np.exp(-target * self)
+    out = -target * z / (1 + z) * grad_output
+    return (out / np.size(self) if reduction == 1 else out).astype(np.asarray(self).dtype)
+
+
+def _soft_margin_double_backward(F: Any, g: Any, self: Any, target: Any, reduction: int) -> Any:
+    """soft_margin_loss_double_backward: grad * target² * z / (1 + z)², z = exp(-target * self)."""
+    z = F.exp(self * -target) if F is not ArrayMath else np.exp(self * -target)
+    zplus1 = F.op("add_scalar", z, other=1) if F is not ArrayMath else z + 1
+    out = g * (target * target) * z / (zplus1 * zplus1)
+    return _per_element(F, out, self, reduction)
+
+
+def _soft_margin_double_backward_grad_output(F: Any, g: Any, grad_output: Any, reduction: int, self: Any,
+                                             target: Any) -> Any:
+    if reduction == 0:
+        return F.soft_margin_loss_backward(g, self, target=target, reduction=reduction)
+    r = F.soft_margin_loss_backward(F.ones_like(grad_output), self, target=target, reduction=reduction)
+    return F.sum(r * g)
+
+
+SOFT_MARGIN_LOSS = rule(
+    "soft_margin_loss", "SoftMarginLossBackward0",
+    lambda a, target, reduction=1: _reduce(
+        _soft_margin_terms(a, target), reduction).astype(np.asarray(a).dtype),
+    (lambda F, g, reduction, self, target: F.soft_margin_loss_backward(
+        g, self, target=target, reduction=reduction),),
+    ("-target * σ(-target * self) * grad / N",), extra_saves=("target",), defaults={"reduction": 1})
+SOFT_MARGIN_LOSS_BACKWARD = backward_function(
+    "soft_margin_loss_backward", "SoftMarginLossBackwardBackward0", _soft_margin_loss_backward,
+    (_soft_margin_double_backward_grad_output,
+     lambda F, g, grad_output, reduction, target, self: _soft_margin_double_backward(
+         F, g * grad_output, self, target, reduction)),
+    ("sum(soft_margin_loss_backward(1, ...) * grad)", "grad * grad_output * target² * z / (1 + z)² / N"),
+    inputs=("grad_output", "self"), extra_saves=("target",))
+
+
+def _multi_margin(a: Any, target: Any, p: int, margin: float, weight: Any, reduction: int) -> Any:
+    """sum over wrong classes of max(0, margin - x[target] + x[i])^p (* weight[target]) / classes."""
+    x = np.atleast_2d(a)
+    t = np.atleast_1d(target)
+    picked = x[np.arange(len(t)), t][:, None]
+    z = np.maximum(margin - picked + x, 0) ** p
+    if weight is not None:
+        z = z * np.asarray(weight)[t][:, None]
+    z[np.arange(len(t)), t] = 0
+    loss = z.sum(1) / x.shape[1]
+    loss = loss.reshape(np.shape(target)) if np.ndim(a) == 1 else loss
+    return _reduce(loss.astype(x.dtype), reduction)
+
+
+def _multi_margin_backward(grad_output: Any, self: Any, target: Any, p: int, margin: float, weight: Any,
+                           reduction: int) -> Any:
+    x = np.atleast_2d(self)
+    t = np.atleast_1d(target)
+    picked = x[np.arange(len(t)), t][:, None]
+    z = margin - picked + x
+    active = (z > 0).astype(x.dtype)
+    active[np.arange(len(t)), t] = 0
+    d = active * (p * z ** (p - 1) if p != 1 else 1)
+    if weight is not None:
+        d = d * np.asarray(weight)[t][:, None]
+    d[np.arange(len(t)), t] = -d.sum(1)
+    g = np.asarray(grad_output)
+    scale = (g / x.shape[0] if reduction == 1 else g) if reduction else np.atleast_1d(g)[:, None]
+    out = d * scale / x.shape[1]
+    return out.reshape(np.shape(self)).astype(x.dtype)
+
+
+def _multi_margin_grad(F: Any, g: Any, margin: float, p: int, reduction: int, self: Any, target: Any,
+                       weight: Any) -> Any:
+    """multi_margin_loss_backward: a kernel PyTorch cannot differentiate again (a NotImplemented node)."""
+    value = _multi_margin_backward(F.raw(g), F.raw(self), target, p, margin, weight, reduction)
+    if F is ArrayMath:
+        return value
+    from engine.functions import not_implemented_result
+
+    return not_implemented_result("multi_margin_loss_backward", value, (g, self))
+
+
+MULTI_MARGIN_LOSS = rule(
+    "multi_margin_loss", "MultiMarginLossBackward0", _multi_margin, (_multi_margin_grad,),
+    ("grad * p * max(0, margin - x[y] + x[i])^(p-1) per wrong class, minus their sum at y",),
+    extra_saves=("target", "weight"), defaults={"p": 1, "margin": 1.0, "weight": None, "reduction": 1})
+
+
+# =================================================================================================
+# Recurrent layers: unsafe_split (the gates of a cell) and the fused LSTM layer of PyTorch's CPU build
+# =================================================================================================
+UNSAFE_SPLIT = rule("unsafe_split", "UnsafeSplitBackward0",
+                    lambda a, split_size, dim: tuple(
+                        np.array(p) for p in _split(a, dim, _split_sizes(a.shape[dim], split_size))),
+                    (lambda F, g, dim, self_sym_sizes, split_size: F.cat(list(g), dim),),
+                    ("grads concatenated along dim",), outputs=-1)
+
+
+def _lstm_gates(F: Any, x: Any, h: Any, c: Any, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any,
+                hidden: int) -> tuple:
+    """One LSTM step: the gates (i, f, g, o) and the new (h, c), as PyTorch's cell computes them."""
+    gates = _linear(F, h, w_hh, b_hh) + _linear(F, x, w_ih, b_ih)
+    i, f, g, o = F.op("unsafe_split", gates, split_size=hidden, dim=1)
+    i, f, g, o = F.sigmoid(i), F.sigmoid(f), F.tanh(g), F.sigmoid(o)
+    cy = f * c + i * g
+    return (i, f, g, o), o * F.tanh(cy), cy
+
+
+def _linear(F: Any, x: Any, w: Any, b: Any) -> Any:
+    """at::linear on a matrix: addmm(b, x, wᵀ)."""
+    return F.op("addmm", b, x, F.op("t", w))
+
+
+def _lstm_layer(input: Any, weight0: Any, weight1: Any, weight2: Any, weight3: Any, hx_: Any, cx_: Any,
+                reverse: bool, batch_sizes: tuple, mode: int, hidden_size: int, num_layers: int,
+                has_biases: bool, bidirectional: bool, batch_first: bool, train: bool) -> tuple:
+    """One direction of one LSTM layer over (seq, batch, features): (outputs, last h, last c, workspace)."""
+    steps = range(input.shape[0] - 1, -1, -1) if reverse else range(input.shape[0])
+    h, c = hx_, cx_
+    outputs = [None] * input.shape[0]
+    for t in steps:
+        _, h, c = _lstm_gates(ArrayMath, input[t], h, c, weight0, weight1, weight2, weight3, hidden_size)
+        outputs[t] = h
+    dtype = np.asarray(input).dtype
+    workspace = np.zeros(_onednn_lstm_workspace(*input.shape, hidden_size), np.uint8)
+    return np.stack(outputs).astype(dtype), h.astype(dtype), c.astype(dtype), workspace
+
+
+def _onednn_lstm_workspace(steps: int, batch: int, features: int, hidden: int) -> int:
+    """The byte size of oneDNN's LSTM training workspace (its contents are opaque; only the size is kept):
+    gates, outputs and states buffers, each starting on a 4096-byte page."""
+    def ld(d: int) -> int:  # leading dims are 64-byte aligned and not a multiple of 1024 bytes
+        d = -(-d // 16) * 16
+        return d + 16 if d % 256 == 0 else d
+
+    states = 2 * (steps + 1) * batch * 4
+    sizes = ([steps * batch * ld(4 * hidden) * 4, steps * batch * ld(hidden) * 4]
+             + [states * ld(max(features, hidden))] * 3 + [states * hidden] * 2)
+    return sum(-(-n // 4096) * 4096 for n in sizes)
+
+
+def _lstm_layer_grads(F: Any, g: tuple, cx_: Any, hidden_size: int, hx_: Any, input: Any, result0: Any,
+                      reverse: bool, weight0: Any, weight1: Any, weight2: Any, weight3: Any) -> tuple:
+    """mkldnn_rnn_layer_differentiable_backward: the gates recomputed step by step, then backpropagated
+    through time; (input, weight_ih, weight_hh, bias_ih, bias_hh, hx, cx) gradients."""
+    grad_output, grad_hy, grad_cy = (t if _received(F, t) else None for t in g[:3])
+    steps = np.shape(F.raw(input))[0]
+    if grad_output is None:
+        grad_output = _constant_grad(F, np.zeros(np.shape(F.raw(result0)), np.asarray(F.raw(result0)).dtype))
+    grad_hy = F.zeros_like(hx_) if grad_hy is None else grad_hy
+    grad_cy = F.zeros_like(cx_) if grad_cy is None else grad_cy
+    gates, states = [None] * steps, [(hx_, cx_)]
+    for seq in range(1, steps + 1):
+        t = steps - seq if reverse else seq - 1
+        x = F.op("select", input, dim=0, index=t)
+        gate, hy, cy = _lstm_gates(F, x, states[-1][0], states[-1][1], weight0, weight1, weight2, weight3,
+                                   hidden_size)
+        gates[t] = gate
+        states.append((hy, cy))
+    dx_steps = [None] * steps
+    totals: list = [None, None, None]
+    for seq in range(steps - 1, -1, -1):
+        t = steps - seq - 1 if reverse else seq
+        i, f, gg, o = gates[t]
+        cy = states[seq + 1][1]
+        hx, cx = states[seq]
+        new_grad_hy = F.op("select", grad_output, dim=0, index=t) + grad_hy
+        d1 = grad_cy + new_grad_hy * o * _one_minus(F, F.tanh(cy) * F.tanh(cy))
+        di = d1 * gg * i * _one_minus(F, i)
+        df = d1 * cx * f * _one_minus(F, f)
+        dg = d1 * i * _one_minus(F, gg * gg)
+        do = new_grad_hy * F.tanh(cy) * o * _one_minus(F, o)
+        da = F.cat([di, df, dg, do], 1)
+        x = F.op("select", input, dim=0, index=t)
+        parts = (F.sum(da, (0,)), F.mT(da) @ x, F.mT(da) @ hx)
+        totals = [p if s is None else s + p for s, p in zip(totals, parts)]
+        dx_steps[t] = F.op("unsqueeze", da @ weight0, dim=0)
+        grad_hy, grad_cy = da @ weight1, d1 * f
+    db, dwx, dwh = totals
+    return F.cat(dx_steps, 0), dwx, dwh, db, db, grad_hy, grad_cy
+
+
+def _lstm_layer_grad(index: int) -> Any:
+    def grad(F: Any, g: Any, cx_: Any, hidden_size: int, hx_: Any, input: Any, node: Any, result0: Any,
+             result1: Any, result2: Any, result3: Any, reverse: bool, weight0: Any, weight1: Any,
+             weight2: Any, weight3: Any) -> Any:
+        return _shared_call(node, g, lambda: _lstm_layer_grads(
+            F, g, cx_, hidden_size, hx_, input, result0, reverse, weight0, weight1, weight2, weight3))[index]
+
+    return grad
+
+
+LSTM_LAYER = rule(
+    "mkldnn_rnn_layer", "MkldnnRnnLayerBackward0", _lstm_layer, tuple(_lstm_layer_grad(i) for i in range(7)),
+    ("Σ over steps of the gates' gradient @ weight_ih", "Σ gatesᵀ @ input", "Σ gatesᵀ @ h",
+     "Σ gate gradients", "Σ gate gradients", "the first step's gradient of h",
+     "the first step's gradient of c"),
+    inputs=("input", "weight0", "weight1", "weight2", "weight3", "hx_", "cx_"), outputs=4,
+    differentiable_outputs=(0, 1, 2), output_names=("result0", "result1", "result2",
+                                                    "result3"), save_always=True,
+    extra_saves=("batch_first", "batch_sizes", "bidirectional", "has_biases", "mode", "num_layers", "train"))

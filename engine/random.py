@@ -277,3 +277,59 @@ def get_rng_state() -> Any:
 
 def set_rng_state(state: Any) -> None:
     default_generator.set_state(state)
+
+
+# --- exponential_, geometric_, cauchy_, log_normal_: torch's serial CPU kernels, one double each ---------
+def exponential(gen: Generator, n: int, lambd: float) -> np.ndarray:
+    """-1 / lambda * log1p(-u) per 53-bit uniform u (at::exponential_distribution<double>)."""
+    scale = -1.0 / lambd
+    return np.array([scale * math.log1p(-u) for u in gen.uniform01(n, np.dtype(np.float64)).tolist()])
+
+
+def geometric(gen: Generator, n: int, p: float) -> np.ndarray:
+    """ceil(log(u) / log1p(-p)) per 53-bit uniform u (at::geometric_distribution<double>)."""
+    denominator = math.log1p(-p)
+    return np.array([_ceil(_log(u) / denominator) for u in gen.uniform01(n, np.dtype(np.float64)).tolist()],
+                    np.float64)
+
+
+def cauchy(gen: Generator, n: int, median: float, sigma: float) -> np.ndarray:
+    """median + sigma * tan(pi * (u - 0.5)), the multiply-add fused (at::cauchy_distribution<double>)."""
+    tangents = [math.tan(math.pi * (u - 0.5)) for u in gen.uniform01(n, np.dtype(np.float64)).tolist()]
+    return fma64(sigma, np.array(tangents, np.float64), median)
+
+
+def log_normal(gen: Generator, n: int, mean: float, std: float) -> np.ndarray:
+    """exp(z * std + mean), the multiply-add fused, for Box-Muller normals z drawn one at a time
+    (at::lognormal_distribution<double>, sharing the cached second sample with randn)."""
+    return np.array([math.exp(v) for v in fma64(normal_scalars(gen, n), std, mean).tolist()], np.float64)
+
+
+def normal_scalars(gen: Generator, n: int) -> np.ndarray:
+    """n standard normals drawn one at a time (at::normal_distribution<double>), whatever n is."""
+    return np.array([gen._normal_scalar() for _ in range(n)], np.float64)
+
+
+def _log(x: float) -> float:
+    return math.log(x) if x > 0 else -math.inf
+
+
+def _ceil(x: float) -> float:
+    return float(math.ceil(x)) if math.isfinite(x) else x
+
+
+def fma64(a: Any, b: Any, c: Any) -> np.ndarray:
+    """float64 a * b + c rounded once: Dekker's exact product and Knuth's exact sum, then one rounding."""
+    a, b, c = (np.asarray(v, np.float64) for v in (a, b, c))
+    p = a * b
+    t = 134217729.0 * a  # 2^27 + 1: splits a double into two 26-bit halves
+    ah = t - (t - a)
+    al = a - ah
+    t = 134217729.0 * b
+    bh = t - (t - b)
+    bl = b - bh
+    product_error = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s = p + c
+    back = s - p
+    sum_error = (p - (s - back)) + (c - back)
+    return s + (sum_error + product_error)

@@ -34,16 +34,24 @@ _sequence = _node_module._sequence
 
 
 def _derived(slot: str, inputs: tuple[str, ...]) -> tuple[Callable, int] | None:
-    """Values PyTorch saves that are computed from an input (sizes, numel, strides): the function
+    """Values PyTorch saves that are computed from an input (sizes, numel, strides, dim): the function
     computing one from the input's array, and the input's index."""
-    for suffix, fn in (("_sym_sizes", _sizes), ("_sym_numel", _numel), ("_sym_strides", _strides)):
+    suffixes = (("_sym_sizes", _sizes), ("_sym_numel", _numel), ("_sym_strides", _strides), ("_dim", _ndim))
+    for suffix, fn in suffixes:
         if slot.endswith(suffix) and slot[: -len(suffix)] in inputs:
             return fn, inputs.index(slot[: -len(suffix)])
+    name, _, k = slot.rpartition("_sym_argsize_minus_")
+    if name in inputs and k.isdigit():
+        return (lambda a: _sizes(a)[-int(k)]), inputs.index(name)
     return None
 
 
 def _sizes(a: Any) -> tuple[int, ...]:
     return a.shape if type(a) is _NDARRAY else tuple(np.shape(a))
+
+
+def _ndim(a: Any) -> int:
+    return a.ndim if type(a) is _NDARRAY else int(np.ndim(a))
 
 
 def _numel(a: Any) -> int:
@@ -347,8 +355,9 @@ def _scalar_runner(plan: ScalarPlan) -> Callable[[tuple, Any], tuple | None]:
 
 
 # Parameter names a gradient function may ask for that describe the call, not saved values:
-# the index of the input whose gradient is wanted and the shapes of all inputs (variadic rules).
-CALL_CONTEXT = ("input_nr", "input_sizes", "attrs")
+# the index of the input whose gradient is wanted, the shapes of all inputs (variadic rules), the
+# node's attrs, and the node itself (to share one computation among its gradients).
+CALL_CONTEXT = ("input_nr", "input_sizes", "attrs", "node")
 
 # Kinds of saved slot in a save plan.
 _OUTPUT, _INPUT, _DERIVED, _ATTR = range(4)
@@ -829,6 +838,8 @@ def input_gradient(node: Node, i: int, g: Any, F: Any, create_graph: bool = Fals
 def _context(node: Node, name: str, i: int) -> Any:
     if name == "attrs":
         return node._attrs or {}
+    if name == "node":
+        return node
     return i if name == "input_nr" else node._in_meta
 
 
@@ -946,6 +957,8 @@ class ArrayMath:
     def mT(a: Any) -> Any:  # noqa: N802 - matrix transpose of the last two dims
         return np.swapaxes(a, -1, -2)
 
+    t = staticmethod(np.transpose)  # of a matrix (TBackward0)
+
     @staticmethod
     def permute(a: Any, dims: tuple[int, ...]) -> Any:
         return np.transpose(a, dims)
@@ -981,6 +994,8 @@ class ArrayMath:
     @staticmethod
     def stack(arrays: list, dim: int) -> Any:
         return np.stack(arrays, axis=dim)
+
+    contiguous = staticmethod(np.ascontiguousarray)
 
     @staticmethod
     def cat(arrays: list, dim: int) -> Any:

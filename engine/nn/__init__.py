@@ -13,7 +13,7 @@ from engine import functions as _f
 from engine.grad_mode import no_grad
 from engine.node import RemovableHandle, add_hook
 from engine.optim import zero_grad_in_place
-from engine.nn import functional, init
+from engine.nn import clip_grad, convert_parameters, functional, init
 from engine.tensor import Parameter, Tensor
 
 __all__ = ["Module", "Parameter", "Identity", "Linear", "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d",
@@ -23,7 +23,14 @@ __all__ = ["Module", "Parameter", "Identity", "Linear", "Conv1d", "Conv2d", "Max
            "Softplus", "Hardtanh", "LogSigmoid", "Softmax", "LogSoftmax", "Softsign", "SELU", "CELU", "Mish",
            "Hardswish", "Hardsigmoid", "Tanhshrink", "Threshold", "GLU", "MSELoss", "L1Loss",
            "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss",
-           "KLDivLoss", "functional", "init", "utils"]
+           "KLDivLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss",
+           "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss",
+           "MultiMarginLoss", "Softmin", "PReLU", "Softshrink", "Hardshrink", "GroupNorm", "Dropout1d",
+           "Dropout2d", "Unflatten", "ConstantPad1d", "ConstantPad2d", "ZeroPad1d", "ZeroPad2d",
+           "CosineSimilarity", "PairwiseDistance", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d",
+           "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Bilinear", "ParameterList",
+           "ParameterDict", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "RNNBase", "RNN", "LSTM", "GRU",
+           "functional", "init", "utils"]
 
 
 class Module:
@@ -962,11 +969,14 @@ class _Loss(Module):
             reduction = "none" if reduce is False else ("mean" if size_average in (None, True) else "sum")
         self.reduction = reduction
         for k, v in kw.items():
-            setattr(self, k, v)
+            if k in ("weight", "pos_weight"):
+                self.register_buffer(k, v)
+            else:
+                setattr(self, k, v)
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+    def forward(self, *inputs: Any, **named: Any) -> Tensor:
         extra = {k: getattr(self, k) for k in self._params}
-        return type(self)._fn(input, target, reduction=self.reduction, **extra)
+        return type(self)._fn(*inputs, **named, reduction=self.reduction, **extra)
 
 
 def _loss(name: str, fn: Any, params: dict | None = None) -> type:
@@ -996,57 +1006,429 @@ CrossEntropyLoss = _loss("CrossEntropyLoss", functional.cross_entropy,
 KLDivLoss = _loss("KLDivLoss", functional.kl_div, {"log_target": False})
 
 
-class utils:  # noqa: N801 - torch.nn.utils namespace
-    @staticmethod
-    def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
-                        error_if_nonfinite: bool = False, foreach: Any = None) -> Tensor:
-        import numpy as np
+MarginRankingLoss = _loss("MarginRankingLoss", functional.margin_ranking_loss, {"margin": 0.0})
+HingeEmbeddingLoss = _loss("HingeEmbeddingLoss", functional.hinge_embedding_loss, {"margin": 1.0})
+SoftMarginLoss = _loss("SoftMarginLoss", functional.soft_margin_loss)
+CosineEmbeddingLoss = _loss("CosineEmbeddingLoss", functional.cosine_embedding_loss, {"margin": 0.0})
+TripletMarginLoss = _loss("TripletMarginLoss", functional.triplet_margin_loss,
+                          {"margin": 1.0, "p": 2.0, "eps": 1e-6, "swap": False})
+PoissonNLLLoss = _loss("PoissonNLLLoss", functional.poisson_nll_loss, {"log_input": True, "full": False,
+                                                                       "eps": 1e-8})
+GaussianNLLLoss = _loss("GaussianNLLLoss", functional.gaussian_nll_loss, {"full": False, "eps": 1e-6})
+MultiLabelSoftMarginLoss = _loss("MultiLabelSoftMarginLoss", functional.multilabel_soft_margin_loss,
+                                 {"weight": None})
+MultiMarginLoss = _loss("MultiMarginLoss", functional.multi_margin_loss,
+                        {"p": 1, "margin": 1.0, "weight": None})
 
-        params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
-        grads = [p._grad._data for p in params if p._grad is not None]
-        if not grads:
-            return creation.tensor(0.0)
-        if norm_type == float("inf"):
-            total = max(float(np.abs(g).max()) for g in grads)
+
+# --- more layers ---------------------------------------------------------------------------------
+Softmin = _activation("Softmin", functional.softmin, ("dim",), (None,))
+
+
+class PReLU(Module):
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.init = init
+        self.weight = Parameter(creation.empty(num_parameters, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class _Shrink(Module):
+    _fn: Any = None
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._fn(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return str(self.lambd)
+
+
+class Softshrink(_Shrink):
+    _fn = staticmethod(functional.softshrink)
+
+
+class Hardshrink(_Shrink):
+    _fn = staticmethod(functional.hardshrink)
+
+
+class GroupNorm(Module):
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
+                 device: Any = None, dtype: Any = None, *, bias: bool = True) -> None:
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError("num_channels must be divisible by num_groups")
+        self.num_groups, self.num_channels = num_groups, num_channels
+        self.eps, self.affine = eps, affine
+        if affine:
+            self.weight = Parameter(creation.empty(num_channels, dtype=dtype))
+            _optional_parameter(self, "bias", (num_channels,), bias, dtype)
         else:
-            total = float(sum(float(np.sum(np.abs(g.astype(np.float64)) ** norm_type)) for g in grads)
-                          ** (1.0 / norm_type))
-        coef = max_norm / (total + 1e-6)
-        if coef < 1:
-            for g in grads:
-                g *= np.float32(coef) if g.dtype == np.float32 else coef
-        return creation.tensor(total)
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
 
-    @staticmethod
-    def clip_grad_value_(parameters: Any, clip_value: float, foreach: Any = None) -> None:
-        params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
-        for p in params:
-            if p._grad is not None:
-                p._grad._data.clip(-clip_value, clip_value, out=p._grad._data)
+    def reset_parameters(self) -> None:
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
-    @staticmethod
-    def parameters_to_vector(parameters: Any) -> Tensor:
-        return _f.cat([p.reshape(-1) for p in parameters])
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+                f"bias={self.bias is not None}")
+
+
+class Dropout1d(Dropout):
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(Dropout):
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Unflatten(Module):
+    def __init__(self, dim: int, unflattened_size: Any) -> None:
+        super().__init__()
+        self.dim, self.unflattened_size = dim, unflattened_size
+
+    def forward(self, input: Tensor) -> Tensor:
+        return _f.unflatten(input, self.dim, self.unflattened_size)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+class _ConstantPadNd(Module):
+    _dims = 1
+
+    def __init__(self, padding: Any, value: float) -> None:
+        super().__init__()
+        self.padding = (padding,) * (2 * self._dims) if isinstance(padding, int) else tuple(padding)
+        self.value = value
+
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.pad(input, self.padding, "constant", self.value)
+
+    def extra_repr(self) -> str:
+        return f"padding={self.padding}, value={self.value}"
+
+
+class ConstantPad1d(_ConstantPadNd):
+    _dims = 1
+
+
+class ConstantPad2d(_ConstantPadNd):
+    _dims = 2
+
+
+class _ZeroPad(_ConstantPadNd):
+    def __init__(self, padding: Any) -> None:
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
+class ZeroPad1d(_ZeroPad):
+    _dims = 1
+
+
+class ZeroPad2d(_ZeroPad):
+    _dims = 2
+
+
+class CosineSimilarity(Module):
+    def __init__(self, dim: int = 1, eps: float = 1e-8) -> None:
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return functional.cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class PairwiseDistance(Module):
+    def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> None:
+        super().__init__()
+        self.norm, self.eps, self.keepdim = p, eps, keepdim
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return functional.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+
+class MaxPool1d(MaxPool2d):
+    def forward(self, input: Tensor) -> Any:
+        return functional.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                                     ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class AvgPool1d(Module):
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+                 count_include_pad: bool = True) -> None:
+        super().__init__()
+        self.kernel_size = functional._ntuple(kernel_size, 1)
+        self.stride = functional._ntuple(stride if stride is not None else kernel_size, 1)
+        self.padding = functional._ntuple(padding, 1)
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                                     self.count_include_pad)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class _AdaptivePool(Module):
+    _fn: Any = None
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._fn(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(_AdaptivePool):
+    _fn = staticmethod(functional.adaptive_avg_pool1d)
+
+
+class AdaptiveAvgPool2d(_AdaptivePool):
+    _fn = staticmethod(functional.adaptive_avg_pool2d)
+
+
+class _AdaptiveMaxPool(_AdaptivePool):
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
+    def forward(self, input: Tensor) -> Any:
+        return type(self)._fn(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPool):
+    _fn = staticmethod(functional.adaptive_max_pool1d)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPool):
+    _fn = staticmethod(functional.adaptive_max_pool2d)
+
+
+class Bilinear(Module):
+    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
+        self.weight = Parameter(creation.empty(out_features, in1_features, in2_features, dtype=dtype))
+        _optional_parameter(self, "bias", (out_features,), bias, dtype)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        bound = 1 / math.sqrt(self.weight.shape[1])
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return functional.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+# --- parameter containers ------------------------------------------------------------------------
+def _parameter_line(key: Any, value: Any, type_name: Any) -> str:
+    """One line of a ParameterList / ParameterDict repr."""
+    if not isinstance(value, Tensor):
+        return f"  ({key}): Object of type: {type(value).__name__}"
+    kind = "Parameter" if isinstance(value, Parameter) else "Tensor"
+    size = "x".join(str(s) for s in value.shape)
+    return f"  ({key}): {kind} containing: [{type_name(value)} of size {size}]"
+
+
+def _as_parameter(value: Any) -> Any:
+    return Parameter(value) if isinstance(value, Tensor) and not isinstance(value, Parameter) else value
+
+
+class ParameterList(Module):
+    def __init__(self, values: Any = None) -> None:
+        super().__init__()
+        object.__setattr__(self, "_size", 0)
+        if values is not None:
+            self.extend(values)
+
+    def _index(self, idx: int) -> str:
+        if not -len(self) <= idx < len(self):
+            raise IndexError(f"index {idx} is out of range")
+        return str(idx % len(self))
+
+    def __getitem__(self, idx: Any) -> Any:
+        if isinstance(idx, slice):
+            return ParameterList([self[i] for i in range(len(self))[idx]])
+        return getattr(self, self._index(idx))
+
+    def __setitem__(self, idx: int, param: Any) -> None:
+        setattr(self, self._index(idx), _as_parameter(param))
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self[i] for i in range(len(self)))
+
+    def __iadd__(self, parameters: Any) -> "ParameterList":
+        return self.extend(parameters)
+
+    def append(self, value: Any) -> "ParameterList":
+        object.__setattr__(self, "_size", self._size + 1)
+        self[self._size - 1] = value
+        return self
+
+    def extend(self, values: Any) -> "ParameterList":
+        for value in values:
+            self.append(value)
+        return self
+
+    def extra_repr(self) -> str:
+        return "\n".join(_parameter_line(i, p, lambda t: t.dtype) for i, p in enumerate(self))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("ParameterList should not be called.")
+
+
+class ParameterDict(Module):
+    def __init__(self, parameters: Any = None) -> None:
+        super().__init__()
+        object.__setattr__(self, "_keys", {})
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key: str) -> Any:
+        return getattr(self, _parameter_key(key))
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._keys[key] = None
+        setattr(self, _parameter_key(key), _as_parameter(value))
+
+    def __delitem__(self, key: str) -> None:
+        del self._keys[key]
+        delattr(self, _parameter_key(key))
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._keys
+
+    def keys(self) -> Any:
+        return self._keys.keys()
+
+    def items(self) -> Any:
+        return ((k, self[k]) for k in self._keys)
+
+    def values(self) -> Any:
+        return (self[k] for k in self._keys)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if key in self else default
+
+    def pop(self, key: str) -> Any:
+        value = self[key]
+        del self[key]
+        return value
+
+    def update(self, parameters: Any) -> None:
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            pairs = list(parameters.items())
+        elif isinstance(parameters, dict):
+            pairs = sorted(parameters.items())
+        else:
+            pairs = list(parameters)
+        for key, value in pairs:
+            self[key] = value
+
+    def extra_repr(self) -> str:
+        return "\n".join(_parameter_line(k, p, _typename) for k, p in self.items())
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("ParameterDict should not be called.")
+
+
+def _parameter_key(key: Any) -> str:
+    if not isinstance(key, str):
+        raise TypeError("Index given to ParameterDict cannot be used as a key as it is not a string (type is "
+                        f"'{type(key).__name__}'). Open an issue on github if you need non-string keys.")
+    return key
+
+
+from engine.nn.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
+
+
+class utils:  # noqa: N801 - torch.nn.utils namespace
+    clip_grad_norm = staticmethod(clip_grad.clip_grad_norm)
+    clip_grad_norm_ = staticmethod(clip_grad.clip_grad_norm_)
+    clip_grad_value_ = staticmethod(clip_grad.clip_grad_value_)
+    clip_grads_with_norm_ = staticmethod(clip_grad.clip_grads_with_norm_)
+    get_total_norm = staticmethod(clip_grad.get_total_norm)
+    parameters_to_vector = staticmethod(convert_parameters.parameters_to_vector)
+    vector_to_parameters = staticmethod(convert_parameters.vector_to_parameters)
 
 
 # Where torch defines the layers this module provides: torch.typename names them by that path.
 _TORCH_HOMES = {
     "torch.nn.modules.module": ("Module",),
-    "torch.nn.modules.linear": ("Identity", "Linear"),
-    "torch.nn.modules.container": ("ModuleDict", "ModuleList", "Sequential"),
-    "torch.nn.modules.flatten": ("Flatten",),
+    "torch.nn.modules.linear": ("Identity", "Linear", "Bilinear"),
+    "torch.nn.modules.container": ("ModuleDict", "ModuleList", "Sequential", "ParameterList",
+                                   "ParameterDict"),
+    "torch.nn.modules.flatten": ("Flatten", "Unflatten"),
     "torch.nn.modules.conv": ("Conv1d", "Conv2d"),
-    "torch.nn.modules.pooling": ("AvgPool2d", "MaxPool2d"),
-    "torch.nn.modules.dropout": ("Dropout",),
+    "torch.nn.modules.pooling": ("AvgPool2d", "MaxPool2d", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d",
+                                 "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"),
+    "torch.nn.modules.dropout": ("Dropout", "Dropout1d", "Dropout2d"),
     "torch.nn.modules.sparse": ("Embedding",),
-    "torch.nn.modules.normalization": ("LayerNorm",),
+    "torch.nn.modules.normalization": ("LayerNorm", "GroupNorm"),
+    "torch.nn.modules.padding": ("ConstantPad1d", "ConstantPad2d", "ZeroPad1d", "ZeroPad2d"),
+    "torch.nn.modules.distance": ("CosineSimilarity", "PairwiseDistance"),
+    "torch.nn.modules.rnn": ("RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "RNNBase", "RNN", "LSTM",
+                             "GRU"),
     "torch.nn.modules.batchnorm": ("BatchNorm1d", "BatchNorm2d"),
     "torch.nn.modules.activation": ("CELU", "ELU", "GELU", "GLU", "Hardsigmoid", "Hardswish", "Hardtanh",
                                     "LeakyReLU", "LogSigmoid", "LogSoftmax", "Mish", "ReLU", "ReLU6",
                                     "SELU", "SiLU", "Sigmoid", "Softmax", "Softplus", "Softsign", "Tanh",
-                                    "Tanhshrink", "Threshold"),
+                                    "Tanhshrink", "Threshold", "Softmin", "PReLU", "Softshrink",
+                                    "Hardshrink"),
     "torch.nn.modules.loss": ("BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "HuberLoss", "KLDivLoss",
-                              "L1Loss", "MSELoss", "NLLLoss", "SmoothL1Loss"),
+                              "L1Loss", "MSELoss", "NLLLoss", "SmoothL1Loss", "MarginRankingLoss",
+                              "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss",
+                              "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss",
+                              "MultiLabelSoftMarginLoss", "MultiMarginLoss"),
 }
 _TORCH_HOME = {name: home for home, names in _TORCH_HOMES.items() for name in names}
 
@@ -1063,7 +1445,7 @@ def _typename(obj: Any) -> str:
     else:
         module = type(obj).__module__ or ""
         qualname = type(obj).__qualname__
-    if module == __name__ and qualname in _TORCH_HOME:
+    if module.startswith(__name__) and qualname in _TORCH_HOME:
         module = _TORCH_HOME[qualname]
     return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 

@@ -11,10 +11,9 @@ import numpy as np
 from engine import functions as f
 from engine import conv, grad_mode, messages, ops
 from engine.rules import apply
-from engine.tensor import Tensor, Size
+from engine.tensor import Size, Tensor
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
-
 
 def _reduction(reduction: str, size_average: Any = None, reduce: Any = None) -> int:
     if size_average is not None or reduce is not None:
@@ -307,10 +306,6 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         out = f._inplace(out, ops.ADD, (bias,)) if out.grad_fn is not None or not bias._requires_grad \
             else f.add(out, bias)
     return out
-
-
-def bilinear(*args: Any, **kwargs: Any) -> Tensor:
-    raise NotImplementedError("bilinear is not supported")
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
@@ -628,10 +623,24 @@ def _check_pool(input: Tensor, kernel: tuple, stride: tuple, padding: tuple, dil
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    dot = f.sum(f.mul(x1, x2), dim)
-    n1 = f.norm(x1, 2, dim)
-    n2 = f.norm(x2, 2, dim)
-    return f.div(dot, f.clamp_min(f.mul(n1, n2), eps))
+    """<x1, x2> / (|x1| |x2|), each divided by its norm first (norms clamped at eps without a gradient)."""
+    if x1._data.shape != x2._data.shape:
+        x1, x2 = f.broadcast_tensors(x1, x2)
+    norms = []
+    for x in (x1, x2):
+        norm = f.clone(f.norm(x, 2, dim, keepdim=True))
+        with grad_mode.no_grad():
+            norm.clamp_min_(eps)
+        norms.append(norm)
+    return f.sum(f.mul(f.div(x1, norms[0]), f.div(x2, norms[1])), dim)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """The p-norm of x1 - x2 + eps over the last dim (NormBackward1)."""
+    dim = max(x1._data.ndim, x2._data.ndim) - 1
+    diff = apply(ops.ADD_SCALAR, (f.sub(x1, x2),), {"other": eps})
+    return apply(ops.NORM_DIM, (diff,), {"p": p, "dim": (dim,), "keepdim": keepdim})
 
 
 # --- losses ----------------------------------------------------------------------------------
@@ -790,6 +799,412 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
         return f.div(f.sum(loss), input._data.shape[0])
     return f.sum(loss) if r == "sum" else loss
 
+
+
+# --- more activations, normalization, dropout, pooling ------------------------------------------------------
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """max(0, x) + weight * min(0, x), weight per channel (dim 1) or shared (_prelu_kernel)."""
+    if input._data.dtype != weight._data.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {input.dtype.legacy} and "
+                           f"{weight.dtype.legacy}")
+    ndim = input._data.ndim
+    if weight._data.size != 1:
+        if not ndim:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input._data.shape[1] if ndim > 1 else 1
+        if channels != weight._data.size:
+            raise RuntimeError("Mismatch of parameter numbers and input channel size. Found parameter "
+                               f"numbers = {weight._data.size} and channel size = {channels}.")
+    if weight._data.ndim > 1:
+        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = "
+                           f"{weight._data.ndim}")
+    if ndim != weight._data.ndim:
+        shape = [1] * ndim
+        if ndim > 1:
+            shape[1] = weight._data.size
+        weight = f.reshape(weight, shape)
+    return apply(ops.PRELU, (input, weight))
+
+
+def _shrink(rule: Any, input: Tensor, lambd: float) -> Tensor:
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    return apply(rule, (input,), {"lambd": lambd})
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    return _shrink(ops.SOFTSHRINK, input, lambd)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    return _shrink(ops.HARDSHRINK, input, lambd)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Normalizes each group of channels of each sample (NativeGroupNormBackward0)."""
+    shape = input._data.shape
+    if len(shape) < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {len(shape)}")
+    n, c = shape[0], shape[1]
+    if c % num_groups:
+        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, but got "
+                           f"input of shape {list(shape)} and num_groups={num_groups}")
+    per_group = (n * c // num_groups, num_groups) + shape[2:]
+    if math.prod(per_group[2:]) * per_group[0] == 1 or math.prod(per_group) // num_groups == 1:
+        raise ValueError("Expected more than 1 value per channel when training, got input size "
+                         f"{Size(per_group)}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t._data.ndim != 1 or t._data.size != c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in "
+                               f"input, but got {name} of shape {list(t._data.shape)} and input of shape "
+                               f"{list(shape)}")
+    attrs = {"N": n, "C": c, "HxW": math.prod(shape[2:]), "group": num_groups, "eps": eps}
+    return apply(ops.GROUP_NORM, (input, weight, bias), attrs)[0]
+
+
+def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:
+    """Zeroes whole channels: one Bernoulli draw per (sample, channel), scaled by 1 / (1 - p)."""
+    if not training or p == 0.0 or not input._data.size:
+        return input
+    if p == 1.0:
+        zero = Tensor._make(np.zeros((), input._data.dtype))
+        return f._inplace(input, ops.MUL, (zero,)) if inplace else f.mul(input, zero)
+    from engine.creation import bernoulli_draw
+
+    shape = input._data.shape[:2] + (1,) * (input._data.ndim - 2)
+    keep = bernoulli_draw(shape, 1 - p, input._data.dtype)
+    noise = Tensor._make((keep / input._data.dtype.type(1 - p)).astype(input._data.dtype))
+    return f._inplace(input, ops.MUL, (noise,)) if inplace else f.mul(input, noise)
+
+
+def _check_dropout_p(p: float) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    _check_dropout_p(p)
+    ndim = input._data.ndim
+    if ndim not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {ndim}D input. Note that "
+                           "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
+                           "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
+                           "inputs).")
+    if ndim == 2:
+        x = f.unsqueeze_(input, 0) if inplace else f.unsqueeze(input, 0)
+        out = _feature_dropout(x, p, training, inplace)
+        return f.squeeze_(out, 0) if inplace else f.squeeze(out, 0)
+    return _feature_dropout(input, p, training, inplace)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    _check_dropout_p(p)
+    ndim = input._data.ndim
+    if ndim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {ndim}-D input to dropout2d, which is deprecated and will "
+                      "result in an error in a future release. To retain the behavior and silence this "
+                      "warning, please use dropout instead. Note that dropout2d exists to provide "
+                      "channel-wise dropout on inputs with 2 spatial dimensions, a channel dimension, and "
+                      "an optional batch dimension (i.e. 3D or 4D inputs).", stacklevel=2)
+    if ndim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+                      "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+                      "the channel dim. This behavior will change in a future release to interpret the "
+                      "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+                      "channel-wise dropout behavior, please switch to using dropout1d "
+                      "instead.", stacklevel=2)
+    return _feature_dropout(input, p, training, inplace)
+
+
+def _pool1d_args(name: str, input: Tensor, kernel_size: Any, stride: Any, padding: Any) -> tuple:
+    if input._data.ndim not in (2, 3):
+        raise RuntimeError(f"{name}() Expected 2D or 3D input tensor, but got {list(input._data.shape)}")
+    kernel = _ntuple(kernel_size, 1)
+    stride = kernel if stride is None or stride == () or stride == [] else _ntuple(stride, 1)
+    return (1, kernel[0]), (1, stride[0]), (0, _ntuple(padding, 1)[0])
+
+
+def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """max_pool2d over the input unsqueezed at -2, squeezed back (as PyTorch records it)."""
+    kernel, stride, padding = _pool1d_args("max_pool1d", input, kernel_size, stride, padding)
+    dilation = (1, _ntuple(dilation, 1)[0])
+    values, indices = max_pool2d(f.unsqueeze(input, -2), kernel, stride, padding, dilation, ceil_mode,
+                                 return_indices=True)
+    values = f.squeeze(values, -2)
+    return (values, f.squeeze(indices, -2)) if return_indices else values
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                            dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = True) -> tuple:
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:
+    kernel, stride, padding = _pool1d_args("avg_pool1d", input, kernel_size, stride, padding)
+    return f.squeeze(avg_pool2d(f.unsqueeze(input, -2), kernel, stride, padding, ceil_mode,
+                                count_include_pad), -2)
+
+
+def _adaptive_size(output_size: Any, input: Tensor, dims: int) -> tuple:
+    """output_size with one entry per spatial dim (None keeps the input's size)."""
+    sizes = output_size if isinstance(output_size, (tuple, list)) else (output_size,) * dims
+    spatial = input._data.shape[-dims:]
+    return tuple(spatial[i] if v is None else int(v) for i, v in enumerate(sizes))
+
+
+def _check_adaptive(name: str, input: Tensor, out: tuple) -> None:
+    if input._data.ndim not in (3, 4):
+        raise RuntimeError(f"{name}(): Expected 3D or 4D tensor, but got: {list(input._data.shape)}")
+    for d in range(1, input._data.ndim):
+        if input._data.shape[d] == 0:
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, "
+                               f"but input has sizes {list(input._data.shape)} with dimension {d} being "
+                               "empty")
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    """The mean of each of output_size windows; a mean over the last two dims for a 1x1 output."""
+    out = _adaptive_size(output_size, input, 2)
+    if len(out) != 2:
+        raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
+    if out == (1, 1):
+        return f.mean(input, (-1, -2), keepdim=True)
+    _check_adaptive("adaptive_avg_pool2d", input, out)
+    return apply(ops.ADAPTIVE_AVG_POOL2D, (input,), {"output_size": out})
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    if input._data.ndim not in (2, 3):
+        raise RuntimeError("adaptive_avg_pool1d() argument 'input' must be 2D or 3D, but got "
+                           f"{input._data.ndim}D")
+    return f.squeeze(adaptive_avg_pool2d(f.unsqueeze(input, -2), (1, _ntuple(output_size, 1)[0])), -2)
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    out = _adaptive_size(output_size, input, 2)
+    _check_adaptive("adaptive_max_pool2d", input, out)
+    values, indices = apply(ops.ADAPTIVE_MAX_POOL2D, (input,), {"output_size": out})
+    return (values, indices) if return_indices else values
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any, return_indices: bool = True) -> tuple:
+    return adaptive_max_pool2d(input, output_size, return_indices=True)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    values, indices = adaptive_max_pool2d(f.unsqueeze(input, -2), (1, _ntuple(output_size, 1)[0]), True)
+    values = f.squeeze(values, -2)
+    return (values, f.squeeze(indices, -2)) if return_indices else values
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """x1ᵀ W x2 + b for each output feature (_trilinear over the flattened inputs, reshaped back)."""
+    if input1._data.ndim != input2._data.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1._data.ndim} and "
+                           f"{input2._data.ndim}")
+    for a, b in zip(input1._data.shape[:-1], input2._data.shape[:-1]):
+        if a != b:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {a} and {b}")
+    w = weight._data.shape
+    for k, x in ((1, input1), (2, input2)):
+        if x._data.shape[-1] != w[k]:
+            raise RuntimeError(f"bilinear(): input{k} size does not match weight size: got "
+                               f"{x._data.shape[-1]} but expected {w[k]}")
+    if bias is not None and bias._data.shape[0] != w[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias._data.shape[0]} but "
+                           f"expected {w[0]}")
+    flat1 = f.reshape(input1, -1, input1._data.shape[-1])
+    flat2 = f.reshape(input2, -1, input2._data.shape[-1])
+    attrs = {"expand1": (1, 3), "expand2": (0,), "expand3": (1, 2), "sumdim": (2, 3)}
+    out = f.reshape(apply(ops.TRILINEAR, (flat1, weight, flat2), attrs), *(input1._data.shape[:-1] + (w[0],)))
+    return out if bias is None else f.add(out, bias)
+
+
+# --- more losses -------------------------------------------------------------------------------------------
+def _reduced(loss: Tensor, reduction: int) -> Tensor:
+    """apply_loss_reduction: mean, sum or the elementwise losses."""
+    return f.mean(loss) if reduction == 1 else (f.sum(loss) if reduction == 2 else loss)
+
+
+def _sub_scalar(t: Tensor, value: float) -> Tensor:
+    return apply(ops.SUB_SCALAR, (t,), {"other": value})
+
+
+def _add_scalar(t: Tensor, value: float) -> Tensor:
+    return apply(ops.ADD_SCALAR, (t,), {"other": value})
+
+
+def _rsub_scalar(value: float, t: Tensor) -> Tensor:
+    """`value - t` as PyTorch's C++ records it: a filled tensor minus t (SubBackward0)."""
+    return f.sub(Tensor._make(np.full(t._data.shape, value, t._data.dtype)), t)
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                        size_average: Any = None,
+                        reduce: Any = None, reduction: str = "mean") -> Tensor:
+    r = _reduction(reduction, size_average, reduce)
+    dims = {input1._data.ndim, input2._data.ndim, target._data.ndim}
+    if len(dims) != 1:
+        raise RuntimeError("margin_ranking_loss : All input tensors should have same dimension but got "
+                           f"sizes: input1: {Size(input1._data.shape)}, input2: {Size(input2._data.shape)}, "
+                           f"target: {Size(target._data.shape)} ")
+    loss = _add_scalar(f.mul(f.neg(target), f.sub(input1, input2)), margin).clamp_min_(0)
+    return _reduced(loss, r)
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: Any = None,
+                         reduce: Any = None, reduction: str = "mean") -> Tensor:
+    r = _reduction(reduction, size_average, reduce)
+    zeros = f.zeros_like(input)
+    margin_clamp = _rsub_scalar(margin, input).clamp_min_(0)
+    output_margin = f.where(f._constant(target._data != 1), margin_clamp, zeros)
+    output_self = f.where(f._constant(target._data != -1), input, zeros)
+    return _reduced(f.add(output_margin, output_self), r)
+
+
+def _check_no_requires_grad(fn: str, **args: Tensor | None) -> None:
+    """PyTorch's error for arguments its kernel cannot differentiate that require grad."""
+    for name, t in args.items():
+        if t is not None and t.requires_grad and grad_mode.state.enabled:
+            raise RuntimeError(messages.NOT_DIFFERENTIABLE.format(fn=fn, arg=name))
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                     reduction: str = "mean") -> Tensor:
+    _check_no_requires_grad("soft_margin_loss", target=target)
+    if target._data.shape != input._data.shape:
+        raise ValueError(f"Using a target size ({Size(target._data.shape)}) that is different to the input "
+                         f"size ({Size(input._data.shape)}) is deprecated. Please ensure they have the same "
+                         "size.")
+    r = _reduction(reduction, size_average, reduce)
+    return apply(ops.SOFT_MARGIN_LOSS, (input,), {"target": target._data.astype(input._data.dtype),
+                                                  "reduction": r})
+
+
+_EPSILON = 1e-12
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                          size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """1 - cos(x1, x2) where target is 1, max(0, cos - margin) where it is -1."""
+    r = _reduction(reduction, size_average, reduce)
+    tdim = target._data.ndim
+    if tdim not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    wanted = 2 if tdim == 1 else 1
+    if input1._data.ndim != wanted or input2._data.ndim != wanted:
+        raise RuntimeError(f"{tdim}D target tensor expects {wanted}D input tensors, but found inputs with "
+                           f"sizes {list(input1._data.shape)} and {list(input2._data.shape)}.")
+    prod_sum = f.sum(f.mul(input1, input2), tdim)
+    mag1 = _add_scalar(f.sum(f.mul(input1, input1), tdim), _EPSILON)
+    mag2 = _add_scalar(f.sum(f.mul(input2, input2), tdim), _EPSILON)
+    denom = f.mul(mag1, mag2).sqrt_()
+    cos = f.div(prod_sum, denom)
+    zeros = f.zeros_like(cos)
+    pos = _rsub_scalar(1.0, cos)
+    neg = _sub_scalar(cos, margin).clamp_min_(0)
+    output_pos = f.where(f._constant(target._data == 1), pos, zeros)
+    output_neg = f.where(f._constant(target._data == -1), neg, zeros)
+    return _reduced(f.add(output_pos, output_neg), r)
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
+                        eps: float = 1e-6, swap: bool = False, size_average: Any = None, reduce: Any = None,
+                        reduction: str = "mean") -> Tensor:
+    r = _reduction(reduction, size_average, reduce)
+    dims = (anchor._data.ndim, positive._data.ndim, negative._data.ndim)
+    if len(set(dims)) != 1:
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the same "
+                           f"number of dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and "
+                           f"negative {dims[2]}D inputs")
+    dist_pos = pairwise_distance(anchor, positive, p, eps)
+    dist_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dist_neg = f.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
+    loss = f.clamp_min(f.sub(_add_scalar(dist_pos, margin), dist_neg), 0)
+    return _reduced(loss, r)
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
+                     size_average: Any = None, eps: float = 1e-8, reduce: Any = None,
+                     reduction: str = "mean") -> Tensor:
+    r = _reduction(reduction, size_average, reduce)
+    if log_input:
+        loss = f.sub(f.exp(input), f.mul(target, input))
+    else:
+        loss = f.sub(input, f.mul(target, f.log(_add_scalar(input, eps))))
+    if full:
+        t = target._data
+        stirling = t * np.log(t) - t + 0.5 * np.log(2 * math.pi * t)
+        stirling = np.where(t <= 1, 0, stirling).astype(t.dtype)
+        loss = f._inplace(loss, ops.ADD, (Tensor._make(stirling),))
+    return _reduced(loss, r)
+
+
+def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = False, eps: float = 1e-6,
+                      reduction: str = "mean") -> Tensor:
+    """0.5 * (log(var) + (input - target)² / var), var clamped at eps without a gradient."""
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = f.mul(f.ones_like(input), var)
+    elif (var._data < 0).any():
+        raise ValueError("var has negative entry/entries")
+    if var._data.shape != input._data.shape:
+        if input._data.shape[:-1] == var._data.shape:
+            var = f.unsqueeze(var, -1)
+        elif not (input._data.ndim == var._data.ndim and sum(
+                y for x, y in zip(input._data.shape, var._data.shape) if x != y) == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = f.clone(var)
+    with grad_mode.no_grad():
+        var.clamp_(min=eps)
+    loss = f.mul(f.add(f.log(var), f.div(f.pow(f.sub(input, target), 2), var)), 0.5)
+    if full:
+        loss = f._inplace(loss, ops.ADD, (0.5 * math.log(2 * math.pi),))
+    return f.mean(loss) if reduction == "mean" else (f.sum(loss) if reduction == "sum" else loss)
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                size_average: Any = None, reduce: Any = None,
+                                reduction: str = "mean") -> Tensor:
+    if size_average is not None or reduce is not None:
+        reduction = {0: "none", 1: "mean", 2: "sum"}[_reduction(reduction, size_average, reduce)]
+    loss = f.neg(f.add(f.mul(target, logsigmoid(input)), f.mul(f.rsub(target, 1), logsigmoid(f.neg(input)))))
+    if weight is not None:
+        loss = f.mul(loss, weight)
+    class_dim = input._data.ndim - 1
+    loss = f.div(f.sum(loss, class_dim), input._data.shape[class_dim])
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return f.mean(loss)
+    if reduction == "sum":
+        return f.sum(loss)
+    raise ValueError(reduction + " is not valid")
+
+
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
+                      weight: Tensor | None = None,
+                      size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    r = _reduction(reduction, size_average, reduce)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight._data.ndim != 1:
+        raise ValueError("weight must be one-dimensional")
+    classes = input._data.shape[-1] if input._data.ndim else 1
+    t = target._data
+    if t.size and (t.min() < 0 or t.max() >= classes):
+        raise RuntimeError("target out of range")
+    _check_no_requires_grad("multi_margin_loss", weight=weight)
+    attrs = {"target": t.astype(np.int64), "p": p, "margin": margin,
+             "weight": None if weight is None else weight._data, "reduction": r}
+    return apply(ops.MULTI_MARGIN_LOSS, (input,), attrs)
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in ("annotations", "Any", "np", "math",
                                                                      "warnings", "f", "ops", "apply",

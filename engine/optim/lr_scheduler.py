@@ -11,7 +11,7 @@ from functools import partial, wraps
 from typing import Any, Callable, Iterable, Sequence
 from weakref import ref
 
-from engine.optim import Optimizer
+from engine.optim.optimizer import Optimizer
 from engine.tensor import Tensor
 
 __all__ = ["LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR", "ExponentialLR",

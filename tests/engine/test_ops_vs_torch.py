@@ -31,3 +31,17 @@ def test_case_matches_torch(case_id: str, code: str, shapes: tuple, opts: dict) 
             assert e_grad is None
         else:
             np.testing.assert_allclose(e_grad, t_grad, rtol=1e-4, atol=1e-5)
+
+
+def test_mode_and_kthvalue_pick_torchs_index_among_ties() -> None:
+    """mode's index comes from std::sort's order of equal values, kthvalue's from PyTorch's quickselect."""
+    rng = np.random.RandomState(0)
+    for _ in range(100):
+        n = rng.randint(1, 120)
+        x = rng.randint(0, rng.randint(1, 8), size=(3, n)).astype(np.float32)
+        k = rng.randint(1, n + 1)
+        for name, args in (("mode", (1,)), ("kthvalue", (k, 1))):
+            expected = getattr(torch, name)(torch.tensor(x), *args)
+            actual = getattr(engine, name)(engine.tensor(x), *args)
+            np.testing.assert_array_equal(actual.values._data, expected.values.numpy())
+            np.testing.assert_array_equal(actual.indices._data, expected.indices.numpy())

@@ -19,6 +19,12 @@ CONFIGS = [
     ("RMSprop", {"lr": 0.01}),
     ("RMSprop", {"lr": 0.01, "momentum": 0.9, "centered": True}),
     ("Adagrad", {"lr": 0.1, "initial_accumulator_value": 0.1}),
+    ("Adadelta", {"lr": 0.5}),
+    ("Adamax", {"lr": 0.01}),
+    ("NAdam", {"lr": 0.01, "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("RAdam", {"lr": 0.01, "betas": (0.5, 0.9)}),
+    ("Rprop", {"lr": 0.01}),
+    ("ASGD", {"lr": 0.05, "t0": 1}),
 ]
 
 

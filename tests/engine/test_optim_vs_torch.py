@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 import numpy as np
@@ -23,6 +24,7 @@ OPTIMIZERS = [
     ("Adam", {"lr": 0.01}),
     ("Adam", {"lr": 0.01, "weight_decay": 0.1, "amsgrad": True}),
     ("Adam", {"lr": 0.01, "maximize": True, "betas": (0.8, 0.9)}),
+    ("Adam", {"lr": 0.01, "weight_decay": 0.1, "decoupled_weight_decay": True, "foreach": False}),
     ("AdamW", {}),
     ("AdamW", {"lr": 0.01, "weight_decay": 0.1, "amsgrad": True}),
     ("RMSprop", {}),
@@ -31,32 +33,55 @@ OPTIMIZERS = [
     ("RMSprop", {"lr": 0.01, "centered": True, "momentum": 0.5, "maximize": True}),
     ("Adagrad", {}),
     ("Adagrad", {"lr": 0.1, "lr_decay": 0.01, "weight_decay": 0.1, "initial_accumulator_value": 0.1}),
+    ("Adadelta", {}),
+    ("Adadelta", {"lr": 0.5, "rho": 0.8, "eps": 1e-4, "weight_decay": 0.1, "maximize": True}),
+    ("Adamax", {}),
+    ("Adamax", {"lr": 0.01, "betas": (0.8, 0.9), "weight_decay": 0.1, "maximize": True}),
+    ("NAdam", {}),
+    ("NAdam", {"lr": 0.01, "weight_decay": 0.1, "momentum_decay": 0.01}),
+    ("NAdam", {"lr": 0.01, "weight_decay": 0.1, "decoupled_weight_decay": True, "maximize": True}),
+    ("RAdam", {"lr": 0.01, "betas": (0.9, 0.99)}),  # rectified from step 7 on
+    ("RAdam", {"lr": 0.01, "betas": (0.5, 0.6), "weight_decay": 0.1}),  # never rectified
+    ("RAdam", {"lr": 0.01, "betas": (0.8, 0.9), "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("Rprop", {}),
+    ("Rprop", {"lr": 0.05, "etas": (0.3, 1.5), "step_sizes": (0.01, 0.1), "maximize": True}),
+    ("ASGD", {}),
+    ("ASGD", {"lr": 0.05, "lambd": 0.01, "alpha": 0.5, "t0": 3, "weight_decay": 0.1}),
 ]
+# A tensor learning rate makes torch round some scalar arithmetic in float32
+TENSOR_LR = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam", "Rprop",
+             "ASGD"]
 
 
 def _arrays(t) -> np.ndarray:
     return t.detach().numpy().copy() if isinstance(t, torch.Tensor) else t._data.copy()
 
 
-@pytest.mark.parametrize("name,kwargs", OPTIMIZERS)
-def test_same_gradients_give_the_same_parameters_and_state(name: str, kwargs: dict) -> None:
-    """Fed identical gradients, every update agrees to float32 rounding (torch's square roots are not
-    correctly rounded, so a few elements may differ in their last bits); parameters print the same."""
+def _train_on_fixed_gradients(T, name: str, kwargs: dict, tensor_lr: bool = False) -> tuple:
+    """Eight steps on three parameters (a matrix, a vector, a scalar) fed the same random gradients."""
     rng = np.random.RandomState(0)
     shapes = [(37, 5), (5,), ()]
     start = [np.asarray(rng.randn(*s), np.float32) for s in shapes]
     grads = [[np.asarray(rng.randn(*s), np.float32) for s in shapes] for _ in range(8)]
-    results = []
-    for T in (torch, engine):
-        params = [T.tensor(a.copy(), requires_grad=True) for a in start]
-        opt = getattr(T.optim, name)(params, **kwargs)
-        for step_grads in grads:
-            for p, g in zip(params, step_grads):
-                p.grad = T.tensor(g.copy())
-            opt.step()
-        state = [(key, value) for p in params for key, value in opt.state[p].items()]
-        results.append((params, state, [p._version for p in params]))
-    (t_params, t_state, t_versions), (e_params, e_state, e_versions) = results
+    params = [T.tensor(a.copy(), requires_grad=True) for a in start]
+    if tensor_lr:
+        kwargs = {**kwargs, "lr": T.tensor(0.0123)}
+    opt = getattr(T.optim, name)(params, **kwargs)
+    for step_grads in grads:
+        for p, g in zip(params, step_grads):
+            p.grad = T.tensor(g.copy())
+        opt.step()
+    state = [(key, value) for p in params for key, value in opt.state[p].items()]
+    return params, state, [p._version for p in params]
+
+
+@pytest.mark.parametrize("name,kwargs", OPTIMIZERS)
+def test_same_gradients_give_the_same_parameters_and_state(name: str, kwargs: dict) -> None:
+    """Fed identical gradients, every update agrees to float32 rounding (torch's square roots come from MKL
+    and are not always correctly rounded, so a few elements may differ in their last bits); parameters print
+    the same, and every in-place update is counted in the versions as in torch."""
+    t_params, t_state, t_versions = _train_on_fixed_gradients(torch, name, kwargs)
+    e_params, e_state, e_versions = _train_on_fixed_gradients(engine, name, kwargs)
     assert e_versions == t_versions
     for tp, ep in zip(t_params, e_params):
         np.testing.assert_allclose(_arrays(ep), _arrays(tp), rtol=2e-6, atol=1e-8)
@@ -67,6 +92,27 @@ def test_same_gradients_give_the_same_parameters_and_state(name: str, kwargs: di
         assert ev._version == tv._version, key
         # momentum buffers sum terms that cancel: a last-bit difference in a root shows more there
         np.testing.assert_allclose(_arrays(ev), _arrays(tv), rtol=2e-6, atol=1e-6)
+
+
+def _torch_sqrt(x: np.ndarray) -> np.ndarray:
+    return torch.from_numpy(np.ascontiguousarray(x)).sqrt().numpy()
+
+
+@pytest.mark.parametrize("name,kwargs,tensor_lr", [(name, kwargs, False) for name, kwargs in OPTIMIZERS]
+                         + [(name, {}, True) for name in TENSOR_LR])
+def test_updates_are_bit_identical_given_torch_square_roots(name: str, kwargs: dict, tensor_lr: bool,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """With torch's own square roots in place of correctly rounded ones, every parameter and state element is
+    bit for bit torch's: each update follows torch's single-tensor CPU path operation by operation."""
+    import engine.optim.kernels
+
+    monkeypatch.setattr(engine.optim.kernels, "sqrt", _torch_sqrt)
+    t_params, t_state, _ = _train_on_fixed_gradients(torch, name, kwargs, tensor_lr)
+    e_params, e_state, _ = _train_on_fixed_gradients(engine, name, kwargs, tensor_lr)
+    for tp, ep in zip(t_params, e_params):
+        np.testing.assert_array_equal(_arrays(ep), _arrays(tp))
+    for (key, tv), (_, ev) in zip(t_state, e_state):
+        np.testing.assert_array_equal(_arrays(ev), _arrays(tv), err_msg=key)
 
 
 SNIPPETS = {
@@ -458,6 +504,281 @@ print(torch.optim.SGD(m.parameters(), lr=torch.tensor(0.1)).param_groups[0]["lr"
 """,
 }
 
+SNIPPETS.update({
+    "more_optimizers_reprs_state_dicts_and_errors": """
+torch.manual_seed(0)
+m = torch.nn.Linear(3, 2)
+O = torch.optim
+for cls in [O.Adadelta, O.Adamax, O.NAdam, O.RAdam, O.Rprop, O.ASGD, O.LBFGS, O.SparseAdam]:
+    opt = cls(m.parameters())
+    print(opt); print(opt.defaults); print(opt.state_dict())
+    print(cls(m.parameters(), lr=torch.tensor(0.01)))
+makes = [lambda: O.Adadelta(m.parameters(), lr=-1), lambda: O.Adadelta(m.parameters(), rho=1.5),
+         lambda: O.Adadelta(m.parameters(), eps=-1), lambda: O.Adadelta(m.parameters(), weight_decay=-1),
+         lambda: O.Adamax(m.parameters(), betas=(1.0, 0.5)),
+         lambda: O.Adamax(m.parameters(), betas=(0.5, -0.5)),
+         lambda: O.NAdam(m.parameters(), momentum_decay=-1), lambda: O.NAdam(m.parameters(), eps=-1e-3),
+         lambda: O.RAdam(m.parameters(), weight_decay=-1), lambda: O.Rprop(m.parameters(), etas=(1.5, 2.0)),
+         lambda: O.Rprop(m.parameters(), etas=(0.5, 0.9)), lambda: O.ASGD(m.parameters(), lr=-1),
+         lambda: O.ASGD(m.parameters(), weight_decay=-1), lambda: O.LBFGS(m.parameters(), lr=-1),
+         lambda: O.LBFGS([{"params": [m.weight]}, {"params": [m.bias]}]),
+         lambda: O.SparseAdam(m.parameters(), lr=0), lambda: O.SparseAdam(m.parameters(), eps=0),
+         lambda: O.SparseAdam(m.parameters(), betas=(0.9, 1)), lambda: O.Adam(m.parameters(), betas=(0, 0.9)),
+         lambda: O.Adam(m.parameters(), lr=torch.tensor([0.1, 0.2])),
+         lambda: O.Adam(m.parameters(), lr=torch.tensor(0.1), foreach=True),
+         lambda: O.SGD(m.parameters(), fused=True, differentiable=True),
+         lambda: O.Adagrad(m.parameters(), fused=True, foreach=True)]
+for make in makes:
+    try:
+        print(make())
+    except Exception as e:
+        print(type(e).__name__, e)
+for cls in [O.Adam, O.AdamW, O.RMSprop, O.Adadelta, O.Adamax, O.NAdam, O.RAdam, O.Rprop, O.ASGD]:
+    opt = cls(m.parameters(), capturable=True)
+    m(torch.ones(1, 3)).sum().backward()
+    try:
+        opt.step()
+    except AssertionError as e:
+        print(cls.__name__, "AssertionError", e)
+    print(len(opt.state), opt.state_dict()["state"].keys())
+    opt = cls(m.parameters(), differentiable=True)
+    try:
+        opt.step()
+    except RuntimeError as e:
+        print(cls.__name__, "RuntimeError", e)
+    print(opt.state_dict()["state"])
+    opt.zero_grad()
+opt = O.SparseAdam(m.parameters())
+m(torch.ones(1, 3)).sum().backward()
+try:
+    opt.step()
+except RuntimeError as e:
+    print("RuntimeError", e)
+print(opt.state)
+""",
+    "schedulers_drive_every_optimizer": """
+import warnings
+S = torch.optim.lr_scheduler
+w = torch.tensor([1.0, -2.0], requires_grad=True)
+def fresh(cls=torch.optim.SGD, **kw):
+    return cls([w], lr=0.1, **kw)
+cases = [(S.StepLR, dict(step_size=3)), (S.MultiStepLR, dict(milestones=[1, 3])),
+         (S.ExponentialLR, dict(gamma=0.5)),
+         (S.CosineAnnealingLR, dict(T_max=4)), (S.LambdaLR, dict(lr_lambda=[lambda e: 1 / (e + 1)])),
+         (S.MultiplicativeLR, dict(lr_lambda=lambda e: 0.5)), (S.LinearLR, dict()), (S.ConstantLR, dict()),
+         (S.PolynomialLR, dict()), (S.CosineAnnealingWarmRestarts, dict(T_0=2, eta_min=0.01)),
+         (S.OneCycleLR, dict(max_lr=0.5, total_steps=12, three_phase=True)),
+         (S.CyclicLR, dict(base_lr=0.01, max_lr=0.2, step_size_up=2, mode="triangular2")),
+         (S.CyclicLR, dict(base_lr=0.01, max_lr=0.2, step_size_up=3, mode="exp_range", gamma=0.9))]
+for cls, kw in cases:
+    for opt_cls in (torch.optim.SGD, torch.optim.NAdam, torch.optim.RAdam, torch.optim.Adamax):
+        extra = {"momentum": 0.9} if opt_cls is torch.optim.SGD else {}
+        opt = fresh(opt_cls, **extra)
+        s = cls(opt, **kw)
+        lrs = []
+        for _ in range(10):
+            opt.zero_grad()
+            (w ** 2).sum().backward()
+            opt.step()
+            s.step()
+            lrs.append(round(s.get_last_lr()[0], 7))
+        print(cls.__name__, opt_cls.__name__, lrs, w)
+    sd = s.state_dict()
+    print({k: v for k, v in sd.items() if "lambda" not in k and k != "_scale_fn_ref"})
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    opt = fresh(torch.optim.Rprop)
+    s = S.ExponentialLR(opt, 0.5)
+    s.step()
+    opt.step()
+    s.step()
+    print(s.get_lr(), s.get_last_lr())
+    s = S.ReduceLROnPlateau(fresh(torch.optim.ASGD), patience=0, cooldown=1, min_lr=0.02,
+                            threshold_mode="abs", mode="max")
+    for m in [1, 0.5, 0.4, 2, 1, 1, 1, 1]:
+        s.step(m)
+        print(s.get_last_lr(), s.cooldown_counter, s.num_bad_epochs)
+    print(s.state_dict())
+print([(c.category.__name__, str(c.message)[:80]) for c in caught])
+opt = fresh(torch.optim.Adadelta)
+seq = S.SequentialLR(opt, [S.ConstantLR(opt, factor=0.1, total_iters=2), S.CosineAnnealingLR(opt, T_max=3)],
+                     milestones=[2])
+for _ in range(6):
+    opt.step(); seq.step(); print(seq.get_last_lr(), seq.last_epoch)
+print(seq.state_dict())
+""",
+    "adagrad_state_for_a_later_param_group": """
+a = torch.tensor([1.0], requires_grad=True); b = torch.tensor([2.0], requires_grad=True)
+opt = torch.optim.Adagrad([a], initial_accumulator_value=0.5)
+opt.add_param_group({"params": [b], "initial_accumulator_value": 2.0})
+print(opt.state[a], len(opt.state))
+(a * b).sum().backward()
+opt.step()
+print(a, b, opt.state[a], opt.state[b])
+""",
+    "fused_steps_leave_versions_alone": """
+for name, kw in [("SGD", dict(lr=0.1, momentum=0.9, weight_decay=0.01)),
+                 ("Adam", dict(lr=0.01, amsgrad=True)), ("AdamW", dict(lr=0.01)), ("Adagrad", dict(lr=0.1))]:
+    ps = [torch.tensor([1.0, 2.0], requires_grad=True), torch.tensor(0.5, requires_grad=True)]
+    opt = getattr(torch.optim, name)(ps, fused=True, **kw)
+    for _ in range(3):
+        opt.zero_grad()
+        (ps[0] ** 2).sum().backward()
+        (ps[1] * 3).backward()
+        opt.step()
+    print(name, [p._version for p in ps], [(k, v._version) for k, v in opt.state[ps[0]].items()], ps)
+""",
+})
+
+# Training programs: the optimizers' arithmetic is torch's bit for bit (see above), but the engine's forward
+# and backward passes may round a last bit differently from torch's kernels, which can move a printed
+# loss or weight by one unit in its last printed digit.
+TRAINING = {
+    "training_loops_with_more_optimizers": """
+nn = torch.nn
+torch.manual_seed(0)
+X = torch.randn(24, 3)
+y = torch.tanh(X @ torch.tensor([[0.8], [-1.2], [0.4]])) + 0.05 * torch.randn(24, 1)
+O = torch.optim
+configs = [(O.Adadelta, {}), (O.Adadelta, {"lr": 0.5, "rho": 0.95, "weight_decay": 0.01}),
+           (O.Adamax, {"lr": 0.05}), (O.Adamax, {"lr": 0.05, "betas": (0.8, 0.95), "maximize": False}),
+           (O.NAdam, {"lr": 0.05}),
+           (O.NAdam, {"lr": 0.05, "weight_decay": 0.1, "decoupled_weight_decay": True}),
+           (O.NAdam, {"lr": 0.05, "momentum_decay": 0.01, "weight_decay": 0.01}),
+           (O.RAdam, {"lr": 0.05, "betas": (0.9, 0.99)}),
+           (O.RAdam, {"lr": 0.05, "weight_decay": 0.1, "decoupled_weight_decay": True}),
+           (O.Rprop, {"lr": 0.05}), (O.Rprop, {"lr": 0.01, "etas": (0.4, 1.3), "step_sizes": (1e-4, 0.2)}),
+           (O.ASGD, {"lr": 0.1}), (O.ASGD, {"lr": 0.1, "t0": 3, "lambd": 0.01, "alpha": 0.6}),
+           (O.SGD, {"lr": 0.1, "momentum": 0.9, "nesterov": True, "fused": True}),
+           (O.Adam, {"lr": 0.05, "foreach": True}), (O.Adagrad, {"lr": 0.1, "foreach": False})]
+for cls, kw in configs:
+    torch.manual_seed(1)
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))
+    opt = cls(model.parameters(), **kw)
+    losses = []
+    for step in range(6):
+        opt.zero_grad()
+        loss = nn.functional.mse_loss(model(X), y)
+        loss.backward()
+        opt.step()
+        losses.append(f"{loss.item():.6f}")
+    print(cls.__name__, losses)
+    print(model[2].weight, model[2].bias, model[0].weight._version)
+    sd = opt.state_dict()
+    print(sorted(sd), list(sd["state"]), list(sd["state"][0]), sd["param_groups"][0]["params"])
+    print({k: (v.dtype, tuple(v.shape), v._version) for k, v in sd["state"][3].items()})
+    print(opt.state[model[2].bias])
+print(opt)
+""",
+    "lbfgs_closures_and_line_search": """
+torch.manual_seed(0)
+X = torch.randn(16, 3)
+Y = torch.tanh(X @ torch.tensor([[0.5], [-1.0], [2.0]])) + 0.1
+for kw in [dict(max_iter=4), dict(lr=0.5, max_iter=5, history_size=3),
+           dict(max_iter=4, line_search_fn="strong_wolfe"),
+           dict(lr=0.8, max_iter=4, history_size=2, line_search_fn="strong_wolfe", tolerance_grad=1e-5)]:
+    torch.manual_seed(1)
+    model = torch.nn.Linear(3, 1)
+    opt = torch.optim.LBFGS(model.parameters(), **kw)
+    calls = []
+    def closure():
+        opt.zero_grad()
+        loss = torch.nn.functional.mse_loss(torch.tanh(model(X)), Y)
+        loss.backward()
+        calls.append(f"{loss.item():.6f}")
+        return loss
+    for i in range(3):
+        loss = opt.step(closure)
+        print(i, f"{loss.item():.6f}", len(calls))
+    print(calls)
+    print(model.weight, model.bias, model.weight._version)
+    st = opt.state[model.weight]
+    print(list(st), st["func_evals"], st["n_iter"], type(st["t"]).__name__, type(st["H_diag"]).__name__)
+    print(len(st["old_dirs"]), len(st["al"]), st["al"][-1], f"{st['prev_loss']:.6f}", st["t"])
+    sd = opt.state_dict()
+    print(list(sd["state"]), sd["param_groups"], sd["state"][0]["prev_flat_grad"].shape)
+print(opt)
+try:
+    torch.optim.LBFGS(model.parameters(), line_search_fn="backtracking").step(closure)
+except RuntimeError as e:
+    print("RuntimeError:", e)
+w = torch.tensor([3.0, -1.0], requires_grad=True)
+opt = torch.optim.LBFGS([w], lr=1, tolerance_grad=1e-3)
+def quadratic():
+    opt.zero_grad()
+    loss = ((w - torch.tensor([1.0, 2.0])) ** 2).sum()
+    loss.backward()
+    return loss
+print(opt.step(quadratic), w, opt.state[w]["n_iter"], opt.step(quadratic), opt.state[w]["func_evals"])
+""",
+    "lbfgs_with_a_tensor_lr": """
+torch.manual_seed(0)
+X = torch.randn(16, 3)
+Y = torch.tanh(X @ torch.tensor([[0.5], [-1.0], [2.0]])) + 0.1
+for lr in [torch.tensor(0.5), torch.tensor([0.7])]:
+    for ls in [None, "strong_wolfe"]:
+        torch.manual_seed(1)
+        model = torch.nn.Linear(3, 1)
+        opt = torch.optim.LBFGS(model.parameters(), lr=lr, max_iter=4, line_search_fn=ls)
+        def closure():
+            opt.zero_grad()
+            loss = torch.nn.functional.mse_loss(torch.tanh(model(X)), Y)
+            loss.backward()
+            return loss
+        for i in range(2):
+            print(f"{opt.step(closure).item():.6f}")
+        st = opt.state[model.weight]
+        print(type(st["t"]).__name__, st["t"], st["func_evals"], model.weight)
+""",
+    "clip_grad_and_parameter_vectors": """
+import warnings
+torch.manual_seed(0)
+w = torch.nn.Parameter(torch.randn(3, 2)); b = torch.nn.Parameter(torch.randn(2))
+U = torch.nn.utils
+def fill():
+    w.grad = None; b.grad = None
+    ((w * torch.randn(3, 2)).sum() * 3 + (b ** 2).sum()).backward()
+fill()
+v = w.grad._version
+n = U.clip_grad_norm_([w, b], 100.0)
+print(n, n.dtype, n.requires_grad, w.grad._version - v, w.grad)
+for nt in [1, 2, 3.5, 'inf', float('inf'), 0.5]:
+    fill(); n = U.clip_grad_norm_([w, b], 1.0, norm_type=nt); print(nt, n, w.grad, b.grad)
+fill(); print(U.clip_grad_norm_(w, 0.5), w.grad)
+fill(); print(U.get_total_norm([w.grad, b.grad]), U.get_total_norm([w.grad], norm_type=1))
+fill(); U.clip_grads_with_norm_([w, b], 1.0, torch.tensor(10.0)); print(w.grad)
+fill(); v = w.grad._version; U.clip_grad_value_([w, b], 0.1); print(w.grad._version - v, w.grad, b.grad)
+fill(); U.clip_grad_value_(w, 1); print(w.grad)
+with warnings.catch_warnings(record=True) as c:
+    warnings.simplefilter('always')
+    print(U.clip_grad_norm_((p for p in []), 1.0))
+    print(U.clip_grad_norm_([torch.nn.Parameter(torch.ones(1))], 1.0))
+    U.clip_grad_norm([w], 1.0)
+print([(x.category.__name__, str(x.message)) for x in c])
+w.grad = torch.tensor([[float('nan'), 1.0], [1.0, 1.0], [1.0, 1.0]])
+try:
+    U.clip_grad_norm_([w], 1.0, error_if_nonfinite=True)
+except RuntimeError as e:
+    print(e)
+vec = U.parameters_to_vector([w, b]); print(vec, vec.grad_fn.next_functions)
+U.vector_to_parameters(vec.detach() * 2, [w, b]); print(w, b)
+try: U.vector_to_parameters([1.0], [w])
+except TypeError as e: print(e)
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+opt = torch.optim.RAdam(model.parameters(), lr=0.05)
+X = torch.randn(32, 4); y = X.sum(1, keepdim=True).sin()
+for step in range(6):
+    opt.zero_grad()
+    loss = torch.nn.functional.mse_loss(model(X), y)
+    loss.backward()
+    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=0.5)
+    opt.step()
+    print(step, f"{loss.item():.6f} {norm.item():.5f}")
+print(model[2].weight)
+""",
+}
+
 KNOWN_DIFFERENCES: dict[str, str] = {}
 
 
@@ -466,6 +787,31 @@ def test_snippet_output_matches_torch(name: str) -> None:
     if name in KNOWN_DIFFERENCES:
         pytest.xfail(KNOWN_DIFFERENCES[name])
     assert _run(engine, SNIPPETS[name]) == _run(torch, SNIPPETS[name])
+
+
+NUMBER = re.compile(r"-?\d+\.\d+(?:e[+-]\d+)?")
+
+
+def _assert_same_print(actual: str, expected: str) -> None:
+    """The same text, each printed decimal within one unit of its last printed digit."""
+    assert NUMBER.sub("#", actual) == NUMBER.sub("#", expected)
+    for a, e in zip(NUMBER.findall(actual), NUMBER.findall(expected)):
+        mantissa, _, exponent = e.partition("e")
+        unit = 10.0 ** (int(exponent or 0) - len(mantissa.split(".")[1]))
+        assert abs(float(a) - float(e)) <= unit * 1.001, (a, e)
+
+
+@pytest.mark.parametrize("name", sorted(TRAINING))
+def test_training_output_matches_torch(name: str) -> None:
+    _assert_same_print(_run(engine, TRAINING[name]), _run(torch, TRAINING[name]))
+
+
+def test_training_comparison_notices_a_real_difference() -> None:
+    with pytest.raises(AssertionError):
+        _assert_same_print("loss 0.123456 tensor([1.0000e-05])", "loss 0.123458 tensor([1.0000e-05])")
+    with pytest.raises(AssertionError):
+        _assert_same_print("Adam (lr: 0.1)", "AdamW (lr: 0.1)")
+    _assert_same_print("loss 0.123457 tensor([1.0001e-05])", "loss 0.123456 tensor([1.0000e-05])")
 
 
 IMPORTS = """
@@ -489,8 +835,10 @@ def test_scheduler_imports_match_torch(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_public_names_match_torch() -> None:
     assert engine.optim.lr_scheduler.__all__ == torch.optim.lr_scheduler.__all__
-    for name in ("SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Optimizer", "lr_scheduler"):
-        assert hasattr(engine.optim, name)
+    missing = {"Adafactor", "Muon", "swa_utils", "swap_in_optimizer_params_and_state"}
+    assert sorted(engine.optim.__all__) == sorted(set(torch.optim.__all__) - missing)
+    for name in engine.optim.__all__:
+        assert type(getattr(engine.optim, name)).__name__ == type(getattr(torch.optim, name)).__name__, name
 
 
 @pytest.mark.parametrize("fn,kwargs", [("leaky_relu", {"negative_slope": 0.2}), ("elu", {}), ("selu", {})])

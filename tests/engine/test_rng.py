@@ -76,3 +76,35 @@ def test_linear_init_and_init_functions() -> None:
         np.testing.assert_array_equal(e_layer.bias._data, t_layer.bias.detach().numpy())
         np.testing.assert_array_equal(e_w._data, t_w.numpy())
         np.testing.assert_array_equal(e_n._data, t_n.numpy())
+
+
+DISTRIBUTIONS = [("exponential_", (2.5,)), ("geometric_", (0.3,)), ("cauchy_", (0.5, 1.7)),
+                 ("log_normal_", (0.3, 0.8)), ("normal_", (0.3, 1.7)), ("uniform_", (-2.0, 3.0)),
+                 ("random_", (3, 9))]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_in_place_distributions_are_bitwise(seed: int, dtype: str) -> None:
+    """Each distribution's draws, interleaved with randn (which shares the cached normal), bit for bit."""
+    for n in SIZES:
+        for name, args in DISTRIBUTIONS:
+            torch.manual_seed(seed)
+            expected = [getattr(torch.empty(n, dtype=getattr(torch, dtype)), name)(*args).numpy(),
+                        torch.randn(3, dtype=torch.float64).numpy()]
+            engine.manual_seed(seed)
+            actual = [getattr(engine.empty(n, dtype=getattr(engine, dtype)), name)(*args)._data,
+                      engine.randn(3, dtype=engine.float64)._data]
+            for a, e in zip(actual, expected):
+                np.testing.assert_array_equal(a, e, err_msg=f"{name} n={n}")
+
+
+@pytest.mark.parametrize("name,args", DISTRIBUTIONS)
+def test_distributions_fill_views_in_memory_order(name: str, args: tuple) -> None:
+    for shape, view in [((3, 20), lambda t: t.t()), ((2, 3, 4), lambda t: t.permute(2, 0, 1)),
+                        ((4, 10), lambda t: t[:, ::2])]:
+        torch.manual_seed(5)
+        expected = getattr(view(torch.empty(*shape)), name)(*args).numpy()
+        engine.manual_seed(5)
+        actual = getattr(view(engine.empty(*shape)), name)(*args)._data
+        np.testing.assert_array_equal(actual, expected)

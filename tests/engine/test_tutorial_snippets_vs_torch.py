@@ -2083,6 +2083,410 @@ a = torch.tensor([1.0, 2.0], requires_grad=True)
 sq(a).sum().backward()
 print(a.grad)
 """,
+    "order_statistics_unique_histograms": """
+import torch
+x = torch.tensor([3.0, 1.0, 2.0, 1.0, 3.0, 3.0], requires_grad=True)
+u, inv, counts = torch.unique(x, return_inverse=True, return_counts=True)
+print(u, inv, counts)
+try:
+    u.sum().backward()
+except NotImplementedError as e:
+    print("NotImplementedError:", e)
+print(torch.unique(x.detach(), sorted=True), torch.unique_consecutive(torch.tensor([1, 1, 2, 2, 3, 1, 1]), return_counts=True))
+m = torch.tensor([[1, 2], [1, 2], [0, 5]])
+print(torch.unique(m, dim=0, return_inverse=True, return_counts=True))
+print(torch.unique_consecutive(m, dim=0, return_inverse=True))
+idx = torch.tensor([0, 2, 2, 5])
+print(torch.bincount(idx), torch.bincount(idx, minlength=8), idx.bincount())
+w = torch.tensor([0.5, 1.0, 2.0, 0.25], requires_grad=True)
+bw = torch.bincount(idx, weights=w)
+print(bw, bw.grad_fn)
+try:
+    bw.sum().backward()
+except RuntimeError as e:
+    print("RuntimeError:", e)
+print(torch.histc(torch.tensor([1.0, 2.0, 1.0, 4.0, 2.5]), bins=4, min=0, max=4), x.histc(3))
+s = torch.tensor([1.0, 3.0, 5.0, 7.0])
+v = torch.tensor([0.0, 3.0, 6.0, 9.0])
+print(torch.searchsorted(s, v), torch.searchsorted(s, v, right=True), torch.bucketize(v, s), torch.bucketize(v, s, right=True, out_int32=True))
+print(torch.searchsorted(torch.tensor([[1.0, 2.0], [0.0, 5.0]]), torch.tensor([[1.5], [6.0]])))
+c = x.cummax(0)
+print(c, c.values.grad_fn, c.indices)
+print(torch.cummin(x, 0))
+k = x.kthvalue(3)
+print(k, k.values.grad_fn._saved_indices, k.values.grad_fn._saved_keepdim)
+mo = torch.tensor([[3., 1., 3., 1., 2.], [5., 5., 4., 4., 4.]]).mode()
+print(mo)
+mm = torch.aminmax(x)
+print(mm, mm.min, mm.max, mm.max.grad_fn)
+(mm.min + mm.max).backward()
+print(x.grad)
+print(torch.diff(x), torch.diff(x, n=2), torch.trapezoid(x), torch.trapz(x, dx=2.0))
+print(torch.cov(torch.tensor([[0.0, 1.0, 2.0], [2.0, 1.0, 0.5]])), torch.corrcoef(torch.tensor([[0.0, 1.0, 2.0], [2.0, 1.0, 0.5]])))
+print(torch.logcumsumexp(x, 0))
+for bad in ["torch.kthvalue(x, 9)", "torch.diff(torch.tensor(1.0))", "torch.histc(x, bins=0)", "x.unique(dim=3)", "torch.cov(torch.ones(2, 2, 2))"]:
+    try:
+        eval(bad)
+    except (RuntimeError, IndexError) as e:
+        print(type(e).__name__, e)
+""",
+    "linear_algebra_gradients": """
+import torch
+torch.manual_seed(0)
+A = torch.tensor([[2.0, 1.0, 0.5], [0.3, 3.0, -1.0], [1.0, 0.2, 4.0]], requires_grad=True)
+b = torch.tensor([1.0, -2.0, 0.5], requires_grad=True)
+d = torch.det(A)
+print(d, d.grad_fn, sorted(k for k in dir(d.grad_fn) if k.startswith("_saved")))
+print(d.grad_fn._saved_pivots, d.grad_fn._saved_LU)
+d.backward()
+print(A.grad)
+A.grad = None
+inv = A.inverse()
+print(inv, inv.grad_fn, inv.grad_fn._saved_inverse)
+inv.sum().backward()
+print(A.grad)
+x = torch.linalg.solve(A, b)
+print(x, x.grad_fn, x.grad_fn._saved_left)
+loss = (x ** 2).sum()
+gA, gb = torch.autograd.grad(loss, (A, b), create_graph=True)
+print(gA, gb)
+print(gA.grad_fn, gA.grad_fn.next_functions, gb.grad_fn)
+(gA.sum() + gb.sum()).backward()
+print(A.grad, b.grad)
+s = torch.slogdet(A)
+print(s, s.sign, s.logabsdet)
+print(torch.linalg.slogdet(A))
+print(torch.logdet(A), torch.logdet(torch.tensor([[1.0, 0.0], [0.0, -1.0]])))
+print(torch.matrix_power(A, 3), torch.matrix_power(A, -1).grad_fn, torch.matrix_power(A, 0))
+print(torch.linalg.norm(A), torch.linalg.norm(A, 1), torch.linalg.norm(A, "fro"), torch.linalg.matrix_norm(A, ord=float("inf")))
+print(torch.linalg.vector_norm(b, 3), torch.linalg.norm(A, dim=0))
+print(torch.linalg.inv_ex(A).info, torch.linalg.svdvals(A))
+u, sv, vh = torch.linalg.svd(A)
+print(sv, torch.allclose(u @ torch.diag(sv) @ vh, A, atol=1e-5))
+c = torch.cross(A, A.flip(0), dim=1)
+print(c, c.grad_fn, c.grad_fn._saved_dim)
+print(torch.linalg.cross(b, torch.ones(3)), torch.inner(b, b), torch.vdot(b, b), torch.kron(b[:2], A[:1]))
+print(torch.tensordot(A, A, dims=1), torch.tensordot(A, A, dims=([0, 1], [1, 0])), torch.tensordot(A, b, dims=([1], [0])))
+P = torch.tensor([[0.0, 0.0], [3.0, 4.0], [1.0, 1.0]], requires_grad=True)
+Q = torch.tensor([[0.0, 1.0], [2.0, 2.0]])
+D = torch.cdist(P, Q)
+print(D, D.grad_fn, D.grad_fn._saved_p)
+D.sum().backward()
+print(P.grad)
+print(torch.cdist(P, Q, p=1), torch.cdist(P, Q, p=float("inf")))
+g, = torch.autograd.grad(torch.cdist(P, Q).sum(), P, create_graph=True)
+print(g.grad_fn)
+try:
+    g.sum().backward()
+except NotImplementedError as e:
+    print("NotImplementedError:", e)
+for bad in ["torch.inverse(torch.zeros(2, 2))", "torch.linalg.solve(torch.zeros(2, 2), torch.ones(2))",
+            "torch.det(torch.ones(2, 3))", "torch.det(torch.ones(2, 2, dtype=torch.long))", "torch.vdot(A, A)",
+            "torch.linalg.matrix_norm(b)", "torch.linalg.matrix_norm(A, ord=3)", "torch.cdist(P, torch.ones(2, 3))",
+            "torch.linalg.cross(A[:, :2], A[:, :2])", "torch.tensordot(A, P, dims=1)", "torch.linalg.solve(A, torch.ones(4))"]:
+    try:
+        eval(bad)
+    except RuntimeError as e:
+        print(type(e).__name__, e)
+""",
+    "recurrent_char_models_two_sgd_steps": """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(0)
+text = "hello world"
+chars = sorted(set(text))
+idx = {c: i for i, c in enumerate(chars)}
+data = torch.tensor([idx[c] for c in text])
+V = len(chars)
+
+
+class CharModel(nn.Module):
+    def __init__(self, kind):
+        super().__init__()
+        self.embed = nn.Embedding(V, 4)
+        self.rnn = getattr(nn, kind)(4, 5, batch_first=True)
+        self.head = nn.Linear(5, V)
+
+    def forward(self, x, h=None):
+        out, h = self.rnn(self.embed(x), h)
+        return self.head(out), h
+
+
+for kind in ["RNN", "GRU", "LSTM"]:
+    model = CharModel(kind)
+    print(model)
+    opt = torch.optim.SGD(model.parameters(), lr=0.5)
+    x, y = data[:-1].unsqueeze(0), data[1:].unsqueeze(0)
+    for step in range(2):
+        opt.zero_grad()
+        logits, h = model(x)
+        loss = F.cross_entropy(logits.reshape(-1, V), y.reshape(-1))
+        loss.backward()
+        opt.step()
+        print(kind, step, f"{loss.item():.6f}")
+        for name, p in model.rnn.named_parameters():
+            print(" ", name, tuple(p.shape), f"{p.grad.abs().sum().item():.6f}")
+    fn = logits.grad_fn
+    names = []
+    while fn is not None and len(names) < 8:
+        names.append(fn.name())
+        nxt = [f for f, _ in fn.next_functions if f is not None and f.name() != "torch::autograd::AccumulateGrad"]
+        fn = nxt[0] if nxt else None
+    print(" <- ".join(names))
+    hn = h[0] if isinstance(h, tuple) else h
+    print(hn.shape, hn.grad_fn.name(), [f.name() if f else None for f, _ in hn.grad_fn.next_functions][:3])
+
+# one step of a cell, by hand and by the module
+cell = nn.LSTMCell(3, 2)
+xs = torch.randn(4, 3)
+h, c = torch.zeros(1, 2), torch.zeros(1, 2)
+for t in range(4):
+    h, c = cell(xs[t:t + 1], (h, c))
+print(h, c)
+print(h.grad_fn.name(), [f.name() for f, _ in h.grad_fn.next_functions])
+gates = c.grad_fn
+print(gates.name(), [f.name() for f, _ in gates.next_functions])
+(h.sum() + c.sum()).backward()
+print(cell.weight_ih.grad, cell.bias_hh.grad)
+gru = nn.GRUCell(3, 2, bias=False)
+hg = gru(xs)
+print(hg, hg.grad_fn.name())
+rnn = nn.RNNCell(3, 2, nonlinearity="relu")
+print(rnn, rnn(xs[0]))
+lstm = nn.LSTM(3, 2, num_layers=2, bidirectional=True)
+out, (hn, cn) = lstm(xs.unsqueeze(1))
+print(out.shape, hn.shape, cn.shape, out.grad_fn.name())
+node = out.grad_fn.next_functions[0][0]
+print(node.name(), node._saved_reverse, node._saved_hidden_size, node._saved_mode, node._saved_train,
+      node._saved_result3.shape, node._saved_batch_sizes)
+projected = nn.LSTM(3, 4, proj_size=2, batch_first=True, num_layers=2)
+print(projected, [(name, tuple(p.shape)) for name, p in projected.named_parameters()])
+out, (hn, cn) = projected(xs.unsqueeze(0))
+print(out, hn.shape, cn.shape, out.grad_fn.name(), out.grad_fn.next_functions[0][0].name())
+(out.sum() + cn.sum()).backward()
+print(projected.weight_hr_l1.grad, projected.weight_hh_l0.grad.shape)
+""",
+    "indexing_scatter_unique": """
+import torch
+torch.manual_seed(0)
+x = torch.randn(4, 3, requires_grad=True)
+src = torch.randn(2, 3, requires_grad=True)
+idx = torch.tensor([0, 2])
+y = x.index_add(0, idx, src, alpha=2.0)
+print(y, y.grad_fn, y.grad_fn._saved_dim, y.grad_fn._saved_alpha, y.grad_fn._saved_index)
+y.pow(2).sum().backward()
+print(x.grad, src.grad)
+base = torch.zeros(3, 4)
+vals = torch.randn(2, 4, requires_grad=True)
+ind = torch.tensor([[0, 1, 2, 0], [1, 1, 0, 2]])
+for reduce in ["sum", "prod", "mean", "amax", "amin"]:
+    for include_self in [True, False]:
+        r = base.scatter_reduce(0, ind, vals, reduce=reduce, include_self=include_self)
+        g, = torch.autograd.grad(r.sum(), vals)
+        print(reduce, include_self, r, g, r.grad_fn.name())
+m = x > 0
+sel = x.masked_select(m)
+print(sel, sel.grad_fn, sel.grad_fn._saved_mask)
+sel.sum().backward()
+print(x.grad)
+filled = x.detach().clone().requires_grad_()
+z = filled * 1
+z.masked_scatter_(~m, torch.arange(12.0))
+print(z, z.grad_fn)
+u, inv, cnt = torch.unique(torch.tensor([3, 1, 2, 3, 1, 1]), return_inverse=True, return_counts=True)
+print(u, inv, cnt)
+print(torch.unique(torch.tensor([[1, 2], [1, 2], [0, 5]]), dim=0))
+print(torch.unique_consecutive(torch.tensor([1, 1, 2, 2, 3, 1, 1]), return_counts=True))
+w = torch.randn(5, requires_grad=True)
+t = w.take(torch.tensor([[0, 4], [2, 2]]))
+print(t, t.grad_fn)
+t.sum().backward()
+print(w.grad)
+q = torch.zeros(3, 3).index_fill(1, torch.tensor([0, 2]), 7.0)
+print(q)
+p = torch.randn(3, 2, requires_grad=True)
+c = torch.zeros(5, 2).index_copy(0, torch.tensor([4, 0, 2]), p)
+print(c, c.grad_fn)
+c.sum().backward()
+print(p.grad)
+v = torch.zeros(4)
+v.index_put_((torch.tensor([0, 0, 3]),), torch.tensor([1.0, 2.0, 3.0]), accumulate=True)
+print(v)
+v.put_(torch.tensor([1, 2]), torch.tensor([9.0, 8.0]))
+print(v)
+e = torch.zeros(3, 4)
+e.fill_diagonal_(5.0)
+print(e)
+print(torch.tile(torch.arange(3), (2, 2)), torch.arange(6).reshape(2, 3).repeat_interleave(2, dim=1))
+print(torch.movedim(torch.zeros(2, 3, 4), 0, -1).shape, torch.rot90(torch.arange(4).reshape(2, 2)))
+print(torch.tensor_split(torch.arange(7), 3), torch.arange(6).unflatten(0, (2, 3)))
+print(torch.arange(10.0).unfold(0, 3, 2), torch.diagflat(torch.tensor([1, 2])))
+print(torch.column_stack([torch.arange(2), torch.arange(2)]), torch.dstack([torch.ones(2), torch.zeros(2)]).shape)
+gx, gy = torch.meshgrid(torch.arange(2), torch.arange(3), indexing="xy")
+print(gx, gy, torch.cartesian_prod(torch.tensor([1, 2]), torch.tensor([3, 4])))
+print(torch.zeros(2).new_full((2, 2), 3.5), torch.fliplr(torch.arange(4).reshape(2, 2)))
+""",
+    "margin_and_embedding_losses": """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(0)
+a = torch.randn(4, 3, requires_grad=True)
+b = torch.randn(4, 3, requires_grad=True)
+y = torch.tensor([1.0, -1.0, 1.0, -1.0])
+cases = [
+    ("MarginRankingLoss", nn.MarginRankingLoss(margin=0.2), (a[:, 0], b[:, 0], y)),
+    ("HingeEmbeddingLoss", nn.HingeEmbeddingLoss(), (a, torch.tensor([[1.0, -1.0, 1.0]] * 4))),
+    ("SoftMarginLoss", nn.SoftMarginLoss(), (a, torch.tensor([[1.0, -1.0, 1.0]] * 4))),
+    ("CosineEmbeddingLoss", nn.CosineEmbeddingLoss(margin=0.1), (a, b, y)),
+    ("TripletMarginLoss", nn.TripletMarginLoss(margin=0.5, swap=True), (a, b, a.detach().flip(0))),
+    ("PoissonNLLLoss", nn.PoissonNLLLoss(), (a, b.detach().abs())),
+    ("PoissonNLLLoss_full", nn.PoissonNLLLoss(log_input=False, full=True), (a.abs() + 0.1, b.detach().abs() * 3)),
+    ("GaussianNLLLoss", nn.GaussianNLLLoss(), (a, b.detach(), torch.ones(4, 1) * 0.5)),
+    ("MultiLabelSoftMarginLoss", nn.MultiLabelSoftMarginLoss(), (a, torch.tensor([[1.0, 0.0, 1.0]] * 4))),
+    ("MultiMarginLoss", nn.MultiMarginLoss(p=2, margin=0.5), (a, torch.tensor([0, 2, 1, 1]))),
+]
+for name, loss_fn, args in cases:
+    a.grad = b.grad = None
+    loss = loss_fn(*args)
+    loss.backward()
+    print(name, loss_fn, f"{loss.item():.6f}", loss.grad_fn.name())
+    print(a.grad, b.grad)
+    fn = loss.grad_fn
+    chain = []
+    while fn is not None and len(chain) < 6:
+        chain.append(fn.name())
+        nxt = [f for f, _ in fn.next_functions if f is not None and f.name() != "torch::autograd::AccumulateGrad"]
+        fn = nxt[0] if nxt else None
+    print("  ", " <- ".join(chain))
+for reduction in ["none", "sum"]:
+    print(F.margin_ranking_loss(a[:, 0], b[:, 0], y, reduction=reduction))
+    print(F.soft_margin_loss(a, torch.ones(4, 3), reduction=reduction))
+    print(F.multi_margin_loss(a, torch.tensor([0, 2, 1, 1]), reduction=reduction))
+    print(F.cosine_embedding_loss(a, b, y, reduction=reduction))
+print(F.triplet_margin_loss(a, b, b.flip(0), p=1.0))
+print(F.pairwise_distance(a, b), F.cosine_similarity(a, b))
+print(nn.PairwiseDistance(keepdim=True)(a, b).shape, nn.CosineSimilarity(dim=0)(a, b))
+g = torch.autograd.grad(F.soft_margin_loss(a, torch.ones(4, 3)), a, create_graph=True)[0]
+print(g.grad_fn.name(), g.grad_fn._saved_reduction)
+g.sum().backward()
+for bad in [lambda: F.soft_margin_loss(a, b), lambda: F.multi_margin_loss(a, torch.tensor([0, 2, 1, 1]), p=3),
+            lambda: F.margin_ranking_loss(a, b[:, 0], y), lambda: F.gaussian_nll_loss(a, b, -torch.ones(4, 3))]:
+    try:
+        bad()
+    except Exception as e:
+        print(type(e).__name__, e)
+""",
+    "nn_layers_groupnorm_prelu_pools": """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(0)
+model = nn.Sequential(
+    nn.Conv1d(2, 4, 3, padding=1),
+    nn.GroupNorm(2, 4),
+    nn.PReLU(4),
+    nn.MaxPool1d(2),
+    nn.AvgPool1d(2, stride=1),
+    nn.AdaptiveAvgPool1d(3),
+    nn.Flatten(),
+    nn.Unflatten(1, (4, 3)),
+    nn.ConstantPad1d((1, 0), 0.5),
+    nn.Softshrink(0.1),
+    nn.Hardshrink(0.05),
+    nn.Dropout1d(0.0),
+    nn.Flatten(),
+    nn.Linear(16, 3),
+    nn.Softmin(dim=1),
+)
+print(model)
+x = torch.randn(2, 2, 8)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(2):
+    opt.zero_grad()
+    out = model(x)
+    loss = -out[:, 0].log().mean()
+    loss.backward()
+    opt.step()
+    print(step, f"{loss.item():.6f}")
+    for name, p in model.named_parameters():
+        print(name, tuple(p.shape), f"{p.grad.abs().sum().item():.6f}")
+fn = out.grad_fn
+chain = []
+while fn is not None:
+    chain.append(fn.name())
+    nxt = [f for f, _ in fn.next_functions if f is not None and f.name() != "torch::autograd::AccumulateGrad"]
+    fn = nxt[0] if nxt else None
+print(" <- ".join(chain))
+img = torch.randn(1, 2, 5, 6, requires_grad=True)
+pools = [nn.AdaptiveAvgPool2d((2, None)), nn.AdaptiveAvgPool2d(1), nn.AdaptiveMaxPool2d(2, return_indices=True),
+         nn.ZeroPad2d((1, 0, 2, 1)), nn.ConstantPad2d(1, -1.0), nn.Dropout2d(0.5)]
+for m in pools:
+    r = m(img)
+    r0 = r[0] if isinstance(r, tuple) else r
+    print(m, tuple(r0.shape), r0.grad_fn.name())
+    if isinstance(r, tuple):
+        print(r[1])
+    r0.sum().backward()
+print(img.grad)
+bil = nn.Bilinear(3, 2, 4)
+print(bil, bil.weight.shape, bil.bias)
+o = bil(torch.randn(5, 3), torch.randn(5, 2))
+print(o, o.grad_fn.name(), [f.name() for f, _ in o.grad_fn.next_functions])
+params = nn.ParameterList([nn.Parameter(torch.ones(2, 3)), torch.zeros(3)])
+pdict = nn.ParameterDict({"b": torch.ones(2), "a": nn.Parameter(torch.zeros(2, 2, dtype=torch.float64))})
+print(params, pdict, len(params), list(pdict.keys()), type(params[1]).__name__)
+holder = nn.Module()
+holder.plist = params
+holder.pdict = pdict
+print([n for n, _ in holder.named_parameters()])
+print(holder)
+print(F.prelu(torch.tensor([-2.0, 3.0]), torch.tensor([0.25])), F.softmin(torch.tensor([1.0, 2.0]), dim=0))
+print(F.group_norm(torch.arange(8.0).reshape(1, 4, 2), 2))
+""",
+    "random_distributions_in_place": """
+import torch
+torch.manual_seed(0)
+print(torch.empty(6).exponential_(), torch.empty(3, dtype=torch.float64).exponential_(0.5))
+print(torch.empty(2, 3).geometric_(0.2), torch.empty(4, dtype=torch.int64).geometric_(0.7))
+print(torch.empty(5).cauchy_(), torch.empty(20, dtype=torch.float64).cauchy_(1.0, 0.5))
+print(torch.randn(3))
+print(torch.empty(5).log_normal_(), torch.empty(3, dtype=torch.float64).log_normal_(0.2, 0.4))
+print(torch.randn(1, dtype=torch.float64))
+g = torch.Generator().manual_seed(3)
+print(torch.empty(4).exponential_(generator=g), torch.empty(4).log_normal_(generator=g))
+state = torch.get_rng_state()
+a = torch.empty(7).cauchy_()
+torch.set_rng_state(state)
+print(torch.equal(a, torch.empty(7).cauchy_()))
+x = torch.zeros(3, requires_grad=True)
+y = x * 1
+y.exponential_()
+print(y, y.grad_fn)
+y.sum().backward()
+print(x.grad)
+for bad in ["torch.empty(2).exponential_(-1.5)", "torch.empty(2, dtype=torch.long).exponential_()",
+            "torch.empty(2).geometric_(1)", "torch.empty(2, dtype=torch.bool).geometric_(0.5)",
+            "torch.empty(2, dtype=torch.int32).cauchy_()", "torch.empty(2).cauchy_(0, 0)",
+            "torch.empty(2).log_normal_(0, -2)", "torch.empty(2, dtype=torch.uint8).log_normal_()",
+            "torch.ones(2, requires_grad=True).cauchy_()"]:
+    try:
+        eval(bad)
+    except (RuntimeError, NotImplementedError) as e:
+        print(type(e).__name__, e)
+x = torch.empty(3, 4).t(); x.exponential_(); print(x)
+y = torch.empty(3, 4).t(); y.uniform_(); print(y)
+z = torch.empty(2, 6)[:, ::2]; z.cauchy_(); print(z)
+w = torch.empty(4, 5).t(); w.normal_(0.3, 2.0); print(w.tolist())
+w = torch.empty(4, 5, dtype=torch.float64).t(); w.normal_(0.3, 2.0); print(w.tolist())
+v = torch.empty(20, dtype=torch.float64).normal_(0.1, 3.0); print(v.tolist())
+print(torch.normal(0.3, 1.7, (5,), dtype=torch.float64).tolist(), torch.normal(2.0, 0.5, (20,)).tolist())
+u = torch.empty(2, 3, 4).permute(2, 0, 1); u.random_(10); print(u)
+q = torch.empty(3, 3).t(); q.log_normal_(); print(q.tolist())
+print(torch.empty(4, dtype=torch.float64).random_(), torch.empty(3, dtype=torch.int64).random_())
+print(torch.empty(3, dtype=torch.uint8).random_(), torch.empty(4, dtype=torch.bool).random_())
+""",
 }
 
 

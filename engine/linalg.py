@@ -1,0 +1,218 @@
+"""torch.linalg: determinants, inverses, solves, norms, SVD and cross products with PyTorch's nodes."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+from engine import functions as f
+from engine import ops
+from engine.rules import apply
+from engine.tensor import Tensor
+
+__all__ = ["LinAlgError", "cross", "det", "inv", "inv_ex", "matrix_norm", "matrix_power", "norm", "slogdet",
+           "solve", "svd", "svdvals", "vector_norm", "vecdot"]
+
+
+class _LinAlgError(RuntimeError):
+    "torch.linalg.LinAlgError: a matrix the operation cannot handle (a singular one)."
+
+
+_LinAlgError.__module__ = "torch._C"
+LinAlgError = _LinAlgError
+
+SlogdetResult = f._named_result("linalg_slogdet", ("sign", "logabsdet"))
+InvExResult = f._named_result("linalg_inv_ex", ("inverse", "info"))
+SvdResult = f._named_result("linalg_svd", ("U", "S", "Vh"))
+
+
+def _check_matrices(name: str, A: Tensor, square: bool = True) -> None:
+    "PyTorch's checks of a (batch of) matrices: floating dtype, at least 2 dims, square."
+    if A._data.dtype.kind != "f":
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
+                           f"{A.dtype.legacy}")
+    if A._data.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    rows, cols = A._data.shape[-2:]
+    if square and rows != cols:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {rows} by {cols} "
+                           "matrices")
+
+
+def det(A: Tensor) -> Tensor:
+    _check_matrices("linalg.det", A)
+    return apply(ops.LINALG_DET, (A,))[0]
+
+
+def slogdet(A: Tensor) -> Any:
+    _check_matrices("linalg.slogdet", A)
+    sign, logabsdet = apply(ops.LINALG_SLOGDET, (A,))[:2]
+    return SlogdetResult(sign, logabsdet)
+
+
+def inv_ex(A: Tensor, *, check_errors: bool = False) -> Any:
+    _check_matrices("linalg.inv", A)
+    inverse, info = apply(ops.LINALG_INV_EX, (A,))
+    if check_errors:
+        _raise_if_singular(info._data)
+    return InvExResult(inverse, info)
+
+
+def _raise_if_singular(info: np.ndarray) -> None:
+    bad = info[info > 0]
+    if bad.size:
+        raise _LinAlgError(f"linalg.inv: The diagonal element {int(bad.flat[0])} is zero, the inversion "
+                           "could not be completed because the input matrix is singular.")
+
+
+def inv(A: Tensor) -> Tensor:
+    return inv_ex(A, check_errors=True)[0]
+
+
+def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
+    "X with A X = B (X A = B when left is False); B may be a vector or a batch of them."
+    _check_matrices("linalg.solve", A)
+    a, b = A._data.shape, B._data.shape
+    vector = ops._is_vector_rhs(a, b)
+    rows = b[-1] if vector else (b[-2] if left else b[-1])
+    if rows != a[-1]:
+        shown = f"{b[-1]}x1" if vector else f"{b[-2]}x{b[-1]}"
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({a[-2]}x{a[-1]} and {shown})")
+    result, _, _, info = apply(ops.LINALG_SOLVE, (A, B), {"left": left})
+    if np.any(info._data > 0):
+        raise _LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.")
+    return result
+
+
+def matrix_power(A: Tensor, n: int) -> Tensor:
+    "A^n by repeated squaring (A's inverse for negative n), as PyTorch records it."
+    _check_matrices("linalg.matrix_power", A)
+    if n == 0:
+        out = f.clone(A)
+        eye = np.broadcast_to(np.eye(A._data.shape[-1], dtype=A._data.dtype), A._data.shape)
+        return f.copy_(out, f._constant(np.array(eye)))
+    a = inv(A) if n < 0 else A
+    n = abs(n)
+    if n == 1:
+        return a if a is not A else f.clone(A)
+    if n == 2:
+        return f.matmul(a, a)
+    if n == 3:
+        return f.matmul(f.matmul(a, a), a)
+    z = result = None
+    while n > 0:
+        bit, n = n % 2, n // 2
+        z = a if z is None else f.matmul(z, z)
+        if bit:
+            result = z if result is None else f.matmul(result, z)
+    return result
+
+
+def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
+    if input._data.ndim != other._data.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = f._wrap_dim(dim, input._data.ndim)
+    sizes = (input._data.shape[d], other._data.shape[d])
+    if sizes != (3, 3):
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {sizes[0]} and "
+                           f"{sizes[1]}")
+    f._check_broadcast(input, other)
+    return apply(ops.LINALG_CROSS, (input, other), {"dim": dim})
+
+
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    return f.sum(f.mul(x, y), dim)
+
+
+def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> Any:
+    _check_matrices("linalg.svd", A, square=False)
+    return SvdResult(*apply(ops.LINALG_SVD, (A,), _svd_attrs(A, full_matrices)))
+
+
+def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
+    _check_matrices("linalg.svdvals", A, square=False)
+    return apply(ops.LINALG_SVD, (A,), _svd_attrs(A, False))[1]
+
+
+def _svd_attrs(A: Tensor, full_matrices: bool) -> dict:
+    "The SVD's attrs, with the number of singular values its node keeps (S.size(-1))."
+    return {"full_matrices": full_matrices, "S_sym_argsize_minus_1": min(A._data.shape[-2:])}
+
+
+def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,
+                dtype: Any = None) -> Tensor:
+    if dtype is not None:
+        x = x.to(dtype)
+    if x._data.dtype.kind != "f":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{x.dtype.legacy}")
+    dims = f._optional_dims(dim, x._data.ndim)
+    return apply(ops.NORM, (x,), {"ord": ord, "dim": dims, "keepdim": keepdim})
+
+
+def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *,
+                dtype: Any = None) -> Tensor:
+    "Frobenius, nuclear, 1-, inf- and 2-norms of matrices over the two dims."
+    if A._data.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    if dtype is not None:
+        A = A.to(dtype)
+    dims = [f._wrap_dim(d, A._data.ndim) for d in dim]
+    if isinstance(ord, str):
+        if ord == "fro":
+            return vector_norm(A, 2, tuple(dims), keepdim)
+        if ord == "nuc":
+            return _singular_reduction(A, dims, keepdim, f.sum)
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    value = float(ord)
+    if abs(value) not in (1.0, 2.0, math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    extreme = f.amax if value > 0 else f.amin
+    if abs(value) == 2.0:
+        return _singular_reduction(A, dims, keepdim, extreme)
+    if math.isinf(value):
+        dims.reverse()
+    if not keepdim and dims[0] < dims[1]:
+        dims[1] -= 1
+    return extreme(vector_norm(A, 1.0, (dims[0],), keepdim), dims[1], keepdim)
+
+
+def _singular_reduction(A: Tensor, dims: list, keepdim: bool, reduce: Any) -> Tensor:
+    "reduce(svdvals) over the matrix dims moved to the end (nuclear norm, 2-norm)."
+    order = [d for d in range(A._data.ndim) if d not in dims] + dims
+    result = reduce(svdvals(f.permute(A, *order)), -1, keepdim)
+    if keepdim:
+        result = f.permute(f.unsqueeze(result, -1), *np.argsort(order).tolist())
+    return result
+
+
+def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    "A vector norm, or a matrix norm when ord is given for two dims (or for a 2-D input without dim)."
+    dims = None if dim is None else (tuple(dim) if isinstance(dim, (tuple, list)) else (dim,))
+    if dims is not None and len(dims) not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dims)}")
+    if dims is None and ord is not None and A._data.ndim not in (1, 2):
+        raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+                           f"{A._data.ndim}D.")
+    if isinstance(ord, str):
+        return matrix_norm(A, ord, dims if dims is not None else (0, 1), keepdim, dtype=dtype)
+    if ord is not None and ((dims is not None and len(dims) == 2) or (dims is None and A._data.ndim == 2)):
+        return matrix_norm(A, ord, dims if dims is not None else (0, 1), keepdim, dtype=dtype)
+    return vector_norm(A, 2.0 if ord is None else ord, dims, keepdim, dtype=dtype)
+
+
+def cross_default_dim(input: Tensor) -> int:
+    "torch.cross without dim: the first dim of size 3 (deprecated, with PyTorch's warning)."
+    warnings.warn(
+        "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+        "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree with "
+        "that of linalg.cross in a future release. (Triggered internally at "
+        "/__w/pytorch/pytorch/aten/src/ATen/native/Cross.cpp:63.)", UserWarning, stacklevel=3)
+    for d, size in enumerate(input._data.shape):
+        if size == 3:
+            return d
+    raise RuntimeError("no dimension of size 3 in input")
