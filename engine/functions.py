@@ -835,7 +835,20 @@ def masked_fill(input: Tensor, mask: Any, value: Any) -> Tensor:
     if isinstance(value, Tensor):
         _check_fill_value(value)
         return apply(ops.MASKED_FILL_TENSOR, (input, value), {"mask": m})
+    check_fill_number(value, "masked_fill")
     return apply(ops.MASKED_FILL, (input,), {"mask": m, "value": value})
+
+
+def check_fill_number(value: Any, name: str) -> None:
+    """masked_fill's value is a Tensor or a Number, as torch's argument parser insists."""
+    if isinstance(value, (bool, int, float, np.number, np.bool_)):
+        return
+    got = type(value).__name__
+    raise TypeError(
+        f"{name}() received an invalid combination of arguments - got (Tensor, {got}), but expected one of:\n"
+        f" * (Tensor mask, Tensor value)\n      didn't match because some of the arguments have invalid types: "
+        f"(Tensor, !{got}!)\n * (Tensor mask, Number value)\n      didn't match because some of the arguments "
+        f"have invalid types: (Tensor, !{got}!)\n")
 
 
 def _check_fill_value(value: Tensor) -> None:

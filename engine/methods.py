@@ -52,6 +52,7 @@ def _masked_fill_(self: Tensor, mask: Any, value: Any) -> Tensor:
     if isinstance(value, Tensor):
         f._check_fill_value(value)
         return f._inplace(self, ops.MASKED_FILL_TENSOR, (value,), {"mask": m})
+    f.check_fill_number(value, "masked_fill_")
     return f._inplace(self, ops.MASKED_FILL, (), {"mask": m, "value": value})
 
 

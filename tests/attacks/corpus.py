@@ -674,3 +674,5 @@ for i, code in enumerate([
 
 # --- oversized error messages: shortened in the trace, never a crash of the run ------------------------
 case("resources", "huge_exception_message", "raise ValueError('x' * 10**8)", frozenset({"error", "limit"}))
+case("engine_objects", "masked_fill_with_a_function",
+     "import torch\nt = torch.zeros(2).masked_fill(torch.tensor([True, False]), print)\nprint(t)")

@@ -45,3 +45,16 @@ def test_mode_and_kthvalue_pick_torchs_index_among_ties() -> None:
             actual = getattr(engine, name)(engine.tensor(x), *args)
             np.testing.assert_array_equal(actual.values._data, expected.values.numpy())
             np.testing.assert_array_equal(actual.indices._data, expected.indices.numpy())
+
+
+@pytest.mark.parametrize("value", [print, "a", None])
+def test_masked_fill_refuses_values_that_are_not_numbers(value: object) -> None:
+    messages = []
+    for lib in (torch, engine):
+        mask = lib.tensor([True, False])
+        with pytest.raises(TypeError) as out:
+            lib.zeros(2).masked_fill(mask, value)
+        with pytest.raises(TypeError) as out_:
+            lib.zeros(2).masked_fill_(mask, value)
+        messages.append((str(out.value), str(out_.value)))
+    assert messages[0] == messages[1]
