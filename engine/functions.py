@@ -705,12 +705,16 @@ def _advanced_indices(self: Tensor, key: Any) -> tuple:
         elif isinstance(k, (int, np.integer)) and not isinstance(k, bool):
             out.append(np.asarray(k, np.int64))
         else:
-            array = k._data if isinstance(k, Tensor) else np.asarray(k)
-            if array.dtype == np.bool_:
-                out += [p.astype(np.int64) for p in np.nonzero(array)]
-            else:
-                out.append(array.astype(np.int64))
+            out += _index_positions(k)
     return tuple(out)
+
+
+def _index_positions(k: Any) -> list:
+    """An index tensor as int64 arrays: itself, or a boolean mask's nonzero positions per dim."""
+    array = k._data if isinstance(k, Tensor) else np.asarray(k)
+    if array.dtype == np.bool_:
+        return [p.astype(np.int64) for p in np.nonzero(array)]
+    return [array.astype(np.int64)]
 
 
 class CopySlices(Node):
@@ -2396,12 +2400,8 @@ def _put_indices(indices: Any) -> tuple:
     for k in indices:
         if k is None:
             out.append(None)
-            continue
-        array = k._data if isinstance(k, Tensor) else np.asarray(k)
-        if array.dtype == np.bool_:
-            out += [p.astype(np.int64) for p in np.nonzero(array)]
         else:
-            out.append(array.astype(np.int64))
+            out += _index_positions(k)
     return tuple(out)
 
 
