@@ -802,14 +802,17 @@ class Policy:
             return self.check_value(getattr(obj, name), obj, name)
         raise PolicyError(f"'{type(obj).__name__}.{name}' is not allowed")
 
+    def _has_guarded_method(self, cls: type, name: str) -> bool:
+        """Is `name` a registration method of a module class or the state loader of an optimizer or
+        scheduler class (methods snippets get only in their checked form, on an instance)?"""
+        return (name in MODULE_REGISTRATION and self._is_module_type(cls)) or (
+            name == STATE_LOADING and issubclass(cls, self.state_loaders))
+
     def _guarded_method(self, obj: Any, kind: str, name: str) -> Any:
         """The checked wrapper for a registration or state-loading method read on an instance (also
         through `super(...)`), or None when `obj` has no such guarded method."""
         owner = obj.__self__ if kind == "super" else obj
-        tp = type(owner)
-        guarded = (name in MODULE_REGISTRATION and self._is_module_type(tp)) or (
-            name == STATE_LOADING and issubclass(tp, self.state_loaders))
-        if not guarded:
+        if not self._has_guarded_method(type(owner), name):
             return None
         if isinstance(owner, type):
             raise PolicyError(f"'{name}' is not allowed here (call it on an instance)")
@@ -834,8 +837,7 @@ class Policy:
         if self._is_user_class(cls) or self.is_engine_class(cls):
             if self._is_node_type(cls):
                 raise PolicyError(f"'{cls.__name__}.{name}' is not allowed")
-            if (name in MODULE_REGISTRATION and self._is_module_type(cls)) or (
-                    name == STATE_LOADING and issubclass(cls, self.state_loaders)):
+            if self._has_guarded_method(cls, name):
                 raise PolicyError(f"'{cls.__name__}.{name}' is not allowed (call it on an instance)")
             for allowed_cls, names in self.allowlists.items():
                 if issubclass(cls, allowed_cls) and name not in names:
