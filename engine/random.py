@@ -9,9 +9,13 @@ torch's AVX2 kernel computes it), randint, randperm, and uniform_/normal_ on ten
 from __future__ import annotations
 
 import math
+import os
 from typing import Any
 
 import numpy as np
+
+from engine.mt19937 import N as _MT_WORDS
+from engine.mt19937 import MT19937
 
 DEFAULT_SEED = 67280421310721
 _MASK24 = (1 << 24) - 1
@@ -42,8 +46,7 @@ class Generator:
         if seed < 0:
             seed += 1 << 64
         self._seed = seed
-        # torch's mt19937 keeps the low 32 bits (init_genrand); NumPy's legacy seeding does the same.
-        self._bits = np.random.RandomState(seed & 0xFFFFFFFF)._bit_generator
+        self._bits = MT19937(seed)  # torch's mt19937 keeps the low 32 bits (init_genrand)
         self._next_double: float | None = None
         self._next_float: float | None = None
         self._fresh = True  # seeded, nothing drawn yet (torch's next index is 0, not 624)
@@ -53,7 +56,7 @@ class Generator:
         return self._seed
 
     def seed(self) -> int:
-        seed = int.from_bytes(np.random.default_rng().bytes(8), "little") & ((1 << 63) - 1)
+        seed = int.from_bytes(os.urandom(8), "little") & ((1 << 63) - 1)
         self.manual_seed(seed)
         return seed
 
@@ -62,15 +65,14 @@ class Generator:
         from engine.tensor import Tensor
 
         state = np.zeros((), _STATE)
-        mt = self._bits.state["state"]
-        pos = int(mt["pos"])
+        pos = self._bits.pos
         state["seed"] = self._seed
         # torch's mt19937 counts `left` down to 1 before regenerating and reads state[next++];
-        # NumPy's reads key[pos++] and regenerates at pos == 624. A fresh seed is left=1, next=0.
-        state["left"] = 625 - pos if pos < 624 else 1
+        # MT19937 here reads key[pos++] and twists at pos == 624. A fresh seed is left=1, next=0.
+        state["left"] = _MT_WORDS + 1 - pos if pos < _MT_WORDS else 1
         state["seeded"] = 1
         state["next"] = 0 if self._fresh else pos
-        state["mt"] = mt["key"]
+        state["mt"] = self._bits.key
         if self._next_double is not None:
             state["normal_is_valid"] = 1
             state["normal_y"] = self._next_double
@@ -96,11 +98,8 @@ class Generator:
         left, nxt = int(state["left"]), int(state["next"])
         if not state["seeded"] or not 0 < left <= 624 or nxt > 624:
             raise RuntimeError("Invalid mt19937 state")
-        bits = np.random.RandomState()._bit_generator
-        # The next draw regenerates when left is 1 (NumPy: pos 624); otherwise it reads state[next].
-        bits.state = {"bit_generator": "MT19937",
-                      "state": {"key": state["mt"].astype(np.uint32), "pos": 624 if left == 1 else nxt}}
-        self._bits = bits
+        # The next draw twists when left is 1 (pos 624); otherwise it reads state[next].
+        self._bits.set_state(state["mt"].astype(np.uint32), _MT_WORDS if left == 1 else nxt)
         self._seed = int(state["seed"])
         self._fresh = left == 1 and nxt == 0
         self._next_double = float(state["normal_y"]) if state["normal_is_valid"] else None

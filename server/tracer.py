@@ -6,11 +6,11 @@ import ast
 import builtins
 import importlib
 import io
+import os
 import re
 import sys
 import tokenize
 import types
-from pathlib import Path
 import warnings
 from typing import Any, Callable
 
@@ -607,7 +607,7 @@ def _compile(code: str, policy: Any) -> types.CodeType:
     return compile(ast.fix_missing_locations(add_name_hooks(ast.parse(code, SNIPPET))), SNIPPET, "exec")
 
 
-_OWN_DIRS = tuple(str(Path(m.__file__).parent) for m in (engine, sys.modules["server"]))
+_OWN_DIRS = tuple(os.path.dirname(m.__file__) for m in (engine, sys.modules["server"]))
 
 
 def _outside_gradstep(filename: str) -> bool:

@@ -55,6 +55,16 @@ def test_trivial_and_features(sb):
 
 
 @pytest.mark.skipif(not (SNIPPETS / "s08_five_neurons.py").exists(), reason="shared snippets not present")
+def test_the_warm_parent_maps_no_library_a_run_does_not_need(sb):
+    """Every mapped library is copied into each forked run and torn down when it ends; numpy.random
+    (which also brings threading's at-fork hook), hashlib's OpenSSL and tempfile's compressors are
+    not needed by a run, so the zygote does not load them."""
+    maps = Path(f"/proc/{sb.zygote_pid}/maps").read_text()
+    for unneeded in ("numpy/random/", "libcrypto", "_hashlib", "_bz2", "_lzma", "zlib.cpython"):
+        assert unneeded not in maps, unneeded
+    assert "_multiarray_umath" in maps  # the check reads the right process
+
+
 def test_seed_snippet_output(sb):
     code = (SNIPPETS / "s08_five_neurons.py").read_text()
     t = trace_of(sb.run(code))

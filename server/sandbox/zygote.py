@@ -22,7 +22,6 @@ import select
 import signal
 import struct
 import sys
-import tempfile
 import time
 from typing import Any
 
@@ -138,7 +137,11 @@ class Zygote:
                 self.uid, self.gid = pw.pw_uid, pw.pw_gid
             except KeyError:
                 self.uid, self.gid = 65534, 65534
-        self.workdir = tempfile.mkdtemp(prefix="gradstep-run-")
+        # Where children run: an empty directory they cannot write to. Made by hand rather than with
+        # tempfile, which would bring shutil, zlib, bz2 and lzma into every fork (the zygote's
+        # environment is clean, so tempfile would pick /tmp too).
+        self.workdir = os.path.join("/tmp", f"gradstep-run-{os.urandom(8).hex()}")
+        os.mkdir(self.workdir, 0o700)
         os.chmod(self.workdir, 0o555)
         self.children: dict[int, _Child] = {}
         self.retained: list = []  # a child's run objects, left for its exit to free
