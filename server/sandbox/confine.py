@@ -17,6 +17,9 @@ import platform
 import resource
 import signal
 
+import _signal  # signal's own functions: signal.py's wrappers make enum members of handlers, which
+# costs a forked run about 70 copied pages of the enum machinery
+
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
 _libc.prctl.restype = ctypes.c_int
@@ -241,6 +244,20 @@ def _arg_lo(i: int) -> int:
     return 16 + 8 * i
 
 
+def _deny_tree(numbers: list[int], deny: int) -> list[tuple[int, int, int, int]]:
+    """Instructions that return `deny` for a syscall number in `numbers` (sorted) and allow the rest,
+    as a balanced tree of comparisons: a few instructions per syscall rather than one per number.
+    (The kernel also runs the filter once per syscall number when it is loaded, to cache the
+    always-allowed ones, so a long chain made every run's start slower.)"""
+    if len(numbers) <= 4:  # a leaf: compare with each, then allow; a match jumps to the deny below
+        n = len(numbers)
+        return [(BPF_JEQ, n - i, 0, nr) for i, nr in enumerate(numbers)] + [(BPF_RET, 0, 0, RET_ALLOW),
+                                                                             (BPF_RET, 0, 0, deny)]
+    mid = len(numbers) // 2
+    high, low = _deny_tree(numbers[mid:], deny), _deny_tree(numbers[:mid], deny)
+    return [(BPF_JGE, 0, len(high), numbers[mid])] + high + low
+
+
 def _seccomp_program(pid: int) -> tuple[list[tuple[int, int, int, int]], list[int]]:
     """The filter for a process whose pid is `pid`, and the indices of the instructions holding it."""
     p: list[tuple[int, int, int, int]] = []
@@ -260,9 +277,8 @@ def _seccomp_program(pid: int) -> tuple[list[tuple[int, int, int, int]], list[in
     stmt(BPF_LD_W_ABS, 0)  # syscall number
     jump(BPF_JGE, 0x40000000, 0, 1)  # x32 ABI
     stmt(BPF_RET, eperm)
-    for nr in sorted(set(X86_64_DENY.values())):
-        jump(BPF_JEQ, nr, 0, 1)
-        stmt(BPF_RET, eperm)
+    # The syscalls allowed depending on their arguments first (each ends in a return), then the
+    # refused numbers; the accumulator holds the syscall number until a branch is taken.
     for nr, argi in ((X86_64_OPEN, 1), (X86_64_OPENAT, 2)):
         jump(BPF_JEQ, nr, 0, 4)
         stmt(BPF_LD_W_ABS, _arg_lo(argi))
@@ -284,7 +300,7 @@ def _seccomp_program(pid: int) -> tuple[list[tuple[int, int, int, int]], list[in
         jump(BPF_JEQ, 0, 1, 0)
         stmt(BPF_RET, eperm)
         stmt(BPF_RET, RET_ALLOW)
-    stmt(BPF_RET, RET_ALLOW)
+    p.extend(_deny_tree(sorted(set(X86_64_DENY.values())), eperm))
     return p, pid_slots
 
 
@@ -366,6 +382,7 @@ class Prepared:
 
     def __init__(self, *, read_paths: list[str], use_seccomp: bool = True, use_landlock: bool = True,
                  uid: int | None = None, gid: int | None = None) -> None:
+        self.signals = signals_to_reset()  # the zygote's dispositions are set before it prepares
         self.landlock_fd, self.landlock_note = -1, "disabled"
         if use_landlock:
             self.landlock_fd, self.landlock_note = build_landlock_ruleset(paths_open_to(read_paths, uid, gid))
@@ -406,6 +423,12 @@ _CHILD_SIGNALS = ((signal.SIGINT, signal.SIG_DFL), (signal.SIGTERM, signal.SIG_D
                   (signal.SIGPIPE, signal.SIG_IGN), (signal.SIGXFSZ, signal.SIG_IGN))
 
 
+def signals_to_reset() -> tuple[tuple[int, int], ...]:
+    """The dispositions a child must change (as plain numbers): those where this process differs."""
+    return tuple((int(sig), int(disposition)) for sig, disposition in _CHILD_SIGNALS
+                 if _signal.getsignal(sig) != disposition)
+
+
 def confine(*, keep_fds: tuple[int, ...], workdir: str, memory_mb: int, cpu_s: int, nofile: int,
             uid: int | None, gid: int | None, read_paths: list[str], parent_pid: int,
             use_seccomp: bool = True, use_landlock: bool = True, prepared: Prepared | None = None) -> dict:
@@ -415,9 +438,8 @@ def confine(*, keep_fds: tuple[int, ...], workdir: str, memory_mb: int, cpu_s: i
     ruleset in every child; without it both are built here. Either way the same layers apply."""
     features: dict = {}
     os.setsid()
-    for sig, disposition in _CHILD_SIGNALS:
-        if signal.getsignal(sig) is not disposition:
-            signal.signal(sig, disposition)
+    for sig, disposition in (prepared.signals if prepared is not None else signals_to_reset()):
+        _signal.signal(sig, disposition)
     landlock_fd = prepared.landlock_fd if (prepared is not None and use_landlock) else -1
     close_fds(keep_fds + ((landlock_fd,) if landlock_fd >= 0 else ()))
     os.chdir(workdir)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import json
+import math
 import os
 import select
 import signal
@@ -24,6 +25,8 @@ import struct
 import sys
 import time
 from typing import Any
+
+import _signal  # signal.signal without the wrapper's enum conversions, costly in a fresh fork
 
 LONG_RUN_S = 0.2  # runs longer than this get the lowest CPU priority, and wait while short runs go
 SHORT_RUN_GAP_S = 0.02  # ...and for this long after one ends, as a client's next request is usually on its way
@@ -152,8 +155,10 @@ class Zygote:
         import numpy  # noqa: F401
 
         import engine  # noqa: F401
-        from server import policy  # noqa: F401
+        from server import policy
         from server.sandbox import confine, traces  # noqa: F401
+
+        self.policy_names = (policy.SNIPPET_FILENAME, policy.SandboxLimit, policy.TimeLimitExceeded)
 
         self.confine = confine
         self.traces = traces
@@ -241,8 +246,6 @@ class Zygote:
             return {"error": "probe failed"}
 
     def _confine(self, keep_fds: tuple[int, ...]) -> dict:
-        import math
-
         return self.confine.confine(
             keep_fds=keep_fds, workdir=self.workdir, memory_mb=self.memory_mb,
             cpu_s=int(math.ceil(self.max_timeout_s)) + 1, nofile=self.nofile, uid=self.uid, gid=self.gid,
@@ -283,8 +286,7 @@ class Zygote:
         os._exit(0)
 
     def _run(self, code: str, timeout_s: float) -> bytes:
-        from server.policy import SNIPPET_FILENAME, SandboxLimit, TimeLimitExceeded
-
+        SNIPPET_FILENAME, SandboxLimit, TimeLimitExceeded = self.policy_names  # noqa: N806
         traces = self.traces
         sys.setrecursionlimit(self.recursion_limit)
         sys.dont_write_bytecode = True
@@ -299,7 +301,7 @@ class Zygote:
                 f = f.f_back
             signal.setitimer(signal.ITIMER_REAL, 0.05)  # not in user code right now: retry shortly
 
-        signal.signal(signal.SIGALRM, on_alarm)
+        _signal.signal(signal.SIGALRM, on_alarm)
         signal.setitimer(signal.ITIMER_REAL, max(0.001, timeout_s))
         mem_msg = f"the run was stopped: memory limit ({self.memory_mb} MiB) exceeded"
         try:
@@ -308,7 +310,7 @@ class Zygote:
                 self.retained.append(trace)
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
-                signal.signal(signal.SIGALRM, signal.SIG_IGN)
+                _signal.signal(signal.SIGALRM, _signal.SIG_IGN)
         except SandboxLimit as e:
             return traces.encode_status(code, e.status, e.message, e.error_type)
         except MemoryError:
