@@ -19,27 +19,7 @@ import sys
 import threading
 import time
 
-SEED = "import torch\nx = torch.tensor(2.0, requires_grad=True)\ny = x * x + torch.sin(x)\ny.backward()\n"
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def _stat(pid: int | str) -> list[str]:
-    with open(f"/proc/{pid}/stat") as f:
-        return f.read().rsplit(")", 1)[1].split()
-
-
-def cpu_seconds(pid: int) -> float:
-    """The server's own CPU, plus its children's with the children they have reaped."""
-    total = sum(int(x) for x in _stat(pid)[11:13])
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                fields = _stat(entry)
-                if int(fields[1]) == pid:
-                    total += sum(int(x) for x in fields[11:15])
-            except (OSError, ValueError):
-                continue
-    return total / TICK
+from server_load import SEED, cpu_seconds  # cpu_seconds: the server's CPU and its sandbox's, from /proc
 
 
 def post(port: int, code: str) -> None:
@@ -77,7 +57,7 @@ def main() -> None:
                     time.sleep(0.3)
             for k in range(30):
                 post(port, SEED + f"# warm-up {k}\n")
-        before = [cpu_seconds(s.pid) for s in servers]
+        before = [sum(cpu_seconds(s.pid).values()) for s in servers]
         per_client = args.requests // args.clients
 
         def client(c: int) -> None:
@@ -92,7 +72,7 @@ def main() -> None:
             t.start()
         for t in threads:
             t.join()
-        after = [cpu_seconds(s.pid) for s in servers]
+        after = [sum(cpu_seconds(s.pid).values()) for s in servers]
         n = per_client * args.clients
         per_run = [(b - a) * 1000 / n for a, b in zip(before, after)]
         for tree, ms in zip(args.trees, per_run):

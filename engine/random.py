@@ -14,8 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.mt19937 import N as _MT_WORDS
-from engine.mt19937 import MT19937
+from engine.mt19937 import MT19937, N as _MT_WORDS
 
 DEFAULT_SEED = 67280421310721
 _MASK24 = (1 << 24) - 1

@@ -156,10 +156,9 @@ class Zygote:
 
         import engine  # noqa: F401
         from server import policy
-        from server.sandbox import confine, traces  # noqa: F401
+        from server.sandbox import confine, traces
 
-        self.policy_names = (policy.SNIPPET_FILENAME, policy.SandboxLimit, policy.TimeLimitExceeded)
-
+        self.policy = policy
         self.confine = confine
         self.traces = traces
         self.tracer, self.tracer_name = _resolve_tracer(self.cfg.get("tracer"))
@@ -286,8 +285,7 @@ class Zygote:
         os._exit(0)
 
     def _run(self, code: str, timeout_s: float) -> bytes:
-        SNIPPET_FILENAME, SandboxLimit, TimeLimitExceeded = self.policy_names  # noqa: N806
-        traces = self.traces
+        policy, traces = self.policy, self.traces
         sys.setrecursionlimit(self.recursion_limit)
         sys.dont_write_bytecode = True
         limit_msg = f"the run was stopped: time limit of {traces.fmt_seconds(timeout_s)} exceeded"
@@ -295,9 +293,9 @@ class Zygote:
         def on_alarm(signum: int, frame: Any) -> None:
             f = frame
             while f is not None:
-                if f.f_code.co_filename == SNIPPET_FILENAME:
+                if f.f_code.co_filename == policy.SNIPPET_FILENAME:
                     signal.setitimer(signal.ITIMER_REAL, 0.1)  # again, should a `finally:` keep looping
-                    raise TimeLimitExceeded(limit_msg, "time")
+                    raise policy.TimeLimitExceeded(limit_msg, "time")
                 f = f.f_back
             signal.setitimer(signal.ITIMER_REAL, 0.05)  # not in user code right now: retry shortly
 
@@ -311,7 +309,7 @@ class Zygote:
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 _signal.signal(signal.SIGALRM, _signal.SIG_IGN)
-        except SandboxLimit as e:
+        except policy.SandboxLimit as e:
             return traces.encode_status(code, e.status, e.message, e.error_type)
         except MemoryError:
             return traces.encode_status(code, "limit", mem_msg, "MemoryError")
