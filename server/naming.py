@@ -24,31 +24,39 @@ def _call(value: ast.expr, names: object) -> ast.Call:
     )
 
 
-class _Namer(ast.NodeTransformer):
-    def visit_Assign(self, node: ast.Assign) -> ast.AST:
-        self.generic_visit(node)
-        names = tuple(n for n in (_target_names(t) for t in node.targets) if n is not None)
-        if names:
-            node.value = ast.copy_location(_call(node.value, names), node.value)
-        return node
+def _tag_block(body: list) -> None:
+    """Tag the assignments of one statement list and of the blocks nested in it, in place."""
+    i = 0
+    while i < len(body):
+        node = body[i]
+        if isinstance(node, ast.Assign):
+            names = tuple(n for n in (_target_names(t) for t in node.targets) if n is not None)
+            if names:
+                node.value = ast.copy_location(_call(node.value, names), node.value)
+        elif isinstance(node, ast.AnnAssign):
+            name = _target_names(node.target)
+            if node.value is not None and name is not None:
+                node.value = ast.copy_location(_call(node.value, (name,)), node.value)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            load = ast.Name(id=node.target.id, ctx=ast.Load())
+            i += 1
+            body.insert(i, ast.copy_location(ast.Expr(value=_call(load, (node.target.id,))), node))
+        else:
+            for block in _BLOCK_FIELDS:
+                inner = getattr(node, block, None)
+                if isinstance(inner, list):
+                    _tag_block(inner)
+            for part in getattr(node, "handlers", []) + getattr(node, "cases", []):
+                _tag_block(part.body)
+        i += 1
 
-    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
-        self.generic_visit(node)
-        name = _target_names(node.target)
-        if node.value is not None and name is not None:
-            node.value = ast.copy_location(_call(node.value, (name,)), node.value)
-        return node
 
-    def visit_AugAssign(self, node: ast.AugAssign) -> object:
-        self.generic_visit(node)
-        if not isinstance(node.target, ast.Name):
-            return node
-        load = ast.Name(id=node.target.id, ctx=ast.Load())
-        tag = ast.Expr(value=_call(load, (node.target.id,)))
-        return [node, ast.copy_location(tag, node)]
+_BLOCK_FIELDS = ("body", "orelse", "finalbody")  # the statement lists of compound statements
 
 
 def add_name_hooks(tree: ast.Module) -> ast.Module:
-    """Wrap assigned values in `__gradstep_name__(value, names)`. The wrappers take their value's
-    position; their inner parts get theirs from the caller's `ast.fix_missing_locations`."""
-    return _Namer().visit(tree)
+    """Wrap assigned values in `__gradstep_name__(value, names)`. Assignments are statements, so
+    only statement lists are walked, not expressions. The wrappers take their value's position;
+    their inner parts get theirs from the caller's `ast.fix_missing_locations`."""
+    _tag_block(tree.body)
+    return tree

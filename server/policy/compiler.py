@@ -61,11 +61,14 @@ class _Positions:
     """Converts the AST's UTF-8 byte columns to 1-based character columns."""
 
     def __init__(self, code: str) -> None:
-        self.lines = re.split(r"\r\n|\r|\n", code)
+        self.code = code
+        self.lines: list[str] | None = None  # split when a position is first asked for
 
     def col(self, line: int | None, byte_col: int | None) -> int | None:
         if line is None or byte_col is None:
             return None
+        if self.lines is None:
+            self.lines = re.split(r"\r\n|\r|\n", self.code)
         if 1 <= line <= len(self.lines):
             text = self.lines[line - 1]
             if not text.isascii():
@@ -139,10 +142,11 @@ def format_field_is_unsafe(field: str) -> bool:
 class PolicyChecker(ast.NodeVisitor):
     """Our own AST check; raises the first violation (in source order) as a PolicyError."""
 
-    def __init__(self, pos: _Positions) -> None:
+    def __init__(self, pos: _Positions, tree: ast.AST) -> None:
         self.pos = pos
+        self.tree = tree
         self.errors: list[PolicyError] = []
-        self.bound: set[str] = set()
+        self._bound: set[str] | None = None  # collected the first time a forbidden builtin is read
         self.class_depth = 0
         self.in_class_body = False
 
@@ -199,8 +203,14 @@ class PolicyChecker(ast.NodeVisitor):
     # -- visitors -------------------------------------------------------------------------------
     def visit_Name(self, node: ast.Name) -> None:
         self.check_identifier(node, node.id)
-        if isinstance(node.ctx, ast.Load) and node.id in FORBIDDEN_BUILTINS and node.id not in self.bound:
+        if isinstance(node.ctx, ast.Load) and node.id in FORBIDDEN_BUILTINS and not self.bound(node.id):
             self.fail(node, f"the builtin {node.id!r} is not allowed")
+
+    def bound(self, name: str) -> bool:
+        """Whether the snippet binds `name` itself anywhere (then it is not the builtin)."""
+        if self._bound is None:
+            self._bound = _collect_bound(self.tree)
+        return name in self._bound
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         attr = node.attr
@@ -230,7 +240,6 @@ class PolicyChecker(ast.NodeVisitor):
         for alias in node.names:
             self.check_module(node, alias.name)
             self.check_identifier(node, alias.asname)
-            self.bound.add(alias.asname or alias.name.split(".")[0])
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         if node.level:
@@ -493,8 +502,7 @@ def compile_snippet(
     if lookalike is not None:
         raise lookalike
 
-    checker = PolicyChecker(pos)
-    checker.bound = _collect_bound(tree)
+    checker = PolicyChecker(pos, tree)
     try:
         checker.visit(tree)
     except RecursionError:

@@ -156,7 +156,7 @@ class Zygote:
 
         import engine  # noqa: F401
         from server import policy
-        from server.sandbox import confine, traces
+        from server.sandbox import confine, holes, traces
 
         self.policy = policy
         self.confine = confine
@@ -199,6 +199,7 @@ class Zygote:
         os.chdir(self.workdir)
         gc.collect()
         gc.freeze()
+        self.padding = holes.fill()  # children's new objects then go to fresh pages, not scattered holes
         return {"tracer": self.tracer_name, "pid": os.getpid(), "features": self.probe()}
 
     def probe(self) -> dict:
