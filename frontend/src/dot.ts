@@ -62,14 +62,18 @@ function attrs(a: Record<string, string | number | undefined>): string {
   return `[${parts.join(", ")}]`;
 }
 
+/** Layout digits per character of the player's values, which are 12px monospace (style.css; a
+ * character 0.6 em wide, a Helvetica digit 0.556 em): in 13pt node labels and in 11pt edge labels. */
+const NODE_CHAR_SCALE = 1.1;
+const EDGE_CHAR_SCALE = 1.2;
+
 /** Room for the dynamic lines: placeholder text as wide as the longest text the player will show. */
-function placeholders(id: string, count: number, widths: DotOptions["widths"]): string[] {
+function placeholders(id: string, count: number, widths: DotOptions["widths"], scale: number): string[] {
   const w = widths?.get(id) ?? [];
   const out: string[] = [];
   for (let i = 0; i < count; i++) {
     const n = w[i] ?? 0;
-    // The player's text is monospace: a little wider than Graphviz's estimate for the label font.
-    out.push(n > 0 ? "0".repeat(Math.ceil(n * 1.1)) : " ");
+    out.push(n > 0 ? "0".repeat(Math.ceil(n * scale)) : " ");
   }
   return out;
 }
@@ -207,14 +211,14 @@ export function toDot(trace: Trace, options: DotOptions): string {
   for (const t of tensors) {
     if (collapsed(t.id)) continue;
     const name = t.names.length > 0 ? t.names.join(" = ") : "tensor";
-    const lines = [name, shapeLabel(t), ...placeholders(t.id, DYNAMIC_LINES.tensor, w)];
+    const lines = [name, shapeLabel(t), ...placeholders(t.id, DYNAMIC_LINES.tensor, w, NODE_CHAR_SCALE)];
     const kind = t.is_leaf ? (t.requires_grad ? "leaf" : "const") : "output";
     out.push(`  ${quote(t.id)} ${attrs({ id: SVG_ID_PREFIX + t.id, class: tensorClass(t), label: label(lines), fillcolor: FILL[kind] })};`);
   }
 
   for (const n of trace.nodes) {
     if (collapsed(n.id)) continue;
-    const lines = [n.name, ...placeholders(n.id, DYNAMIC_LINES.node, w)];
+    const lines = [n.name, ...placeholders(n.id, DYNAMIC_LINES.node, w, NODE_CHAR_SCALE)];
     out.push(`  ${quote(n.id)} ${attrs({ id: SVG_ID_PREFIX + n.id, class: nodeClass(n), label: label(lines), fillcolor: FILL[n.kind], style: n.kind === "accumulate" ? "filled" : undefined })};`);
   }
 
@@ -224,7 +228,7 @@ export function toDot(trace: Trace, options: DotOptions): string {
     const from = drawnAs(e.target, options);
     const to = drawnAs(e.source, options);
     if (from === e.target && to === e.source) {
-      const lines = [...(e.formula ? [e.formula] : []), ...placeholders(e.id, DYNAMIC_LINES.edge, w)];
+      const lines = [...(e.formula ? [e.formula] : []), ...placeholders(e.id, DYNAMIC_LINES.edge, w, EDGE_CHAR_SCALE)];
       out.push(`  ${quote(e.target)} -> ${quote(e.source)} ${attrs({ id: SVG_ID_PREFIX + e.id, class: "gs-edge", label: label(lines) })};`);
       continue;
     }

@@ -13,6 +13,7 @@ from playwright.sync_api import Browser, Page, expect
 from server.encode import to_numpy
 from server.examples import load_examples
 from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.test_skeleton import type_code
 
 EXAMPLE_IDS = [e.id for e in load_examples()]
 NUMBER = re.compile(r"-?(?:\d+\.\d+(?:e[+-]\d+)?|nan|-?inf)")
@@ -289,3 +290,47 @@ def test_large_graph_collapses_by_line_and_expands(page: Page, server_url: str) 
     assert _counter(page)[0] == _counter(page)[1]
     _shot(page, "large-expanded")
 
+
+
+OVERLAPPING_TEXTS = """() => {
+  const texts = [...document.querySelectorAll('[data-testid=graph] svg text')]
+    .filter((t) => t.textContent.trim() && getComputedStyle(t).display !== 'none' && !t.closest('.gs-particle'))
+    .map((t) => ({ text: t.textContent, owner: t.closest('g.node, g.edge'), box: t.getBoundingClientRect() }));
+  const found = [];
+  for (let i = 0; i < texts.length; i++) {
+    for (let j = i + 1; j < texts.length; j++) {
+      const a = texts[i].box, b = texts[j].box;
+      const dx = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+      const dy = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      if (dx > 1 && dy > 3) found.push  // lines of one label may share a pixel or two of line gap([texts[i].text, texts[j].text]);
+    }
+  }
+  return found;
+}"""
+
+
+SIDE_BY_SIDE_VECTORS = "import torch\ntorch.manual_seed(0)\nw = torch.randn(3, requires_grad=True)\nloss = (w * w).sum()\nloss.backward()\n"
+
+
+@pytest.mark.parametrize("source", ["leaves_and_intermediates", "non_scalar_backward", "broadcasting", "hooks",
+                                    SIDE_BY_SIDE_VECTORS])
+def test_no_two_texts_in_the_graph_overlap_at_any_step(page: Page, server_url: str, source: str) -> None:
+    """Values written into the graph as it plays (monospace) fit the room the layout gave them: no
+    label runs into another at any step, not even two long vectors on edges side by side (the value
+    riding on the moving gradient dot passes over labels by design)."""
+    page.goto(server_url)
+    if source in EXAMPLE_IDS:
+        trace = load_example(page, source)
+    else:
+        with page.expect_response("**/api/v1/trace") as response:
+            type_code(page, source)
+            page.keyboard.press("Control+Enter")
+        trace = response.value.json()
+        expect(page.get_by_test_id("status")).to_contain_text("Traced")
+    for step in range(len(trace["events"])):
+        page.get_by_test_id("scrubber").fill(str(step))
+        assert _counter(page)[0] == step + 1
+        overlaps = page.evaluate(OVERLAPPING_TEXTS)
+        if overlaps:
+            _shot(page, "overlapping-texts")
+        assert not overlaps, (step + 1, overlaps[:3])
