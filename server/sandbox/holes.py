@@ -19,7 +19,8 @@ _BYTES_HEADER = sys.getsizeof(b"")  # a bytes object's size without its data
 
 def free_blocks() -> dict[int, int]:
     """{block size: free blocks in partly used pools}, from `sys._debugmallocstats` (CPython
-    prints it to the C stderr); {} where that is unavailable or its format unknown."""
+    prints about 3 KB to the C stderr, well within a pipe's buffer); {} where that is unavailable
+    or its format unknown."""
     stats = getattr(sys, "_debugmallocstats", None)
     if stats is None:
         return {}
