@@ -798,6 +798,20 @@ def _optional_parameter(module: Module, name: str, shape: tuple, wanted: bool, d
         module.register_parameter(name, None)
 
 
+def _affine_parameters(module: Module, affine: bool, shape: tuple, bias: bool, dtype: Any) -> None:
+    """A normalisation's `weight` and `bias` of `shape` (no bias when bias=False), or both None."""
+    _optional_parameter(module, "weight", shape, affine, dtype)
+    _optional_parameter(module, "bias", shape, affine and bias, dtype)
+
+
+def _reset_affine(module: Module, affine: bool) -> None:
+    """An affine normalisation's weight to ones and its bias, if it has one, to zeros."""
+    if affine:
+        init.ones_(module.weight)
+        if module.bias is not None:
+            init.zeros_(module.bias)
+
+
 class LayerNorm(Module):
     def __init__(self, normalized_shape: Any, eps: float = 1e-5, elementwise_affine: bool = True,
                  bias: bool = True, device: Any = None, dtype: Any = None) -> None:
@@ -806,19 +820,11 @@ class LayerNorm(Module):
         self.normalized_shape = shape
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(creation.empty(*shape, dtype=dtype))
-            _optional_parameter(self, "bias", shape, bias, dtype)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, elementwise_affine, shape, bias, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self, self.elementwise_affine)
 
     def forward(self, input: Tensor) -> Tensor:
         return functional.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -843,12 +849,7 @@ class _BatchNorm(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(creation.empty(num_features, dtype=dtype))
-            _optional_parameter(self, "bias", (num_features,), bias, dtype)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, affine, (num_features,), bias, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", creation.zeros(num_features, dtype=dtype))
             self.register_buffer("running_var", creation.ones(num_features, dtype=dtype))
@@ -867,10 +868,7 @@ class _BatchNorm(Module):
 
     def reset_parameters(self) -> None:
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self, self.affine)
 
     def forward(self, input: Tensor) -> Tensor:
         if input.dim() not in self._dims:
@@ -1074,19 +1072,11 @@ class GroupNorm(Module):
             raise ValueError("num_channels must be divisible by num_groups")
         self.num_groups, self.num_channels = num_groups, num_channels
         self.eps, self.affine = eps, affine
-        if affine:
-            self.weight = Parameter(creation.empty(num_channels, dtype=dtype))
-            _optional_parameter(self, "bias", (num_channels,), bias, dtype)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, affine, (num_channels,), bias, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self, self.affine)
 
     def forward(self, input: Tensor) -> Tensor:
         return functional.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
