@@ -98,14 +98,17 @@ NEG = rule("neg", "NegBackward0", np.negative, (lambda F, g: -g,), ("-grad",), e
            scalar=operator.neg)
 POW = rule("pow", "PowBackward0", lambda a, exponent: a ** exponent, (_pow_grad,),
            ("grad * exponent * self^(exponent - 1)",), elementwise=True, extra_saves=("exponent",))
+# As in PyTorch, a zero exponent sends 0 to the base, and a zero base with exponent >= 0 sends 0
+# to the exponent (0^x is flat there, though result * log(0) would say -inf or nan).
 POW_TENSOR = rule(
     "pow_tensor", "PowBackward1", np.power,
-    (lambda F, g, exponent, self: g * exponent * self ** (exponent - 1),
-     lambda F, g, result, self: g * result * F.log(self)),
+    (lambda F, g, exponent, self: F.where(exponent == 0, 0.0, g * exponent * self ** (exponent - 1)),
+     lambda F, g, result, self, exponent: g * F.where((self == 0) & (exponent >= 0), 0.0, result * F.log(self))),
     ("grad * exponent * self^(exponent - 1)", "grad * result * log(self)"),
     inputs=("self", "exponent"), elementwise=True)
 RPOW = rule("rpow", "PowBackward2", lambda exponent, self: np.power(self, exponent),
-            (lambda F, g, result, self: g * result * float(np.log(self)),),
+            (lambda F, g, result, self, exponent: g * result * float(np.log(self)) if self != 0
+             else g * F.where(exponent >= 0, 0.0, result * float(np.log(self))),),
             ("grad * result * log(self)",), inputs=("exponent",), elementwise=True,
             extra_saves=("self", "exponent"))
 RECIPROCAL = rule("reciprocal", "ReciprocalBackward0", np.reciprocal,

@@ -337,6 +337,29 @@ def _run(module: types.ModuleType, code: str) -> str:
     return ADDRESS.sub(" at 0x", out.getvalue())
 
 SNIPPETS.update({
+    "pow_at_zero": """
+x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+(torch.tensor(0.0) ** x).sum().backward(); print(x.grad)
+x.grad = None
+(0 ** x).sum().backward(); print(x.grad)
+x.grad = None
+(0.0 ** (x - 1)).sum().backward(); print(x.grad)
+b = torch.tensor([0.0, 2.0, 0.0], requires_grad=True)
+e = torch.tensor([0.0, 0.0, 2.0], requires_grad=True)
+(b ** e).sum().backward(); print(b.grad, e.grad)
+b2 = torch.tensor([0.0, 3.0], requires_grad=True); e2 = torch.tensor([1.5, 2.0], requires_grad=True)
+y = (b2 ** e2).sum()
+gb, ge = torch.autograd.grad(y, (b2, e2), create_graph=True)
+print(gb, ge)
+(gb.sum() + ge.sum()).backward(); print(b2.grad, e2.grad)
+print(torch.tensor([2.0]) ** torch.tensor([3.0], requires_grad=True))
+x = torch.tensor(0.0, requires_grad=True)
+y = torch.tensor(0.0) ** x
+y.backward(); print(x.grad, y)
+w = torch.tensor(0.0, requires_grad=True)
+z = w ** torch.tensor(0.0)
+z.backward(); print(w.grad)
+""",
     "anomaly": """
 import warnings
 x = torch.tensor([0.0, 1.0], requires_grad=True)
