@@ -36,8 +36,8 @@ from engine.functions import (
     broadcast_shapes, broadcast_tensors, broadcast_to, nan_to_num, scatter, scatter_add, topk, trace,
 )
 from engine.functions import (  # noqa: E402
-    addcdiv, addcmul, arctan2, atan2, deg2rad, digamma, erfinv, lerp, lgamma, logaddexp, logit, polygamma,
-    rad2deg, sgn, signbit, sinc, square_, xlogy,
+    addcdiv, addcmul, arctan2, atan2, baddbmm, deg2rad, digamma, dist, erfinv, hypot, lerp, lgamma, logaddexp,
+    logit, polygamma, rad2deg, sgn, signbit, sinc, square_, xlogy,
 )
 from engine.functions import (  # noqa: E402
     atleast_1d, atleast_2d, atleast_3d, cartesian_prod, column_stack, diagflat, dstack, fliplr, flipud,

@@ -387,6 +387,13 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     return apply(ops.ADDMM, (input, mat1, mat2), attrs or None)
 
 
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    if batch1._data.ndim != 3 or batch2._data.ndim != 3:
+        raise RuntimeError("batch1 and batch2 must be 3D tensors")
+    attrs = {key: value for key, value in (("alpha", alpha), ("beta", beta)) if value != 1}
+    return apply(ops.BADDBMM, (input, batch1, batch2), attrs or None)
+
+
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     if input._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -1965,6 +1972,16 @@ def atan2(input: Tensor, other: Tensor) -> Tensor:
 
 
 arctan2 = atan2
+
+
+def hypot(input: Tensor, other: Tensor) -> Tensor:
+    _check_broadcast(input, other)
+    return apply(ops.HYPOT, (input, other))
+
+
+def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:
+    _check_broadcast(input, other)
+    return apply(ops.DIST, (input, other), {"p": p} if p != 2 else None)
 
 
 def logaddexp(input: Tensor, other: Tensor) -> Tensor:

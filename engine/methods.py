@@ -184,7 +184,7 @@ METHODS = {
     "tril_": lambda self, diagonal=0: f._inplace(self, ops.TRIL, (), {"diagonal": diagonal}),
     "triu_": lambda self, diagonal=0: f._inplace(self, ops.TRIU, (), {"diagonal": diagonal}),
     "addcmul": f.addcmul, "addcdiv": f.addcdiv, "addcmul_": f.addcmul_, "addcdiv_": f.addcdiv_,
-    "lerp": f.lerp, "lerp_": f.lerp_, "atan2": f.atan2, "arctan2": f.atan2, "logaddexp": f.logaddexp,
+    "lerp": f.lerp, "lerp_": f.lerp_, "atan2": f.atan2, "arctan2": f.atan2, "hypot": f.hypot, "dist": f.dist, "baddbmm": f.baddbmm, "logaddexp": f.logaddexp,
     "xlogy": f.xlogy, "sgn": f.sgn, "signbit": f.signbit, "sinc": f.sinc, "deg2rad": f.deg2rad,
     "rad2deg": f.rad2deg, "logit": f.logit, "lgamma": f.lgamma, "digamma": f.digamma, "erfinv": f.erfinv,
     "polygamma": lambda self, n: f.polygamma(n, self), "square_": f.square_, "t_": f.t_,

@@ -1214,6 +1214,15 @@ ADDMM = rule(
     ("grad * beta", "grad @ mat2ᵀ * alpha", "mat1ᵀ @ grad * alpha"),
     inputs=("self", "mat1", "mat2"), defaults={"alpha": 1, "beta": 1},
     extra_saves=("mat1_sym_sizes", "mat1_sym_strides", "mat2_sym_sizes", "mat2_sym_strides"))
+BADDBMM = rule(
+    "baddbmm", "BaddbmmBackward0",
+    lambda a, b1, b2, alpha=1, beta=1: (a * beta if beta != 1 else a) + (
+        b1 @ b2 if alpha == 1 else alpha * (b1 @ b2)),
+    (lambda F, g, beta: g if beta == 1 else g * beta,
+     lambda F, g, alpha, batch2: (g @ F.mT(batch2)) if alpha == 1 else (g @ F.mT(batch2)) * alpha,
+     lambda F, g, alpha, batch1: (F.mT(batch1) @ g) if alpha == 1 else (F.mT(batch1) @ g) * alpha),
+    ("grad * beta", "grad @ batch2ᵀ * alpha", "batch1ᵀ @ grad * alpha"),
+    inputs=("self", "batch1", "batch2"), defaults={"alpha": 1, "beta": 1})
 
 # --- more shape ops ----------------------------------------------------------------------------
 UNSAFE_VIEW = rule("unsafe_view", "UnsafeViewBackward0", lambda a, size: np.reshape(a, size),
@@ -2536,6 +2545,15 @@ ATAN2 = rule("atan2", "Atan2Backward0", np.arctan2,
              (_atan2_grad(0), _atan2_grad(1)),
              ("grad * other / (self² + other²)", "-grad * self / (self² + other²)"), inputs=BINARY,
              elementwise=True)
+
+HYPOT = rule("hypot", "HypotBackward0", np.hypot,
+             (lambda F, g, self, result: g * self / result, lambda F, g, other, result: g * other / result),
+             ("grad * self / result", "grad * other / result"), inputs=BINARY, elementwise=True)
+DIST = rule("dist", "DistBackward0", lambda a, b, p=2: _norm_fwd(a - b, p),
+            (lambda F, g, p, result, self, other: _norm_grad(F, g, None, False, p, result, self - other),
+             lambda F, g, p, result, self, other: -_norm_grad(F, g, None, False, p, result, self - other)),
+            ("grad * d norm(self - other, p)", "-grad * d norm(self - other, p)"), inputs=BINARY,
+            defaults={"p": 2})
 
 
 def _logaddexp_grad(F: Any, g: Any, first: Any, second: Any) -> Any:

@@ -337,6 +337,22 @@ def _run(module: types.ModuleType, code: str) -> str:
     return ADDRESS.sub(" at 0x", out.getvalue())
 
 SNIPPETS.update({
+    "hypot_dist_baddbmm": """
+a = torch.tensor([3.0, 1.0], requires_grad=True); b = torch.tensor([4.0, 2.0], requires_grad=True)
+h = torch.hypot(a, b); print(h, type(h.grad_fn).__name__)
+print(h.grad_fn._saved_self, h.grad_fn._saved_other, h.grad_fn._saved_result)
+h.sum().backward(); print(a.grad, b.grad)
+a.grad = None; b.grad = None
+for p in (2, 1, 3, float("inf")):
+    d = torch.dist(a, b, p); print(p, d, d.grad_fn._saved_p)
+    d.backward(); print(a.grad, b.grad); a.grad = None; b.grad = None
+print(a.hypot(b), a.dist(b))
+M = torch.ones(2, 2, 2, requires_grad=True); B1 = torch.arange(12.0).reshape(2, 2, 3).requires_grad_(); B2 = torch.ones(2, 3, 2)
+r = torch.baddbmm(M, B1, B2, beta=0.5, alpha=2); print(r, r.grad_fn._saved_alpha, r.grad_fn._saved_beta)
+r.sum().backward(); print(M.grad, B1.grad)
+r2 = M.baddbmm(B1, B2); print(r2)
+g, = torch.autograd.grad(torch.dist(a, b), a, create_graph=True); print(g)
+""",
     "pow_at_zero": """
 x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
 (torch.tensor(0.0) ** x).sum().backward(); print(x.grad)
