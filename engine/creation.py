@@ -56,6 +56,10 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         raise
     if np_dtype is None and isinstance(data, (np.ndarray, np.generic)) and array.dtype.kind in "fiub":
         return _finish(array, requires_grad)  # NumPy data keeps its dtype, as in PyTorch
+    if np_dtype is None and isinstance(data, (list, tuple)) and array.dtype.kind in "fiub":
+        inferred = _sequence_dtype(data)
+        if inferred is not None:
+            return _finish(array.astype(inferred), requires_grad)
     if np_dtype is None:
         if array.dtype.kind == "f":
             array = array.astype(dtypes.default_float.np)
@@ -64,6 +68,57 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         elif array.dtype.kind not in "b":
             raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     return _finish(array, requires_grad)
+
+
+_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+_PYTHON_NUMBERS = frozenset({bool, int, float})
+
+
+def _promote(a: np.dtype, b: np.dtype) -> np.dtype:
+    """torch.promote_types: the higher kind wins with its own size (int64 and float32 give float32);
+    complex with float64 widens to complex128; within a kind, NumPy's promotion."""
+    ra, rb = _KIND_RANK[a.kind], _KIND_RANK[b.kind]
+    if ra == rb:
+        return np.promote_types(a, b)
+    high, low = (a, b) if ra > rb else (b, a)
+    if high.kind == "c" and low == np.float64:
+        return np.dtype(np.complex128)
+    return high
+
+
+def _sequence_dtype(data: Any) -> np.dtype | None:
+    """The dtype torch.tensor infers for nested lists holding NumPy scalars, arrays or tensors (each keeps
+    its dtype; Python numbers count as bool, int64 and the default float), promoted as torch promotes.
+    None when every leaf is a Python number (the caller's rules apply)."""
+    found: list[np.dtype] = []
+    python_kinds: set[type] = set()
+    stack = [data]
+    while stack:
+        items = stack.pop()
+        kinds = set(map(type, items))  # one pass in C; Python numbers need no more
+        if kinds <= _PYTHON_NUMBERS:
+            python_kinds |= kinds
+            continue
+        for x in items:
+            if isinstance(x, (list, tuple)):
+                stack.append(x)
+            elif isinstance(x, Tensor):
+                found.append(x._data.dtype)
+            elif isinstance(x, (np.generic, np.ndarray)):
+                found.append(x.dtype)
+            else:
+                python_kinds.add(type(x))
+    if not found or any(d.kind not in _KIND_RANK for d in found):
+        return None
+    for kind, dt in ((bool, np.bool_), (int, np.int64), (float, dtypes.default_float.np)):
+        if kind in python_kinds:
+            found.append(np.dtype(dt))
+    if python_kinds - _PYTHON_NUMBERS:
+        return None
+    result = found[0]
+    for d in found[1:]:
+        result = _promote(result, d)
+    return result
 
 
 def _check_ragged(data: Any) -> None:
@@ -189,12 +244,14 @@ def randn(*size: Any, generator: Any = None, dtype: Any = None, device: Any = No
     return _finish(values, requires_grad)
 
 
-def randint(low: Any, high: Any = None, size: Any = None, *, generator: Any = None, dtype: Any = None,
-            device: Any = None, requires_grad: bool = False) -> Tensor:
+def randint(low: Any = None, high: Any = None, size: Any = None, *, generator: Any = None,
+            dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     if size is None:
         low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
+    if low is None:  # randint(high=n, size=...)
+        low = 0
     shape = tuple(int(s) for s in size)
     values = _gen(generator).random_from_to(_numel(shape), int(low), int(high)).reshape(shape)
     np_dtype = dtypes.to_numpy(dtype) or np.dtype(np.int64)

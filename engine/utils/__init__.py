@@ -1,5 +1,5 @@
-"""torch.utils: checkpoint."""
+"""torch.utils: checkpoint and data."""
 
-from engine.utils import checkpoint
+from engine.utils import checkpoint, data
 
-__all__ = ["checkpoint"]
+__all__ = ["checkpoint", "data"]
