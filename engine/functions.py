@@ -7,8 +7,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from engine import grad_mode, messages, observe, ops
-from engine.rules import apply, scalar_binary_op, scalar_unary_op
+from engine import dtypes, grad_mode, messages, observe, ops
+from engine.rules import apply, promoted_arrays, scalar_binary_op, scalar_unary_op
 from engine.node import Node
 from engine.rules import Rule, _node_classes, node_maker
 from engine.tensor import Tensor
@@ -581,6 +581,7 @@ def _inplace(self: Tensor, rule: Any, others: tuple, attrs: dict | None = None) 
     before._accumulator = self._accumulator
     with _quiet():
         out = apply(rule, (before, *others), attrs)
+    _check_result_cast(rule, out._data, self)
     np.copyto(self._data, out._data, casting="unsafe")
     self._vc[0] += 1
     node = out.grad_fn
@@ -604,8 +605,38 @@ def _inplace(self: Tensor, rule: Any, others: tuple, attrs: dict | None = None) 
 
 def _write(self: Tensor, rule: Any, others: tuple, attrs: dict | None) -> None:
     arrays = [o._data if isinstance(o, Tensor) else o for o in others]
+    if rule.promotes:
+        promoted = promoted_arrays([self._data, *arrays])
+        if promoted is not None:
+            arrays = promoted[0][1:]
     out = rule.forward(self._data, *arrays, **(attrs or {}))
+    out = np.asarray(out)
+    if out.dtype == np.float64 and self._data.dtype != np.float64 and not builtins.any(
+            isinstance(o, Tensor) and o._data.dtype == np.float64 for o in others):
+        out = out.astype(np.float32)  # a Python float makes NumPy compute in float64, PyTorch in float32
+    _check_result_cast(rule, out, self)
     np.copyto(self._data, out, casting="unsafe")
+
+
+# Elementwise in-place ops PyTorch does not check: rounding keeps an integer tensor's dtype (where
+# NumPy would compute in float), masked_fill_ casts its value.
+_NOT_CHECKED = frozenset({"floor", "ceil", "round", "trunc", "sign", "round_decimals", "masked_fill"})
+_ARITHMETIC = frozenset({"addcmul", "addcdiv"})  # not elementwise rules, checked all the same
+_CLAMPS = frozenset({"clamp", "clamp_min", "clamp_max", "clamp_tensor"})
+
+
+def _check_result_cast(rule: Any, out: np.ndarray, self: Tensor) -> None:
+    """PyTorch refuses an in-place arithmetic op whose result type the tensor cannot hold (a
+    float result into an integer tensor, an integer one into a bool tensor)."""
+    if not (rule.elementwise or rule.promotes or rule.name in _ARITHMETIC) or rule.name in _NOT_CHECKED:
+        return
+    have, want = out.dtype, self._data.dtype
+    if have == want or dtypes.can_cast(have, want):
+        return
+    src, dst = dtypes.from_numpy(have), dtypes.from_numpy(want)
+    # clamp's kernel names the desired type by its C++ name
+    dst_name = dst.cpp if rule.name in _CLAMPS else dst.legacy
+    raise RuntimeError(f"result type {src.legacy} can't be cast to the desired output type {dst_name}")
 
 
 def _rebase_view(view: Tensor, base: Tensor, fn: Any) -> None:

@@ -63,23 +63,24 @@ BINARY = ("self", "other")
 ADD = rule("add", "AddBackward0", lambda a, b, alpha=1: a + b if alpha == 1 else a + alpha * b,
            (lambda F, g: g, lambda F, g, alpha: g if alpha == 1 else g * alpha),
            ("grad", "grad * alpha"), inputs=BINARY, elementwise=True, defaults={"alpha": 1},
-           scalar=operator.add)
+           scalar=operator.add, promotes=True)
 SUB = rule("sub", "SubBackward0", lambda a, b, alpha=1: a - b if alpha == 1 else a - alpha * b,
            (lambda F, g: g, lambda F, g, alpha: -g if alpha == 1 else -g * alpha),
            ("grad", "-grad * alpha"), inputs=BINARY, elementwise=True, defaults={"alpha": 1},
-           scalar=operator.sub)
+           scalar=operator.sub, promotes=True)
 RSUB = rule("rsub", "RsubBackward1", lambda a, other, alpha=1: other - alpha * a,
             (lambda F, g, alpha: -g if alpha == 1 else -g * alpha,),
             ("-grad * alpha",), elementwise=True, defaults={"alpha": 1})
 MUL = rule("mul", "MulBackward0", np.multiply,
            (lambda F, g, other: g * other, lambda F, g, self: g * self),
-           ("grad * other", "grad * self"), inputs=BINARY, elementwise=True, scalar=operator.mul)
+           ("grad * other", "grad * self"), inputs=BINARY, elementwise=True, scalar=operator.mul,
+           promotes=True)
 DIV = rule("div", "DivBackward0", np.true_divide,
            # other: PyTorch's -grad * ((self / other) / other) under create_graph
            (lambda F, g, other: g / other, lambda F, g, self, other: -g * self / (other * other)
             if F is ArrayMath else -g * ((self / other) / other)),
            ("grad / other", "-grad * self / other²"), inputs=BINARY, elementwise=True,
-           scalar=operator.truediv)
+           scalar=operator.truediv, promotes=True)
 MUL_SCALAR = rule("mul_scalar", "MulBackward1", lambda a, other: a * other,
                   # mul.Scalar again under create_graph (MulBackward1), as in PyTorch
                   (lambda F, g, other: g * other if F is ArrayMath else F.op("mul_scalar", g, other=other),),
@@ -103,12 +104,19 @@ POW_TENSOR = rule(
     (lambda F, g, exponent, self: g * exponent * self ** (exponent - 1),
      lambda F, g, result, self: g * result * F.log(self)),
     ("grad * exponent * self^(exponent - 1)", "grad * result * log(self)"),
-    inputs=("self", "exponent"), elementwise=True)
+    inputs=("self", "exponent"), elementwise=True, promotes=True)
 RPOW = rule("rpow", "PowBackward2", lambda exponent, self: np.power(self, exponent),
             (lambda F, g, result, self: g * result * float(np.log(self)),),
             ("grad * result * log(self)",), inputs=("exponent",), elementwise=True,
             extra_saves=("self", "exponent"))
-RECIPROCAL = rule("reciprocal", "ReciprocalBackward0", np.reciprocal,
+def _reciprocal(a: Any) -> Any:
+    """1 / a; integers and booleans in float32, as PyTorch promotes them (NumPy's keeps integers)."""
+    if np.asarray(a).dtype.kind in "biu":
+        return np.reciprocal(np.asarray(a, np.float32))
+    return np.reciprocal(a)
+
+
+RECIPROCAL = rule("reciprocal", "ReciprocalBackward0", _reciprocal,
                   (lambda F, g, result: -g * result * result,), ("-grad * result²",), elementwise=True,
                   scalar=lambda a: 1.0 / a)
 
@@ -818,7 +826,7 @@ CLAMP_TENSOR = rule(
      lambda F, g, min, self: g * (self < min),
      lambda F, g, max, self: g * (self > max)),
     ("grad * (min <= self <= max)", "grad * (self < min)", "grad * (self > max)"),
-    inputs=("self", "min", "max"), elementwise=True)
+    inputs=("self", "min", "max"), elementwise=True, promotes=True)
 
 
 def _clamp_mask(self: Any, lo: Any, hi: Any) -> Any:
@@ -839,16 +847,17 @@ MAXIMUM = rule("maximum", "MaximumBackward0", np.maximum,
                (lambda F, g, other, self: _split_ties(F, g, self, other, self >= other),
                 lambda F, g, other, self: _split_ties(F, g, self, other, other >= self)),
                ("grad * (self > other) (ties: grad / 2)", "grad * (other > self) (ties: grad / 2)"),
-               inputs=BINARY, elementwise=True)
+               inputs=BINARY, elementwise=True, promotes=True)
 MINIMUM = rule("minimum", "MinimumBackward0", np.minimum,
                (lambda F, g, other, self: _split_ties(F, g, self, other, self <= other),
                 lambda F, g, other, self: _split_ties(F, g, self, other, other <= self)),
                ("grad * (self < other) (ties: grad / 2)", "grad * (other < self) (ties: grad / 2)"),
-               inputs=BINARY, elementwise=True)
+               inputs=BINARY, elementwise=True, promotes=True)
 WHERE = rule("where", "WhereBackward0", lambda a, b, condition: np.where(condition, a, b),
              (lambda F, g, condition: F.where(condition, g, 0.0),
               lambda F, g, condition: F.where(condition, 0.0, g)),
-             ("where(condition, grad, 0)", "where(condition, 0, grad)"), inputs=BINARY, elementwise=True)
+             ("where(condition, grad, 0)", "where(condition, 0, grad)"), inputs=BINARY, elementwise=True,
+             promotes=True)
 MASKED_FILL = rule("masked_fill", "MaskedFillBackward0", lambda a, mask, value: np.where(mask, value, a),
                    (lambda F, g, mask: F.where(mask, 0.0, g) if F is ArrayMath
                     else F.op("masked_fill", g, mask=mask, value=0),), ("where(mask, 0, grad)",),
@@ -2532,7 +2541,7 @@ def _atan2_grad(index: int) -> Any:
 ATAN2 = rule("atan2", "Atan2Backward0", np.arctan2,
              (_atan2_grad(0), _atan2_grad(1)),
              ("grad * other / (self² + other²)", "-grad * self / (self² + other²)"), inputs=BINARY,
-             elementwise=True)
+             elementwise=True, promotes=True)
 
 
 def _logaddexp_grad(F: Any, g: Any, first: Any, second: Any) -> Any:
@@ -2546,7 +2555,7 @@ LOGADDEXP = rule("logaddexp", "LogaddexpBackward0", np.logaddexp,
                  (lambda F, g, other, self: _logaddexp_grad(F, g, self, other),
                   lambda F, g, other, self: _logaddexp_grad(F, g, other, self)),
                  ("grad / (1 + exp(other - self))", "grad / (1 + exp(self - other))"), inputs=BINARY,
-                 elementwise=True)
+                 elementwise=True, promotes=True)
 
 
 def _xlogy(x: Any, y: Any) -> Any:
@@ -2574,7 +2583,7 @@ def _xlogy_scalar_other_grad(F: Any, g: Any, other: Any, self: Any) -> Any:
 XLOGY = rule("xlogy", "XlogyBackward0", _xlogy,
              (_xlogy_self_grad, lambda F, g, other, self: g * self / other),
              ("xlogy(grad, other) (0 where self = 0 and other <= 0)", "grad * self / other"), inputs=BINARY,
-             elementwise=True)
+             elementwise=True, promotes=True)
 XLOGY_SCALAR_SELF = rule("xlogy_scalar_self", "XlogyBackward1", lambda other, self: _xlogy(self, other),
                          (lambda F, g, other, self: _scale(F, g, self) / other,),
                          ("grad * self / other",), inputs=("other",), elementwise=True, extra_saves=("self",))
