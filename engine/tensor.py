@@ -359,7 +359,15 @@ class Tensor(metaclass=_TorchClass):
         base = self._base
         if base is not None and base._requires_grad and self._requires_grad:
             if self._view_of_multi is not None:
-                name, index = self._view_of_multi
+                name, index, *custom = self._view_of_multi
+                if custom:
+                    raise RuntimeError(
+                        f"Output {index} of {name} is a view and is being modified inplace. This view was "
+                        "created inside a custom Function (or because an input was returned as-is) and the "
+                        "autograd logic to handle view+inplace would override the custom backward "
+                        "associated with the custom Function, leading to incorrect gradients. This behavior "
+                        "is forbidden. You can fix this by cloning the output of the custom Function."
+                    )
                 raise RuntimeError(
                     f"Output {index} of {name} is a view and is being modified inplace. This view is the "
                     "output of a function that returns multiple views. Such functions do not allow the "
@@ -387,7 +395,9 @@ class TensorExtras:
 
     def __init__(self, inference: bool = False) -> None:
         self.base: Tensor | None = None
-        self.view_of_multi: tuple[str, int] | None = None
+        # (op name, output index) of a view output of a multi-output op; (Function name, output index,
+        # True) of an input a custom Function returned as-is: in-place changes to it are refused
+        self.view_of_multi: tuple | None = None
         self.retains_grad = False
         self.post_acc_hooks: dict | None = None
         self.inference = inference
