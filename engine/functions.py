@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import builtins
+import operator
 from typing import Any, Sequence
 
 import numpy as np
 
 from engine import dtypes, grad_mode, messages, observe, ops
-from engine.rules import apply, promoted_arrays, scalar_binary_op, scalar_unary_op
+from engine.rules import GRAD_DTYPES, apply, promoted_arrays, scalar_binary_op, scalar_unary_op
 from engine.node import Node
 from engine.rules import Rule, _node_classes, node_maker
 from engine.tensor import Tensor
@@ -102,7 +103,33 @@ def _div(input: Any, other: Any) -> Tensor:
     return _binary(ops.DIV, input, other)
 
 
-div = scalar_binary_op(ops.DIV, _div)
+div_op = scalar_binary_op(ops.DIV, _div)
+_TRUE_DIVISION = object()  # rounding_mode not given (None given explicitly records DivBackward2)
+
+
+def div(input: Any, other: Any, *, rounding_mode: Any = _TRUE_DIVISION) -> Tensor:
+    if rounding_mode is _TRUE_DIVISION:
+        return div_op(input, other)
+    _check_rounding_mode(rounding_mode)
+    if not isinstance(input, Tensor):
+        input = as_tensor(input)
+    if rounding_mode is not None:
+        _check_integer_divisor(input, other)
+    return _binary(ops.DIV_MODE, input, other, {"rounding_mode": rounding_mode})
+
+
+def _check_rounding_mode(rounding_mode: Any) -> None:
+    if rounding_mode not in (None, "trunc", "floor"):
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                           f"'{rounding_mode}'")
+
+
+def _check_integer_divisor(input: Any, other: Any) -> None:
+    """Integer division or remainder by zero: PyTorch's kernels raise (floats give inf or nan)."""
+    a = input._data if isinstance(input, Tensor) else np.asarray(input)
+    b = other._data if isinstance(other, Tensor) else np.asarray(other)
+    if a.dtype.kind in "biu" and b.dtype.kind in "biu" and not np.all(b):
+        raise RuntimeError("ZeroDivisionError")
 neg = scalar_unary_op(ops.NEG, lambda input: apply(ops.NEG, (input,)))
 
 
@@ -211,27 +238,44 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = No
         keepdims: Any = None, dtype: Any = None) -> Tensor:
     dim = axis if dim is None else dim
     keepdim = keepdims if keepdims is not None else keepdim
-    if dtype is not None:
-        input = input.to(dtype)
-    elif input._data.dtype.kind in "biu" and input._data.dtype != np.int64:
-        input = input.to(np.int64)
+    if dtype is None and input._data.dtype.kind in "biu" and input._data.dtype != np.int64:
+        dtype = np.dtype(np.int64)  # integers sum in int64
     if dim is None:
-        return apply(ops.SUM, (input,))
-    return apply(ops.SUM_DIM, (input,), {"dim": _dim_tuple(dim, input._data.ndim), "keepdim": keepdim})
+        return _reduce_in(ops.SUM, input, None, dtype)
+    return _reduce_in(ops.SUM_DIM, input, {"dim": _dim_tuple(dim, input._data.ndim), "keepdim": keepdim}, dtype)
 
 
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
          keepdims: Any = None, dtype: Any = None) -> Tensor:
     dim = axis if dim is None else dim
     keepdim = keepdims if keepdims is not None else keepdim
-    if input._data.dtype.kind != "f":
+    if dtype is not None:
+        if dtypes.to_numpy(dtype).kind != "f":
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Optional dtype must be either a floating point or "
+                f"complex dtype. Got: {dtypes.from_numpy(dtypes.to_numpy(dtype)).legacy}"
+            )
+    elif input._data.dtype.kind != "f":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
             f"complex dtype. Got: {input.dtype.legacy}"
         )
     if dim is None:
-        return apply(ops.MEAN, (input,))
-    return apply(ops.MEAN_DIM, (input,), {"dim": _dim_tuple(dim, input._data.ndim), "keepdim": keepdim})
+        return _reduce_in(ops.MEAN, input, None, dtype)
+    return _reduce_in(ops.MEAN_DIM, input, {"dim": _dim_tuple(dim, input._data.ndim), "keepdim": keepdim}, dtype)
+
+
+def _reduce_in(rule: Rule, input: Tensor, attrs: dict | None, dtype: Any) -> Tensor:
+    """A reduction computed in `dtype` (its dtype= argument) within the one node, as PyTorch does;
+    the gradient goes back to the input in the input's dtype."""
+    want = dtypes.to_numpy(dtype)
+    if want is None or want == input._data.dtype:
+        return apply(rule, (input,), attrs) if attrs else apply(rule, (input,))
+    out = apply(rule, (input,), {**(attrs or {}), "dtype": want})
+    node = out.grad_fn
+    if node is not None:
+        node._attrs = {**(node._attrs or {}), GRAD_DTYPES: (input._data.dtype,)}
+    return out
 
 
 def sum_to_size(input: Tensor, *size: Any) -> Tensor:
@@ -813,19 +857,30 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
 
 
 def remainder(input: Any, other: Any) -> Tensor:
+    _check_integer_divisor(input, other)
     if isinstance(other, Tensor):
         return _constant(np.remainder(_raw(input), other._data))
     return apply(ops.REMAINDER, (input,), {"other": other})
 
 
 def fmod(input: Tensor, other: Any) -> Tensor:
+    _check_integer_divisor(input, other)
     if isinstance(other, Tensor):
         return _constant(np.fmod(input._data, other._data))
     return apply(ops.FMOD, (input,), {"other": other})
 
 
 def floor_divide(input: Any, other: Any) -> Tensor:
-    return _constant(np.floor_divide(_raw(input), _raw(other)))
+    """`a // b`: no derivative in PyTorch (a NotImplemented node when an input requires grad)."""
+    _check_integer_divisor(input, other)
+    arrays = [_raw(input), _raw(other)]
+    promoted = promoted_arrays(arrays)
+    if promoted is not None:
+        arrays = promoted[0]
+    out = np.asarray(np.floor_divide(*arrays))
+    if out.dtype == np.float64 and not builtins.any(type(a) is np.ndarray and a.dtype == np.float64 for a in arrays):
+        out = out.astype(np.float32)  # an integer tensor // a Python float is float32 in PyTorch
+    return not_implemented_result("floor_divide", out, (input, other))
 
 
 def _raw(x: Any) -> Any:
@@ -1189,8 +1244,7 @@ def getitem(self: Tensor, key: Any) -> Tensor:
             length = out._data.shape[dim]
             s0, e0, st = slice(start, stop, step).indices(length)
             if not (s0 == 0 and e0 == length and st == 1):
-                out = _slice(out, dim, 0 if start is None else int(start),
-                             INT64_MAX if stop is None else int(stop), 1 if step is None else int(step))
+                out = _slice(out, dim, _slice_bound(start, 0), _slice_bound(stop, INT64_MAX), _slice_bound(step, 1))
                 applied = True
             dim += 1
         elif _is_advanced(k):
@@ -1211,8 +1265,7 @@ def getitem(self: Tensor, key: Any) -> Tensor:
                 advanced[dim] = array.astype(np.int64)
                 dim += 1
         else:
-            index = int(k)
-            out = select(out, dim, index)
+            out = select(out, dim, _integer_index(k))
             applied = True
     if advanced:
         indices = tuple(advanced.get(d) for d in range(builtins.max(advanced) + 1))
@@ -1230,12 +1283,33 @@ def getitem(self: Tensor, key: Any) -> Tensor:
 INT64_MAX = 9223372036854775807
 
 
+def _integer_index(k: Any) -> int:
+    """A basic index as an int: PyTorch takes integers (and 0-d integer tensors) only."""
+    if isinstance(k, Tensor):
+        return int(k)
+    try:
+        return operator.index(k)
+    except TypeError:
+        raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                         f"valid indices (got {type(k).__name__})") from None
+
+
+def _slice_bound(v: Any, default: int) -> int:
+    if v is None:
+        return default
+    if isinstance(v, Tensor):
+        return int(v)
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError("slice indices must be integers or None or have an __index__ method") from None
+
+
 def _slice_full(self: Tensor, dim: int, k: slice) -> Tensor:
     if self._data.ndim == 0:
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
-    return _slice(self, dim, 0 if k.start is None else int(k.start),
-                  INT64_MAX if k.stop is None else int(k.stop), 1 if k.step is None else int(k.step))
+    return _slice(self, dim, _slice_bound(k.start, 0), _slice_bound(k.stop, INT64_MAX), _slice_bound(k.step, 1))
 
 
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
@@ -1360,10 +1434,25 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
                 f"tensor's size at dimension {dim}), but got split_sizes={list(sizes)}"
             )
         return apply(ops.SPLIT_WITH_SIZES, (tensor,), {"split_sizes": sizes, "dim": dim})
-    return apply(ops.SPLIT, (tensor,), {"split_size": int(split_size_or_sections), "dim": dim})
+    split_size = int(split_size_or_sections)
+    _check_split_size(split_size, tensor._data.shape[dim])
+    return apply(ops.SPLIT, (tensor,), {"split_size": split_size, "dim": dim})
+
+
+def _check_split_size(split_size: int, size: int) -> None:
+    if split_size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size}")
+    if split_size == 0 and size != 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+
+
+def _check_chunks(chunks: int) -> None:
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    _check_chunks(chunks)
     size = input._data.shape[_wrap_dim(dim, input._data.ndim)]
     split_size = -(-size // chunks) if chunks else 0
     return split(input, builtins.max(split_size, 1) if size else 0, dim)
@@ -1372,10 +1461,12 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
 def unsafe_split(tensor: Tensor, split_size: int, dim: int = 0) -> tuple:
     """split whose parts are not views of the input (UnsafeSplitBackward0)."""
     dim = _wrap_dim(dim, tensor._data.ndim)
+    _check_split_size(int(split_size), tensor._data.shape[dim])
     return apply(ops.UNSAFE_SPLIT, (tensor,), {"split_size": int(split_size), "dim": dim})
 
 
 def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    _check_chunks(chunks)
     size = input._data.shape[_wrap_dim(dim, input._data.ndim)]
     return unsafe_split(input, builtins.max(-(-size // chunks), 1) if size else 0, dim)
 
@@ -1553,12 +1644,7 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neg
     info = np.finfo(input._data.dtype) if input._data.dtype.kind == "f" else None
     if info is None:
         return clone(input)
-    data = input._data
-    hi = info.max if posinf is None else posinf
-    lo = info.min if neginf is None else neginf
-    out = where(_constant(np.isnan(data)), nan, input)
-    out = where(_constant(np.isposinf(data)), hi, out)
-    return where(_constant(np.isneginf(data)), lo, out)
+    return apply(ops.NAN_TO_NUM, (input,), {"nan": 0.0 if nan is None else nan, "posinf": posinf, "neginf": neginf})
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:

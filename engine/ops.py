@@ -81,6 +81,31 @@ DIV = rule("div", "DivBackward0", np.true_divide,
             if F is ArrayMath else -g * ((self / other) / other)),
            ("grad / other", "-grad * self / other²"), inputs=BINARY, elementwise=True,
            scalar=operator.truediv, promotes=True)
+
+
+def _div_rounded(a: Any, b: Any, rounding_mode: Any = None) -> Any:
+    """div with rounding_mode: 'trunc' rounds toward zero, 'floor' down (Python's // on floats,
+    exact on integers); None is true division."""
+    if rounding_mode is None:
+        return np.true_divide(a, b)
+    if np.result_type(a, b).kind in "biu":
+        q = np.floor_divide(a, b)
+        if rounding_mode == "trunc":  # floor rounds negative inexact quotients one further
+            q = q + ((np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0)))
+        return q
+    if rounding_mode == "trunc":
+        return np.trunc(np.true_divide(a, b))
+    return np.floor_divide(a, b)
+
+
+# div(..., rounding_mode=...): a rounded quotient has zero gradient; without rounding, div's own.
+DIV_MODE = rule("div_mode", "DivBackward2", _div_rounded,
+                (lambda F, g, other, rounding_mode: g / other if rounding_mode is None else F.zeros_like(g),
+                 lambda F, g, self, other, rounding_mode: -g * self / (other * other) if rounding_mode is None
+                 else F.zeros_like(g)),
+                ("grad / other (0 when rounded)", "-grad * self / other² (0 when rounded)"), inputs=BINARY,
+                elementwise=True, extra_saves=("self", "other", "rounding_mode"), defaults={"rounding_mode": None},
+                promotes=True)
 MUL_SCALAR = rule("mul_scalar", "MulBackward1", lambda a, other: a * other,
                   # mul.Scalar again under create_graph (MulBackward1), as in PyTorch
                   (lambda F, g, other: g * other if F is ArrayMath else F.op("mul_scalar", g, other=other),),
@@ -155,14 +180,18 @@ ABS = rule("abs", "AbsBackward0", np.abs,
            ("grad * sign(self)",), elementwise=True, scalar=abs)
 
 # --- reductions ---------------------------------------------------------------------------------
-def _sum(a: Any, dim: Any = None, keepdim: bool = False) -> Any:
-    """np.sum without its Python layers: the same ufunc reduction."""
+def _sum(a: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
+    """np.sum without its Python layers: the same ufunc reduction (in `dtype` if given)."""
+    if dtype is not None:
+        a = np.asarray(a).astype(dtype)
     return np.add.reduce(a, dim, None, None, keepdim)
 
 
-def _mean(a: Any, dim: Any = None, keepdim: bool = False) -> Any:
+def _mean(a: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
     """np.mean without its Python layers for float32 and float64 arrays: the same sum, then the
-    same division by the count (as an intp, like NumPy)."""
+    same division by the count (as an intp, like NumPy). In `dtype` if given."""
+    if dtype is not None:
+        a = np.asarray(a).astype(dtype)
     dtype = getattr(a, "dtype", None)
     if type(a) is not np.ndarray or (dtype is not _F32 and dtype is not _F64) or not a.size:
         return np.mean(a, axis=dim, keepdims=keepdim)
@@ -175,17 +204,19 @@ def _mean(a: Any, dim: Any = None, keepdim: bool = False) -> Any:
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
+# exact_dtype: the reductions keep their input's dtype, or compute in the one asked for (dtype=)
 SUM = rule("sum", "SumBackward0", _sum,
-           (lambda F, g, self_sym_sizes: F.expand(g, self_sym_sizes),), ("grad expanded to self's shape",))
+           (lambda F, g, self_sym_sizes: F.expand(g, self_sym_sizes),), ("grad expanded to self's shape",),
+           exact_dtype=True)
 SUM_DIM = rule(
     "sum_dim", "SumBackward1", _sum,
     (lambda F, g, dim, keepdim, self_sym_sizes: F.expand(
         _unsqueeze_reduced(F, g, dim, keepdim, len(self_sym_sizes)), self_sym_sizes),),
-    ("grad expanded along dim",), defaults={"keepdim": False})
+    ("grad expanded along dim",), defaults={"keepdim": False}, exact_dtype=True)
 MEAN = rule("mean", "MeanBackward0", _mean,
             (lambda F, g, self_sym_numel, self_sym_sizes: F.expand(g / self_sym_numel, self_sym_sizes)
              if F is ArrayMath else F.op("div_scalar", F.expand(g, self_sym_sizes), other=self_sym_numel),),
-            ("grad / numel, expanded to self's shape",))
+            ("grad / numel, expanded to self's shape",), exact_dtype=True)
 MEAN_DIM = rule(
     "mean_dim", "MeanBackward1", _mean,
     (lambda F, g, dim, keepdim, self_sym_numel, self_sym_sizes: F.expand(
@@ -194,7 +225,7 @@ MEAN_DIM = rule(
            ** -1) if F is ArrayMath else F.op(
         "div_scalar", F.expand(_unsqueeze_reduced(F, g, dim, keepdim, len(self_sym_sizes)), self_sym_sizes),
         other=int(np.prod([self_sym_sizes[d] for d in ((dim,) if isinstance(dim, int) else dim)]))),),
-    ("grad / n, expanded along dim",), defaults={"keepdim": False})
+    ("grad / n, expanded along dim",), defaults={"keepdim": False}, exact_dtype=True)
 
 # --- matrix products ----------------------------------------------------------------------------
 def _column_major(sizes: tuple, strides: tuple) -> bool:
@@ -677,6 +708,10 @@ ROUND_DECIMALS = rule("round_decimals", "RoundBackward1", lambda a, decimals: np
 TRUNC = rule("trunc", "TruncBackward0", np.trunc, (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
 FRAC = rule("frac", "FracBackward0", lambda a: a - np.trunc(a), (lambda F, g: g,), ("grad",),
             elementwise=True)
+NAN_TO_NUM = rule("nan_to_num", "NanToNumBackward0",
+                  lambda a, nan=0.0, posinf=None, neginf=None: np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf),
+                  (lambda F, g, self: g * np.isfinite(F.raw(self)),), ("grad where self is finite, else 0",),
+                  elementwise=True, exact_dtype=True)
 REMAINDER = rule("remainder", "RemainderBackward0", lambda a, other: np.remainder(a, other),
                  (lambda F, g: g,), ("grad",), elementwise=True)
 FMOD = rule("fmod", "FmodBackward0", lambda a, other: np.fmod(a, other), (lambda F, g: g,), ("grad",),

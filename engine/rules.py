@@ -866,14 +866,14 @@ def backward_node(node: Node, grads: Sequence, create_graph: bool) -> tuple:
             elif kind is not _F32S or shape:
                 gi = F.sum_to(gi, shape)
         out.append(gi)
-    if rule.promotes:
-        attrs = node._attrs
-        if attrs is not None and GRAD_DTYPES in attrs:
-            return cast_grads(out, attrs[GRAD_DTYPES])
+    attrs = node._attrs
+    if attrs is not None and GRAD_DTYPES in attrs:
+        return cast_grads(out, attrs[GRAD_DTYPES])
     return tuple(out)
 
 
-# The key under which a node of an op whose inputs had different dtypes keeps those dtypes.
+# The key under which a node whose inputs' dtypes differ from the one it computed in keeps them
+# (an op on mixed dtypes, a reduction given dtype=).
 GRAD_DTYPES = "input dtypes"
 
 

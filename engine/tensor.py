@@ -167,6 +167,10 @@ class Tensor(metaclass=_TorchClass):
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        # the attribute refuses any change on a non-leaf (requires_grad_(True) lets it pass)
+        if self.grad_fn is not None:
+            raise RuntimeError(messages.REQUIRES_GRAD_NON_LEAF if not value
+                               else "you can only change requires_grad flags of leaf variables.")
         if value and self._data.dtype.kind != "f":
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self.requires_grad_(value)
@@ -178,6 +182,8 @@ class Tensor(metaclass=_TorchClass):
             raise RuntimeError(messages.REQUIRES_GRAD_NON_LEAF)
         if requires_grad and self._data.dtype.kind != "f":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self._inference and not grad_mode.state.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -279,6 +285,8 @@ class Tensor(metaclass=_TorchClass):
         return t
 
     def detach_(self) -> "Tensor":
+        if self._base is not None and not self._inference:
+            raise RuntimeError(messages.DETACH_VIEW_INPLACE)
         self.grad_fn = None
         self._requires_grad = False
         return self
