@@ -543,12 +543,30 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 def expand(input: Tensor, *size: Any) -> Tensor:
-    shape = _size_args(size)
-    lead = len(shape) - input._data.ndim
-    shape = tuple(
-        input._data.shape[i - lead] if d == -1 else d for i, d in enumerate(shape)
-    )
-    return apply(ops.EXPAND, (input,), {"size": shape})
+    shape = tuple(int(d) for d in _size_args(size))
+    have = input._data.shape
+    lead = len(shape) - len(have)
+    if lead < 0:
+        raise RuntimeError(
+            f"expand(torch.{input.dtype.legacy}Tensor{{{list(have)}}}, size={list(shape)}): the number of sizes "
+            f"provided ({len(shape)}) must be greater or equal to the number of dimensions in the tensor "
+            f"({len(have)})"
+        )
+    out = []
+    for i, d in enumerate(shape):
+        if i < lead:
+            if d < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({d}) isn't allowed in a leading, "
+                                   f"non-existing dimension {i}")
+        elif d == -1:
+            d = have[i - lead]
+        elif have[i - lead] != 1 and d != have[i - lead]:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({d}) must match the existing size ({have[i - lead]}) at "
+                f"non-singleton dimension {i}.  Target sizes: {list(shape)}.  Tensor sizes: {list(have)}"
+            )
+        out.append(d)
+    return apply(ops.EXPAND, (input,), {"size": tuple(out)})
 
 
 def t(input: Tensor) -> Tensor:
@@ -562,7 +580,16 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
 
 
 def permute(input: Tensor, *dims: Any) -> Tensor:
-    return apply(ops.PERMUTE, (input,), {"dims": _size_args(dims)})
+    dims = _size_args(dims)
+    ndim = input._data.ndim
+    if len(dims) != ndim:
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the "
+            f"desired ordering of dimensions i.e. input.dim() = {ndim} is not equal to len(dims) = {len(dims)}"
+        )
+    if len({_wrap_dim(d, ndim) for d in dims}) != ndim:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return apply(ops.PERMUTE, (input,), {"dims": dims})
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
@@ -606,6 +633,7 @@ def _inplace(self: Tensor, rule: Any, others: tuple, attrs: dict | None = None) 
     On a view, the base gets a CopySlices node (the op's node applied to the viewed region) and
     the view's grad_fn becomes an AsStridedBackward0 of the base, as PyTorch does.
     """
+    _check_written_to(self, rule, others)
     if self._inference and not grad_mode.state.inference:
         _write(self, rule, others, attrs)  # PyTorch writes, then refuses to count the new version
     self._check_inplace()
@@ -645,6 +673,36 @@ def _inplace(self: Tensor, rule: Any, others: tuple, attrs: dict | None = None) 
     if observe.current is not None:
         observe.current.inplace_applied(self, self.grad_fn)
     return self
+
+
+_BROADCASTING_WRITES = frozenset({"copy_", "addcmul", "addcdiv", "masked_fill_tensor"})
+
+
+def _check_written_to(self: Tensor, rule: Any, others: tuple) -> None:
+    """PyTorch's checks on the tensor an in-place op writes: the other operands must broadcast to
+    its shape, and no two of its elements may share memory (an expanded tensor), except for
+    fill_ and zero_, which write one value everywhere."""
+    shape = self._data.shape
+    if rule.elementwise or rule.promotes or rule.name in _BROADCASTING_WRITES:
+        for o in others:
+            other = o._data.shape if isinstance(o, Tensor) else np.shape(o) if type(o) is np.ndarray else None
+            if other is None or other == shape:
+                continue
+            problem = messages.broadcast_mismatch(shape, other)
+            if problem:
+                raise RuntimeError(problem)
+            full = np.broadcast_shapes(shape, other)
+            if full != shape:
+                raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(full)}")
+    if rule.name in ("fill_", "zero_"):
+        return
+    if _overlaps(self._data):
+        raise RuntimeError(messages.INTERNAL_OVERLAP)
+
+
+def _overlaps(a: np.ndarray) -> bool:
+    """Some elements share memory: a zero stride along a dimension of size > 1."""
+    return builtins.any(st == 0 and n > 1 for n, st in zip(a.shape, a.strides))
 
 
 def _write(self: Tensor, rule: Any, others: tuple, attrs: dict | None) -> None:
@@ -740,6 +798,9 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
     )
     if not tracked:
         v = value._data if isinstance(value, Tensor) else value
+        if not builtins.any(_is_advanced(k) for k in (key if isinstance(key, tuple) else (key,))) and _overlaps(
+                self._data[_index_key(key)]):
+            raise RuntimeError(messages.INTERNAL_OVERLAP)  # a copy_ into an expanded region
         if self._inference and not grad_mode.state.inference:
             self._data[_index_key(key)] = v  # PyTorch writes, then refuses to count the new version
         self._check_inplace()
@@ -920,13 +981,17 @@ def minimum(input: Tensor, other: Tensor) -> Tensor:
 
 def masked_fill(input: Tensor, mask: Any, value: Any) -> Tensor:
     m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
-    if m.dtype != np.bool_:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {_dtype_name(m)}")
+    check_mask(m)
     if isinstance(value, Tensor):
         _check_fill_value(value)
         return apply(ops.MASKED_FILL_TENSOR, (input, value), {"mask": m})
     check_fill_number(value, "masked_fill")
     return apply(ops.MASKED_FILL, (input,), {"mask": m, "value": value})
+
+
+def check_mask(m: np.ndarray) -> None:
+    if m.dtype != np.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {_dtype_name(m)}")
 
 
 def check_fill_number(value: Any, name: str) -> None:
@@ -950,7 +1015,7 @@ def _check_fill_value(value: Tensor) -> None:
 def _dtype_name(a: np.ndarray) -> str:
     from engine import dtypes
 
-    return repr(dtypes.from_numpy(a.dtype)).replace("torch.", "")
+    return dtypes.from_numpy(a.dtype).cpp  # PyTorch's message names the C++ type ('long int')
 
 
 # --- more reductions ------------------------------------------------------------------------------
@@ -1313,13 +1378,31 @@ def _slice_full(self: Tensor, dim: int, k: slice) -> Tensor:
 
 
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
-    _wrap_dim(dim, input._data.ndim)
+    d = _wrap_dim(dim, input._data.ndim)
+    idx = np.asarray(index._data)
+    have = input._data.shape
+    if idx.ndim != input._data.ndim and idx.ndim and input._data.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    if idx.ndim == input._data.ndim and builtins.any(n > m for i, (n, m) in enumerate(zip(idx.shape, have)) if i != d):
+        i = next(i for i, (n, m) in enumerate(zip(idx.shape, have)) if i != d and n > m)
+        raise RuntimeError(f"Size does not match at dimension {i} expected index {list(idx.shape)} to be no larger "
+                           f"than self {list(have)} apart from dimension {d}")
+    if idx.size and input._data.ndim:
+        size = input._data.shape[d]
+        bad = (idx < 0) | (idx >= size)
+        if bad.any():
+            value = int(idx.reshape(-1)[np.argmax(bad.reshape(-1))])
+            raise RuntimeError(f"index {value} is out of bounds for dimension {d} with size {size}")
     return apply(ops.GATHER, (input,), {"dim": dim if input._data.ndim else 0,  # kept as given
                                         "index": index._data, "sparse_grad": sparse_grad})
 
 
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    _wrap_dim(dim, input._data.ndim)
+    d = _wrap_dim(dim, input._data.ndim)
+    idx = np.asarray(_raw(index))
+    size = input._data.shape[d] if input._data.ndim else 1
+    if idx.size and ((idx < 0) | (idx >= size)).any():
+        raise IndexError("index out of range in self")
     return apply(ops.INDEX_SELECT, (input,), {"dim": dim if input._data.ndim else 0,  # kept as given
                                               "index": _raw(index)})
 
@@ -1377,7 +1460,7 @@ def cat(tensors: Any, dim: int = 0, *, axis: Any = None) -> Tensor:
     dim = axis if axis is not None else dim
     tensors = _tensors(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     tensors = tuple(t for t in tensors if not (t._data.ndim == 1 and t._data.size == 0)) or tensors[:1]
     ndim = tensors[0]._data.ndim
     d = _wrap_dim(dim, ndim)

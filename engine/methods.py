@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from engine import creation as _creation
 from engine import functions as f
 from engine import ops
@@ -53,7 +55,8 @@ def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: 
 
 
 def _masked_fill_(self: Tensor, mask: Any, value: Any) -> Tensor:
-    m = mask._data if isinstance(mask, Tensor) else mask
+    m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+    f.check_mask(m)
     if isinstance(value, Tensor):
         f._check_fill_value(value)
         return f._inplace(self, ops.MASKED_FILL_TENSOR, (value,), {"mask": m})

@@ -122,18 +122,38 @@ DIV_SCALAR = rule("div_scalar", "DivBackward1", lambda a, other: a / other,
                   ("grad / other",), elementwise=True, extra_saves=("other",))
 NEG = rule("neg", "NegBackward0", np.negative, (lambda F, g: -g,), ("-grad",), elementwise=True,
            scalar=operator.neg)
-POW = rule("pow", "PowBackward0", lambda a, exponent: a ** exponent, (_pow_grad,),
+def _pow_scalar(a: Any, exponent: Any) -> Any:
+    if isinstance(exponent, int) and exponent < 0 and np.asarray(a).dtype.kind in "biu":
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return a ** exponent
+
+
+def _power(a: Any, b: Any) -> Any:
+    """np.power, with PyTorch's integer powers for negative integer exponents (NumPy refuses
+    them): 1 for base 1, ±1 for base -1, else 0."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind in "iu" and b.dtype.kind in "iu" and (b < 0).any():
+        out = np.power(a, np.maximum(b, 0))
+        odd = (b % 2) != 0
+        small = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0)).astype(out.dtype)
+        return np.where(b < 0, small, out)
+    return np.power(a, b)
+
+
+POW = rule("pow", "PowBackward0", _pow_scalar, (_pow_grad,),
            ("grad * exponent * self^(exponent - 1)",), elementwise=True, extra_saves=("exponent",))
 POW_TENSOR = rule(
-    "pow_tensor", "PowBackward1", np.power,
+    "pow_tensor", "PowBackward1", _power,
     (lambda F, g, exponent, self: g * exponent * self ** (exponent - 1),
      lambda F, g, result, self: g * result * F.log(self)),
     ("grad * exponent * self^(exponent - 1)", "grad * result * log(self)"),
     inputs=("self", "exponent"), elementwise=True, promotes=True)
-RPOW = rule("rpow", "PowBackward2", lambda exponent, self: np.power(self, exponent),
+RPOW = rule("rpow", "PowBackward2", lambda exponent, self: _power(self, exponent),
             (lambda F, g, result, self: g * result * float(np.log(self)),),
             ("grad * result * log(self)",), inputs=("exponent",), elementwise=True,
             extra_saves=("self", "exponent"))
+
+
 def _reciprocal(a: Any) -> Any:
     """1 / a; integers and booleans in float32, as PyTorch promotes them (NumPy's keeps integers)."""
     if np.asarray(a).dtype.kind in "biu":
@@ -262,7 +282,16 @@ VIEW = rule("view", "ViewBackward0", lambda a, size: np.reshape(a, size),
 RESHAPE_ALIAS = rule("reshape_alias", "ReshapeAliasBackward0", lambda a, size: np.reshape(a, size),
                      (lambda F, g, self_sym_sizes: F.reshape(g, self_sym_sizes),), ("grad reshaped to self",),
                      view=True)
-EXPAND = rule("expand", "ExpandBackward0", lambda a, size: np.broadcast_to(a, size),
+def _expand(a: Any, size: tuple) -> Any:
+    """np.broadcast_to, writable when `a` is: as in PyTorch, writing one element of an expanded
+    tensor writes its base (in-place ops refuse to write through repeated elements)."""
+    out = np.broadcast_to(a, size)
+    if type(a) is np.ndarray and a.flags.writeable:
+        out = np.lib.stride_tricks.as_strided(a, out.shape, out.strides)
+    return out
+
+
+EXPAND = rule("expand", "ExpandBackward0", _expand,
               (lambda F, g: g,), ("grad summed back to self's shape",), extra_saves=("self_sym_sizes",),
               view=True)
 T = rule("t", "TBackward0", lambda a: a.T, (lambda F, g: F.t(g) if np.ndim(F.raw(g)) == 2 else g,),
@@ -1375,8 +1404,19 @@ INDEX = rule("index", "IndexBackward0", lambda a, indices: a[_index_key(indices)
              (lambda F, g, indices, self_sym_sizes: F.op(
                  "index_backward", g, indices=indices, self_sym_sizes=self_sym_sizes),),
              ("grad added at the indexed positions",))
-GATHER = rule("gather", "GatherBackward0", lambda a, dim, index, sparse_grad=False: np.take_along_axis(
-                  a, np.asarray(index), dim),
+def _gather(a: Any, dim: int, index: Any, sparse_grad: bool = False) -> Any:
+    """take_along_axis over the index's extent: the output has the index's shape (the index may be
+    smaller than the input along the other dims)."""
+    index = np.asarray(index)
+    a = np.asarray(a)
+    if a.ndim == 0:  # a 0-d input: index 0 picks its one element
+        return a.reshape(index.shape).copy() if index.ndim == 0 else np.broadcast_to(a, index.shape).copy()
+    if index.ndim == a.ndim and index.shape != a.shape:
+        a = a[tuple(slice(None) if i == dim % a.ndim else slice(0, n) for i, n in enumerate(index.shape))]
+    return np.take_along_axis(a, index, dim)
+
+
+GATHER = rule("gather", "GatherBackward0", _gather,
               (lambda F, g, dim, index, self, sparse_grad: _gather_backward(F, g, dim, index, np.shape(F.raw(self))),),
               ("grad scattered (added) back at index",), defaults={"sparse_grad": False})
 INDEX_SELECT = rule("index_select", "IndexSelectBackward0",

@@ -213,7 +213,7 @@ class Tensor(metaclass=_TorchClass):
                 )
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{_c_type(value)}' to a tensor with "
+                    f"attempting to assign a gradient with dtype '{value.dtype.cpp}' to a tensor with "
                     f"grad_dtype '{self.dtype.legacy}'. The gradient must match the tensor's grad_dtype "
                     "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with "
                     "a specific dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging "
@@ -434,12 +434,6 @@ class Parameter(Tensor):
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
-
-
-def _c_type(t: Tensor) -> str:
-    return {"float32": "float", "float64": "double", "int64": "long", "int32": "int", "bool": "bool"}.get(
-        t.dtype.name, t.dtype.name
-    )
 
 
 def _observe_new(t: Tensor, source: Any = None) -> None:
