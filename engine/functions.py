@@ -682,10 +682,11 @@ def _check_written_to(self: Tensor, rule: Any, others: tuple) -> None:
     """PyTorch's checks on the tensor an in-place op writes: the other operands must broadcast to
     its shape, and no two of its elements may share memory (an expanded tensor), except for
     fill_ and zero_, which write one value everywhere."""
-    shape = self._data.shape
-    if rule.elementwise or rule.promotes or rule.name in _BROADCASTING_WRITES:
+    data = self._data
+    shape = data.shape
+    if others and (rule.elementwise or rule.promotes or rule.name in _BROADCASTING_WRITES):
         for o in others:
-            other = o._data.shape if isinstance(o, Tensor) else np.shape(o) if type(o) is np.ndarray else None
+            other = o._data.shape if isinstance(o, Tensor) else o.shape if type(o) is np.ndarray else None
             if other is None or other == shape:
                 continue
             problem = messages.broadcast_mismatch(shape, other)
@@ -694,15 +695,14 @@ def _check_written_to(self: Tensor, rule: Any, others: tuple) -> None:
             full = np.broadcast_shapes(shape, other)
             if full != shape:
                 raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(full)}")
-    if rule.name in ("fill_", "zero_"):
-        return
-    if _overlaps(self._data):
+    if 0 in data.strides and _overlaps(data) and rule.name not in ("fill_", "zero_"):
         raise RuntimeError(messages.INTERNAL_OVERLAP)
 
 
-def _overlaps(a: np.ndarray) -> bool:
+def _overlaps(a: Any) -> bool:
     """Some elements share memory: a zero stride along a dimension of size > 1."""
-    return builtins.any(st == 0 and n > 1 for n, st in zip(a.shape, a.strides))
+    strides = getattr(a, "strides", ())
+    return 0 in strides and builtins.any(st == 0 and n > 1 for n, st in zip(a.shape, strides))
 
 
 def _write(self: Tensor, rule: Any, others: tuple, attrs: dict | None) -> None:
@@ -711,13 +711,19 @@ def _write(self: Tensor, rule: Any, others: tuple, attrs: dict | None) -> None:
         promoted = promoted_arrays([self._data, *arrays])
         if promoted is not None:
             arrays = promoted[0][1:]
-    out = rule.forward(self._data, *arrays, **(attrs or {}))
-    out = np.asarray(out)
-    if out.dtype == np.float64 and self._data.dtype != np.float64 and not builtins.any(
-            isinstance(o, Tensor) and o._data.dtype == np.float64 for o in others):
-        out = out.astype(np.float32)  # a Python float makes NumPy compute in float64, PyTorch in float32
-    _check_result_cast(rule, out, self)
+    out = rule.forward(self._data, *arrays, **attrs) if attrs else rule.forward(self._data, *arrays)
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
+    have = out.dtype
+    if have is not self._data.dtype:
+        if have == _F64 and self._data.dtype != _F64 and not builtins.any(
+                isinstance(o, Tensor) and o._data.dtype == _F64 for o in others):
+            out = out.astype(np.float32)  # a Python float makes NumPy compute in float64, PyTorch in float32
+        _check_result_cast(rule, out, self)
     np.copyto(self._data, out, casting="unsafe")
+
+
+_F64 = np.dtype(np.float64)
 
 
 # Elementwise in-place ops PyTorch does not check: rounding keeps an integer tensor's dtype (where
