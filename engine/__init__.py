@@ -88,3 +88,23 @@ def is_tensor(obj: object) -> bool:
 
 def numel(input: Tensor) -> int:
     return input.numel()
+
+
+def result_type(tensor: object, other: object) -> dtype:
+    """The dtype an elementwise op of two operands (tensors or Python numbers) computes in."""
+    from engine import dtypes as _dtypes
+
+    operands = [x._data if isinstance(x, Tensor) else x for x in (tensor, other)]
+    return _dtypes.from_numpy(_dtypes.result_type_np(operands))
+
+
+def promote_types(type1: dtype, type2: dtype) -> dtype:
+    from engine import dtypes as _dtypes
+
+    return _dtypes.from_numpy(_dtypes.promote_np(type1.np, type2.np))
+
+
+def can_cast(from_: dtype, to: dtype) -> bool:  # PyTorch names the first parameter `from`
+    from engine import dtypes as _dtypes
+
+    return _dtypes.can_cast(from_.np, to.np)

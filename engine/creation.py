@@ -202,7 +202,50 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, requir
 def linspace(start: float, end: float, steps: int, dtype: Any = None, requires_grad: bool = False,
              device: Any = None) -> Tensor:
     np_dtype = dtypes.to_numpy(dtype) or dtypes.default_float.np
-    return _finish(np.linspace(start, end, steps).astype(np_dtype), requires_grad)
+    return _finish(_linspace(start, end, steps, np_dtype), requires_grad)
+
+
+def _linspace(start: Any, end: Any, steps: int, np_dtype: np.dtype) -> np.ndarray:
+    """PyTorch's linspace kernel: start and end in the output dtype, step = (end - start) /
+    (steps - 1) in it too (in double for integer outputs); the first half is start + step * i,
+    the second half end - step * (steps - 1 - i), each a fused multiply-add rounded once. In
+    float32, linspace(-1, 1, 7)[3] is then 1 - 3 * 0.33333334 = -2.98e-08, not 0."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    steps = int(steps)
+    first = np.asarray(float(start)).astype(np_dtype)[()]
+    last = np.asarray(float(end)).astype(np_dtype)[()]
+    if steps <= 1:
+        return np.full(steps, first, np_dtype)
+    half = steps // 2
+    if np_dtype == np.float16:  # c10::Half rounds after every operation
+        step = (last - first) / np.float16(steps - 1)
+        idx = np.arange(steps).astype(np.float16)
+        return np.concatenate([first + step * idx[:half], last - step * (np.float16(steps - 1) - idx[half:])])
+    if np_dtype.kind == "f":
+        step = (last - first) / np_dtype.type(steps - 1)
+    else:
+        step = (np.float64(last) - np.float64(first)) / (steps - 1)
+    idx = np.arange(steps, dtype=np.float64)
+    step = np.float64(step)
+    low = _fma(np.full(half, step), idx[:half], np.full(half, np.float64(first)))
+    high = _fma(np.full(steps - half, -step), steps - 1 - idx[half:], np.full(steps - half, np.float64(last)))
+    return np.concatenate([low, high]).astype(np_dtype)
+
+
+def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """a * b + c in float64 with one rounding (almost always): the product split exactly into
+    two doubles (Dekker), added to c by an error-free sum. Float32 inputs are exact in it."""
+    p = a * b
+    split = 134217729.0  # 2**27 + 1
+    ta, tb = split * a, split * b
+    ah, bh = ta - (ta - a), tb - (tb - b)
+    al, bl = a - ah, b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s = c + p
+    v = s - c
+    t = (c - (s - v)) + (p - v)
+    return s + (t + e)
 
 
 def logspace(start: float, end: float, steps: int, base: float = 10.0, dtype: Any = None,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 
@@ -99,3 +101,66 @@ class device:  # noqa: N801 - PyTorch's spelling
 
     def __hash__(self) -> int:
         return hash((self.type, self.index))
+
+
+# --- type promotion: PyTorch's promote_types and result_type -----------------------------------
+def _category(d: np.dtype) -> int:
+    """bool < integer < floating, the order in which a higher category wins promotion."""
+    kind = d.kind
+    return 0 if kind == "b" else 2 if kind == "f" else 1
+
+
+def promote_np(a: np.dtype, b: np.dtype) -> np.dtype:
+    """PyTorch's promote_types on NumPy dtypes: the higher category wins (int64 with float16 is
+    float16, unlike NumPy); within a category, the wider type (uint8 with int8 is int16)."""
+    if a == b:
+        return a
+    ca, cb = _category(a), _category(b)
+    if ca != cb:
+        return a if ca > cb else b
+    return np.promote_types(a, b)
+
+
+def _combine(higher: np.dtype | None, lower: np.dtype | None) -> np.dtype | None:
+    """PyTorch's combine_categories: `lower` (a lower-priority operand class) changes the result
+    only when it is of a higher category (or `higher` is bool)."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher.kind == "f":
+        return higher
+    if higher.kind == "b" or lower.kind == "f":
+        return promote_np(higher, lower)
+    return higher
+
+
+def result_type_np(operands: Any) -> np.dtype:
+    """The dtype PyTorch computes an elementwise op of `operands` in. Each operand is a NumPy array
+    (a tensor's data; 0-d ones rank below dimensioned ones) or a Python number (ranking lowest:
+    a float counts as the default dtype, an int as int64)."""
+    dim = zero = wrapped = None
+    for x in operands:
+        if isinstance(x, np.ndarray):
+            d = x.dtype
+            if x.ndim:
+                dim = d if dim is None else promote_np(dim, d)
+            else:
+                zero = d if zero is None else promote_np(zero, d)
+            continue
+        if isinstance(x, (bool, np.bool_)):
+            d = np.dtype(np.bool_)
+        elif isinstance(x, (int, np.integer)):
+            d = np.dtype(np.int64)
+        elif isinstance(x, (float, np.floating)):
+            d = default_float.np
+        else:
+            continue
+        wrapped = d if wrapped is None else promote_np(wrapped, d)
+    out = _combine(dim, _combine(zero, wrapped))
+    return out if out is not None else default_float.np
+
+
+def can_cast(src: np.dtype, dst: np.dtype) -> bool:
+    """PyTorch's canCast: no floating result into an integer or bool tensor, no integer into bool."""
+    return _category(src) <= _category(dst)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import builtins
+import operator
 from typing import Any, Sequence
 
 import numpy as np
 
-from engine import grad_mode, messages, observe, ops
-from engine.rules import apply, scalar_binary_op, scalar_unary_op
+from engine import dtypes, grad_mode, messages, observe, ops
+from engine.rules import GRAD_DTYPES, apply, promoted_arrays, scalar_binary_op, scalar_unary_op
 from engine.node import Node
 from engine.rules import Rule, _node_classes, node_maker
 from engine.tensor import Tensor
@@ -102,7 +103,33 @@ def _div(input: Any, other: Any) -> Tensor:
     return _binary(ops.DIV, input, other)
 
 
-div = scalar_binary_op(ops.DIV, _div)
+div_op = scalar_binary_op(ops.DIV, _div)
+_TRUE_DIVISION = object()  # rounding_mode not given (None given explicitly records DivBackward2)
+
+
+def div(input: Any, other: Any, *, rounding_mode: Any = _TRUE_DIVISION) -> Tensor:
+    if rounding_mode is _TRUE_DIVISION:
+        return div_op(input, other)
+    _check_rounding_mode(rounding_mode)
+    if not isinstance(input, Tensor):
+        input = as_tensor(input)
+    if rounding_mode is not None:
+        _check_integer_divisor(input, other)
+    return _binary(ops.DIV_MODE, input, other, {"rounding_mode": rounding_mode})
+
+
+def _check_rounding_mode(rounding_mode: Any) -> None:
+    if rounding_mode not in (None, "trunc", "floor"):
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                           f"'{rounding_mode}'")
+
+
+def _check_integer_divisor(input: Any, other: Any) -> None:
+    """Integer division or remainder by zero: PyTorch's kernels raise (floats give inf or nan)."""
+    a = input._data if isinstance(input, Tensor) else np.asarray(input)
+    b = other._data if isinstance(other, Tensor) else np.asarray(other)
+    if a.dtype.kind in "biu" and b.dtype.kind in "biu" and not np.all(b):
+        raise RuntimeError("ZeroDivisionError")
 neg = scalar_unary_op(ops.NEG, lambda input: apply(ops.NEG, (input,)))
 
 
@@ -211,27 +238,44 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = No
         keepdims: Any = None, dtype: Any = None) -> Tensor:
     dim = axis if dim is None else dim
     keepdim = keepdims if keepdims is not None else keepdim
-    if dtype is not None:
-        input = input.to(dtype)
-    elif input._data.dtype.kind in "biu" and input._data.dtype != np.int64:
-        input = input.to(np.int64)
+    if dtype is None and input._data.dtype.kind in "biu" and input._data.dtype != np.int64:
+        dtype = np.dtype(np.int64)  # integers sum in int64
     if dim is None:
-        return apply(ops.SUM, (input,))
-    return apply(ops.SUM_DIM, (input,), {"dim": _dim_tuple(dim, input._data.ndim), "keepdim": keepdim})
+        return _reduce_in(ops.SUM, input, None, dtype)
+    return _reduce_in(ops.SUM_DIM, input, {"dim": _dim_tuple(dim, input._data.ndim), "keepdim": keepdim}, dtype)
 
 
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
          keepdims: Any = None, dtype: Any = None) -> Tensor:
     dim = axis if dim is None else dim
     keepdim = keepdims if keepdims is not None else keepdim
-    if input._data.dtype.kind != "f":
+    if dtype is not None:
+        if dtypes.to_numpy(dtype).kind != "f":
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Optional dtype must be either a floating point or "
+                f"complex dtype. Got: {dtypes.from_numpy(dtypes.to_numpy(dtype)).legacy}"
+            )
+    elif input._data.dtype.kind != "f":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
             f"complex dtype. Got: {input.dtype.legacy}"
         )
     if dim is None:
-        return apply(ops.MEAN, (input,))
-    return apply(ops.MEAN_DIM, (input,), {"dim": _dim_tuple(dim, input._data.ndim), "keepdim": keepdim})
+        return _reduce_in(ops.MEAN, input, None, dtype)
+    return _reduce_in(ops.MEAN_DIM, input, {"dim": _dim_tuple(dim, input._data.ndim), "keepdim": keepdim}, dtype)
+
+
+def _reduce_in(rule: Rule, input: Tensor, attrs: dict | None, dtype: Any) -> Tensor:
+    """A reduction computed in `dtype` (its dtype= argument) within the one node, as PyTorch does;
+    the gradient goes back to the input in the input's dtype."""
+    want = dtypes.to_numpy(dtype)
+    if want is None or want == input._data.dtype:
+        return apply(rule, (input,), attrs) if attrs else apply(rule, (input,))
+    out = apply(rule, (input,), {**(attrs or {}), "dtype": want})
+    node = out.grad_fn
+    if node is not None:
+        node._attrs = {**(node._attrs or {}), GRAD_DTYPES: (input._data.dtype,)}
+    return out
 
 
 def sum_to_size(input: Tensor, *size: Any) -> Tensor:
@@ -506,12 +550,30 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 def expand(input: Tensor, *size: Any) -> Tensor:
-    shape = _size_args(size)
-    lead = len(shape) - input._data.ndim
-    shape = tuple(
-        input._data.shape[i - lead] if d == -1 else d for i, d in enumerate(shape)
-    )
-    return apply(ops.EXPAND, (input,), {"size": shape})
+    shape = tuple(int(d) for d in _size_args(size))
+    have = input._data.shape
+    lead = len(shape) - len(have)
+    if lead < 0:
+        raise RuntimeError(
+            f"expand(torch.{input.dtype.legacy}Tensor{{{list(have)}}}, size={list(shape)}): the number of sizes "
+            f"provided ({len(shape)}) must be greater or equal to the number of dimensions in the tensor "
+            f"({len(have)})"
+        )
+    out = []
+    for i, d in enumerate(shape):
+        if i < lead:
+            if d < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({d}) isn't allowed in a leading, "
+                                   f"non-existing dimension {i}")
+        elif d == -1:
+            d = have[i - lead]
+        elif have[i - lead] != 1 and d != have[i - lead]:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({d}) must match the existing size ({have[i - lead]}) at "
+                f"non-singleton dimension {i}.  Target sizes: {list(shape)}.  Tensor sizes: {list(have)}"
+            )
+        out.append(d)
+    return apply(ops.EXPAND, (input,), {"size": tuple(out)})
 
 
 def t(input: Tensor) -> Tensor:
@@ -525,7 +587,16 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
 
 
 def permute(input: Tensor, *dims: Any) -> Tensor:
-    return apply(ops.PERMUTE, (input,), {"dims": _size_args(dims)})
+    dims = _size_args(dims)
+    ndim = input._data.ndim
+    if len(dims) != ndim:
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the "
+            f"desired ordering of dimensions i.e. input.dim() = {ndim} is not equal to len(dims) = {len(dims)}"
+        )
+    if len({_wrap_dim(d, ndim) for d in dims}) != ndim:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return apply(ops.PERMUTE, (input,), {"dims": dims})
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
@@ -569,6 +640,7 @@ def _inplace(self: Tensor, rule: Any, others: tuple, attrs: dict | None = None) 
     On a view, the base gets a CopySlices node (the op's node applied to the viewed region) and
     the view's grad_fn becomes an AsStridedBackward0 of the base, as PyTorch does.
     """
+    _check_written_to(self, rule, others)
     if self._inference and not grad_mode.state.inference:
         _write(self, rule, others, attrs)  # PyTorch writes, then refuses to count the new version
     self._check_inplace()
@@ -588,6 +660,7 @@ def _inplace(self: Tensor, rule: Any, others: tuple, attrs: dict | None = None) 
     before._accumulator = self._accumulator
     with _quiet():
         out = apply(rule, (before, *others), attrs)
+    _check_result_cast(rule, out._data, self)
     np.copyto(self._data, out._data, casting="unsafe")
     self._vc[0] += 1
     node = out.grad_fn
@@ -609,10 +682,76 @@ def _inplace(self: Tensor, rule: Any, others: tuple, attrs: dict | None = None) 
     return self
 
 
+_BROADCASTING_WRITES = frozenset({"copy_", "addcmul", "addcdiv", "masked_fill_tensor"})
+
+
+def _check_written_to(self: Tensor, rule: Any, others: tuple) -> None:
+    """PyTorch's checks on the tensor an in-place op writes: the other operands must broadcast to
+    its shape, and no two of its elements may share memory (an expanded tensor), except for
+    fill_ and zero_, which write one value everywhere."""
+    data = self._data
+    shape = data.shape
+    if others and (rule.elementwise or rule.promotes or rule.name in _BROADCASTING_WRITES):
+        for o in others:
+            other = o._data.shape if isinstance(o, Tensor) else o.shape if type(o) is np.ndarray else None
+            if other is None or other == shape:
+                continue
+            problem = messages.broadcast_mismatch(shape, other)
+            if problem:
+                raise RuntimeError(problem)
+            full = np.broadcast_shapes(shape, other)
+            if full != shape:
+                raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(full)}")
+    if 0 in data.strides and _overlaps(data) and rule.name not in ("fill_", "zero_"):
+        raise RuntimeError(messages.INTERNAL_OVERLAP)
+
+
+def _overlaps(a: Any) -> bool:
+    """Some elements share memory: a zero stride along a dimension of size > 1."""
+    strides = getattr(a, "strides", ())
+    return 0 in strides and builtins.any(st == 0 and n > 1 for n, st in zip(a.shape, strides))
+
+
 def _write(self: Tensor, rule: Any, others: tuple, attrs: dict | None) -> None:
     arrays = [o._data if isinstance(o, Tensor) else o for o in others]
-    out = rule.forward(self._data, *arrays, **(attrs or {}))
+    if rule.promotes:
+        promoted = promoted_arrays([self._data, *arrays])
+        if promoted is not None:
+            arrays = promoted[0][1:]
+    out = rule.forward(self._data, *arrays, **attrs) if attrs else rule.forward(self._data, *arrays)
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
+    have = out.dtype
+    if have is not self._data.dtype:
+        if have == _F64 and self._data.dtype != _F64 and not builtins.any(
+                isinstance(o, Tensor) and o._data.dtype == _F64 for o in others):
+            out = out.astype(np.float32)  # a Python float makes NumPy compute in float64, PyTorch in float32
+        _check_result_cast(rule, out, self)
     np.copyto(self._data, out, casting="unsafe")
+
+
+_F64 = np.dtype(np.float64)
+
+
+# Elementwise in-place ops PyTorch does not check: rounding keeps an integer tensor's dtype (where
+# NumPy would compute in float), masked_fill_ casts its value.
+_NOT_CHECKED = frozenset({"floor", "ceil", "round", "trunc", "sign", "round_decimals", "masked_fill"})
+_ARITHMETIC = frozenset({"addcmul", "addcdiv"})  # not elementwise rules, checked all the same
+_CLAMPS = frozenset({"clamp", "clamp_min", "clamp_max", "clamp_tensor"})
+
+
+def _check_result_cast(rule: Any, out: np.ndarray, self: Tensor) -> None:
+    """PyTorch refuses an in-place arithmetic op whose result type the tensor cannot hold (a
+    float result into an integer tensor, an integer one into a bool tensor)."""
+    if not (rule.elementwise or rule.promotes or rule.name in _ARITHMETIC) or rule.name in _NOT_CHECKED:
+        return
+    have, want = out.dtype, self._data.dtype
+    if have == want or dtypes.can_cast(have, want):
+        return
+    src, dst = dtypes.from_numpy(have), dtypes.from_numpy(want)
+    # clamp's kernel names the desired type by its C++ name
+    dst_name = dst.cpp if rule.name in _CLAMPS else dst.legacy
+    raise RuntimeError(f"result type {src.legacy} can't be cast to the desired output type {dst_name}")
 
 
 def _rebase_view(view: Tensor, base: Tensor, fn: Any) -> None:
@@ -672,6 +811,9 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
     )
     if not tracked:
         v = value._data if isinstance(value, Tensor) else value
+        if not builtins.any(_is_advanced(k) for k in (key if isinstance(key, tuple) else (key,))) and _overlaps(
+                self._data[_index_key(key)]):
+            raise RuntimeError(messages.INTERNAL_OVERLAP)  # a copy_ into an expanded region
         if self._inference and not grad_mode.state.inference:
             self._data[_index_key(key)] = v  # PyTorch writes, then refuses to count the new version
         self._check_inplace()
@@ -789,19 +931,30 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
 
 
 def remainder(input: Any, other: Any) -> Tensor:
+    _check_integer_divisor(input, other)
     if isinstance(other, Tensor):
         return _constant(np.remainder(_raw(input), other._data))
     return apply(ops.REMAINDER, (input,), {"other": other})
 
 
 def fmod(input: Tensor, other: Any) -> Tensor:
+    _check_integer_divisor(input, other)
     if isinstance(other, Tensor):
         return _constant(np.fmod(input._data, other._data))
     return apply(ops.FMOD, (input,), {"other": other})
 
 
 def floor_divide(input: Any, other: Any) -> Tensor:
-    return _constant(np.floor_divide(_raw(input), _raw(other)))
+    """`a // b`: no derivative in PyTorch (a NotImplemented node when an input requires grad)."""
+    _check_integer_divisor(input, other)
+    arrays = [_raw(input), _raw(other)]
+    promoted = promoted_arrays(arrays)
+    if promoted is not None:
+        arrays = promoted[0]
+    out = np.asarray(np.floor_divide(*arrays))
+    if out.dtype == np.float64 and not builtins.any(type(a) is np.ndarray and a.dtype == np.float64 for a in arrays):
+        out = out.astype(np.float32)  # an integer tensor // a Python float is float32 in PyTorch
+    return not_implemented_result("floor_divide", out, (input, other))
 
 
 def _raw(x: Any) -> Any:
@@ -841,13 +994,17 @@ def minimum(input: Tensor, other: Tensor) -> Tensor:
 
 def masked_fill(input: Tensor, mask: Any, value: Any) -> Tensor:
     m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
-    if m.dtype != np.bool_:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {_dtype_name(m)}")
+    check_mask(m)
     if isinstance(value, Tensor):
         _check_fill_value(value)
         return apply(ops.MASKED_FILL_TENSOR, (input, value), {"mask": m})
     check_fill_number(value, "masked_fill")
     return apply(ops.MASKED_FILL, (input,), {"mask": m, "value": value})
+
+
+def check_mask(m: np.ndarray) -> None:
+    if m.dtype != np.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {_dtype_name(m)}")
 
 
 def check_fill_number(value: Any, name: str) -> None:
@@ -871,7 +1028,7 @@ def _check_fill_value(value: Tensor) -> None:
 def _dtype_name(a: np.ndarray) -> str:
     from engine import dtypes
 
-    return repr(dtypes.from_numpy(a.dtype)).replace("torch.", "")
+    return dtypes.from_numpy(a.dtype).cpp  # PyTorch's message names the C++ type ('long int')
 
 
 # --- more reductions ------------------------------------------------------------------------------
@@ -1165,8 +1322,7 @@ def getitem(self: Tensor, key: Any) -> Tensor:
             length = out._data.shape[dim]
             s0, e0, st = slice(start, stop, step).indices(length)
             if not (s0 == 0 and e0 == length and st == 1):
-                out = _slice(out, dim, 0 if start is None else int(start),
-                             INT64_MAX if stop is None else int(stop), 1 if step is None else int(step))
+                out = _slice(out, dim, _slice_bound(start, 0), _slice_bound(stop, INT64_MAX), _slice_bound(step, 1))
                 applied = True
             dim += 1
         elif _is_advanced(k):
@@ -1187,8 +1343,7 @@ def getitem(self: Tensor, key: Any) -> Tensor:
                 advanced[dim] = array.astype(np.int64)
                 dim += 1
         else:
-            index = int(k)
-            out = select(out, dim, index)
+            out = select(out, dim, _integer_index(k))
             applied = True
     if advanced:
         indices = tuple(advanced.get(d) for d in range(builtins.max(advanced) + 1))
@@ -1206,22 +1361,61 @@ def getitem(self: Tensor, key: Any) -> Tensor:
 INT64_MAX = 9223372036854775807
 
 
+def _integer_index(k: Any) -> int:
+    """A basic index as an int: PyTorch takes integers (and 0-d integer tensors) only."""
+    if isinstance(k, Tensor):
+        return int(k)
+    try:
+        return operator.index(k)
+    except TypeError:
+        raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                         f"valid indices (got {type(k).__name__})") from None
+
+
+def _slice_bound(v: Any, default: int) -> int:
+    if v is None:
+        return default
+    if isinstance(v, Tensor):
+        return int(v)
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError("slice indices must be integers or None or have an __index__ method") from None
+
+
 def _slice_full(self: Tensor, dim: int, k: slice) -> Tensor:
     if self._data.ndim == 0:
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
-    return _slice(self, dim, 0 if k.start is None else int(k.start),
-                  INT64_MAX if k.stop is None else int(k.stop), 1 if k.step is None else int(k.step))
+    return _slice(self, dim, _slice_bound(k.start, 0), _slice_bound(k.stop, INT64_MAX), _slice_bound(k.step, 1))
 
 
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
-    _wrap_dim(dim, input._data.ndim)
+    d = _wrap_dim(dim, input._data.ndim)
+    idx = np.asarray(index._data)
+    have = input._data.shape
+    if idx.ndim != input._data.ndim and idx.ndim and input._data.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    if idx.ndim == input._data.ndim and builtins.any(n > m for i, (n, m) in enumerate(zip(idx.shape, have)) if i != d):
+        i = next(i for i, (n, m) in enumerate(zip(idx.shape, have)) if i != d and n > m)
+        raise RuntimeError(f"Size does not match at dimension {i} expected index {list(idx.shape)} to be no larger "
+                           f"than self {list(have)} apart from dimension {d}")
+    if idx.size and input._data.ndim:
+        size = input._data.shape[d]
+        bad = (idx < 0) | (idx >= size)
+        if bad.any():
+            value = int(idx.reshape(-1)[np.argmax(bad.reshape(-1))])
+            raise RuntimeError(f"index {value} is out of bounds for dimension {d} with size {size}")
     return apply(ops.GATHER, (input,), {"dim": dim if input._data.ndim else 0,  # kept as given
                                         "index": index._data, "sparse_grad": sparse_grad})
 
 
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    _wrap_dim(dim, input._data.ndim)
+    d = _wrap_dim(dim, input._data.ndim)
+    idx = np.asarray(_raw(index))
+    size = input._data.shape[d] if input._data.ndim else 1
+    if idx.size and ((idx < 0) | (idx >= size)).any():
+        raise IndexError("index out of range in self")
     return apply(ops.INDEX_SELECT, (input,), {"dim": dim if input._data.ndim else 0,  # kept as given
                                               "index": _raw(index)})
 
@@ -1279,7 +1473,7 @@ def cat(tensors: Any, dim: int = 0, *, axis: Any = None) -> Tensor:
     dim = axis if axis is not None else dim
     tensors = _tensors(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     tensors = tuple(t for t in tensors if not (t._data.ndim == 1 and t._data.size == 0)) or tensors[:1]
     ndim = tensors[0]._data.ndim
     d = _wrap_dim(dim, ndim)
@@ -1336,10 +1530,25 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
                 f"tensor's size at dimension {dim}), but got split_sizes={list(sizes)}"
             )
         return apply(ops.SPLIT_WITH_SIZES, (tensor,), {"split_sizes": sizes, "dim": dim})
-    return apply(ops.SPLIT, (tensor,), {"split_size": int(split_size_or_sections), "dim": dim})
+    split_size = int(split_size_or_sections)
+    _check_split_size(split_size, tensor._data.shape[dim])
+    return apply(ops.SPLIT, (tensor,), {"split_size": split_size, "dim": dim})
+
+
+def _check_split_size(split_size: int, size: int) -> None:
+    if split_size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size}")
+    if split_size == 0 and size != 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+
+
+def _check_chunks(chunks: int) -> None:
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    _check_chunks(chunks)
     size = input._data.shape[_wrap_dim(dim, input._data.ndim)]
     split_size = -(-size // chunks) if chunks else 0
     return split(input, builtins.max(split_size, 1) if size else 0, dim)
@@ -1348,10 +1557,12 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
 def unsafe_split(tensor: Tensor, split_size: int, dim: int = 0) -> tuple:
     """split whose parts are not views of the input (UnsafeSplitBackward0)."""
     dim = _wrap_dim(dim, tensor._data.ndim)
+    _check_split_size(int(split_size), tensor._data.shape[dim])
     return apply(ops.UNSAFE_SPLIT, (tensor,), {"split_size": int(split_size), "dim": dim})
 
 
 def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    _check_chunks(chunks)
     size = input._data.shape[_wrap_dim(dim, input._data.ndim)]
     return unsafe_split(input, builtins.max(-(-size // chunks), 1) if size else 0, dim)
 
@@ -1529,12 +1740,7 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neg
     info = np.finfo(input._data.dtype) if input._data.dtype.kind == "f" else None
     if info is None:
         return clone(input)
-    data = input._data
-    hi = info.max if posinf is None else posinf
-    lo = info.min if neginf is None else neginf
-    out = where(_constant(np.isnan(data)), nan, input)
-    out = where(_constant(np.isposinf(data)), hi, out)
-    return where(_constant(np.isneginf(data)), lo, out)
+    return apply(ops.NAN_TO_NUM, (input,), {"nan": 0.0 if nan is None else nan, "posinf": posinf, "neginf": neginf})
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:

@@ -26,6 +26,16 @@ UNUSED_INPUT = (
     "The differentiated Tensor at index {i} appears to not have been used in the graph. "
     "Set allow_unused=True if this is the desired behavior."
 )
+INTERNAL_OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+    "location. Please clone() the tensor before performing the operation."
+)
+DETACH_VIEW_INPLACE = (
+    "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) for "
+    "training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and hence "
+    "detach_() cannot be called on these gradients. To fix this error, please refer to the "
+    "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+)
 REQUIRES_GRAD_NON_LEAF = (
     "you can only change requires_grad flags of leaf variables. If you want to use a computed variable "
     "in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."

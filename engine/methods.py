@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from engine import creation as _creation
 from engine import functions as f
 from engine import ops
@@ -39,8 +41,13 @@ def _pow_(self: Tensor, exponent: Any) -> Tensor:
     return f._inplace(self, ops.POW, (), {"exponent": exponent})
 
 
-def _div_(self: Tensor, other: Any) -> Tensor:
-    return f._inplace(self, ops.DIV, (other,))
+def _div_(self: Tensor, other: Any, *, rounding_mode: Any = f._TRUE_DIVISION) -> Tensor:
+    if rounding_mode is f._TRUE_DIVISION:
+        return f._inplace(self, ops.DIV, (other,))
+    f._check_rounding_mode(rounding_mode)
+    if rounding_mode is not None:
+        f._check_integer_divisor(self, other)
+    return f._inplace(self, ops.DIV_MODE, (other,), {"rounding_mode": rounding_mode})
 
 
 def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
@@ -48,7 +55,8 @@ def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: 
 
 
 def _masked_fill_(self: Tensor, mask: Any, value: Any) -> Tensor:
-    m = mask._data if isinstance(mask, Tensor) else mask
+    m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+    f.check_mask(m)
     if isinstance(value, Tensor):
         f._check_fill_value(value)
         return f._inplace(self, ops.MASKED_FILL_TENSOR, (value,), {"mask": m})
@@ -116,7 +124,7 @@ def _get_device(self: Tensor) -> int:
 METHODS = {
     # operators
     "__add__": f.add_op, "__radd__": f.add_op, "__sub__": f.sub_op, "__rsub__": f.rsub,
-    "__mul__": f.mul, "__rmul__": f.mul, "__truediv__": f.div, "__rtruediv__": _reflected(f.div),
+    "__mul__": f.mul, "__rmul__": f.mul, "__truediv__": f.div_op, "__rtruediv__": _reflected(f.div_op),
     "__neg__": f.neg, "__pos__": lambda self: self, "__pow__": f.pow, "__rpow__": _reflected(f.pow),
     "__matmul__": f.matmul, "__rmatmul__": _reflected(f.matmul), "__abs__": f.abs,
     "__mod__": f.remainder, "__floordiv__": f.floor_divide,
@@ -214,6 +222,42 @@ for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
 
 Tensor.T = property(lambda self: f.permute(self, tuple(reversed(range(self.dim())))))  # type: ignore[attr-defined]
-Tensor.mT = property(lambda self: f.transpose(self, -2, -1))  # type: ignore[attr-defined]
-Tensor.H = Tensor.T  # type: ignore[attr-defined]
+
+
+def _matrix_transpose(name: str, zero_dim_note: str) -> Any:
+    """x.mT and x.mH (the adjoint of a real tensor): the last two dims swapped."""
+
+    def get(self: Tensor) -> Tensor:
+        ndim = self._data.ndim
+        if ndim == 0:
+            import warnings
+
+            warnings.warn(f"Tensor.{name} is deprecated on 0-D tensors. {zero_dim_note}", UserWarning, stacklevel=2)
+            return self
+        if ndim < 2:
+            raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. Got "
+                               f"{ndim}-D tensor.")
+        return f.transpose(self, -2, -1)
+
+    return property(get)
+
+
+def _adjoint_2d(self: Tensor) -> Tensor:
+    """x.H: the conjugate transpose of a matrix (a transpose for real tensors)."""
+    ndim = self._data.ndim
+    if ndim == 0:
+        import warnings
+
+        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+        return self
+    if ndim != 2:
+        hint = " For batches of matrices, consider using tensor.mH" if ndim > 2 else ""
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {ndim}-D tensor.{hint}")
+    return f.transpose(self, 0, 1)
+
+
+Tensor.mT = _matrix_transpose("mT", "This function is the identity in these cases.")  # type: ignore[attr-defined]
+Tensor.mH = _matrix_transpose("mH", "Consider using x.conj().")  # type: ignore[attr-defined]
+Tensor.H = property(_adjoint_2d)  # type: ignore[attr-defined]
+Tensor.adjoint = lambda self: Tensor.mH.fget(self)  # type: ignore[attr-defined]
 Tensor.is_sparse = False  # type: ignore[attr-defined]

@@ -63,23 +63,49 @@ BINARY = ("self", "other")
 ADD = rule("add", "AddBackward0", lambda a, b, alpha=1: a + b if alpha == 1 else a + alpha * b,
            (lambda F, g: g, lambda F, g, alpha: g if alpha == 1 else g * alpha),
            ("grad", "grad * alpha"), inputs=BINARY, elementwise=True, defaults={"alpha": 1},
-           scalar=operator.add)
+           scalar=operator.add, promotes=True)
 SUB = rule("sub", "SubBackward0", lambda a, b, alpha=1: a - b if alpha == 1 else a - alpha * b,
            (lambda F, g: g, lambda F, g, alpha: -g if alpha == 1 else -g * alpha),
            ("grad", "-grad * alpha"), inputs=BINARY, elementwise=True, defaults={"alpha": 1},
-           scalar=operator.sub)
+           scalar=operator.sub, promotes=True)
 RSUB = rule("rsub", "RsubBackward1", lambda a, other, alpha=1: other - alpha * a,
             (lambda F, g, alpha: -g if alpha == 1 else -g * alpha,),
             ("-grad * alpha",), elementwise=True, defaults={"alpha": 1})
 MUL = rule("mul", "MulBackward0", np.multiply,
            (lambda F, g, other: g * other, lambda F, g, self: g * self),
-           ("grad * other", "grad * self"), inputs=BINARY, elementwise=True, scalar=operator.mul)
+           ("grad * other", "grad * self"), inputs=BINARY, elementwise=True, scalar=operator.mul,
+           promotes=True)
 DIV = rule("div", "DivBackward0", np.true_divide,
            # other: PyTorch's -grad * ((self / other) / other) under create_graph
            (lambda F, g, other: g / other, lambda F, g, self, other: -g * self / (other * other)
             if F is ArrayMath else -g * ((self / other) / other)),
            ("grad / other", "-grad * self / other²"), inputs=BINARY, elementwise=True,
-           scalar=operator.truediv)
+           scalar=operator.truediv, promotes=True)
+
+
+def _div_rounded(a: Any, b: Any, rounding_mode: Any = None) -> Any:
+    """div with rounding_mode: 'trunc' rounds toward zero, 'floor' down (Python's // on floats,
+    exact on integers); None is true division."""
+    if rounding_mode is None:
+        return np.true_divide(a, b)
+    if np.result_type(a, b).kind in "biu":
+        q = np.floor_divide(a, b)
+        if rounding_mode == "trunc":  # floor rounds negative inexact quotients one further
+            q = q + ((np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0)))
+        return q
+    if rounding_mode == "trunc":
+        return np.trunc(np.true_divide(a, b))
+    return np.floor_divide(a, b)
+
+
+# div(..., rounding_mode=...): a rounded quotient has zero gradient; without rounding, div's own.
+DIV_MODE = rule("div_mode", "DivBackward2", _div_rounded,
+                (lambda F, g, other, rounding_mode: g / other if rounding_mode is None else F.zeros_like(g),
+                 lambda F, g, self, other, rounding_mode: -g * self / (other * other) if rounding_mode is None
+                 else F.zeros_like(g)),
+                ("grad / other (0 when rounded)", "-grad * self / other² (0 when rounded)"), inputs=BINARY,
+                elementwise=True, extra_saves=("self", "other", "rounding_mode"), defaults={"rounding_mode": None},
+                promotes=True)
 MUL_SCALAR = rule("mul_scalar", "MulBackward1", lambda a, other: a * other,
                   # mul.Scalar again under create_graph (MulBackward1), as in PyTorch
                   (lambda F, g, other: g * other if F is ArrayMath else F.op("mul_scalar", g, other=other),),
@@ -96,22 +122,49 @@ DIV_SCALAR = rule("div_scalar", "DivBackward1", lambda a, other: a / other,
                   ("grad / other",), elementwise=True, extra_saves=("other",))
 NEG = rule("neg", "NegBackward0", np.negative, (lambda F, g: -g,), ("-grad",), elementwise=True,
            scalar=operator.neg)
-POW = rule("pow", "PowBackward0", lambda a, exponent: a ** exponent, (_pow_grad,),
+def _pow_scalar(a: Any, exponent: Any) -> Any:
+    if isinstance(exponent, int) and exponent < 0 and np.asarray(a).dtype.kind in "biu":
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return a ** exponent
+
+
+def _power(a: Any, b: Any) -> Any:
+    """np.power, with PyTorch's integer powers for negative integer exponents (NumPy refuses
+    them): 1 for base 1, ±1 for base -1, else 0."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind in "iu" and b.dtype.kind in "iu" and (b < 0).any():
+        out = np.power(a, np.maximum(b, 0))
+        odd = (b % 2) != 0
+        small = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0)).astype(out.dtype)
+        return np.where(b < 0, small, out)
+    return np.power(a, b)
+
+
+POW = rule("pow", "PowBackward0", _pow_scalar, (_pow_grad,),
            ("grad * exponent * self^(exponent - 1)",), elementwise=True, extra_saves=("exponent",))
 # As in PyTorch, a zero exponent sends 0 to the base, and a zero base with exponent >= 0 sends 0
 # to the exponent (0^x is flat there, though result * log(0) would say -inf or nan).
 POW_TENSOR = rule(
-    "pow_tensor", "PowBackward1", np.power,
+    "pow_tensor", "PowBackward1", _power,
     (lambda F, g, exponent, self: F.where(exponent == 0, 0.0, g * exponent * self ** (exponent - 1)),
      lambda F, g, result, self, exponent: g * F.where((self == 0) & (exponent >= 0), 0.0, result * F.log(self))),
     ("grad * exponent * self^(exponent - 1)", "grad * result * log(self)"),
-    inputs=("self", "exponent"), elementwise=True)
-RPOW = rule("rpow", "PowBackward2", lambda exponent, self: np.power(self, exponent),
+    inputs=("self", "exponent"), elementwise=True, promotes=True)
+RPOW = rule("rpow", "PowBackward2", lambda exponent, self: _power(self, exponent),
             (lambda F, g, result, self, exponent: g * result * float(np.log(self)) if self != 0
              else g * F.where(exponent >= 0, 0.0, result * float(np.log(self))),),
             ("grad * result * log(self)",), inputs=("exponent",), elementwise=True,
             extra_saves=("self", "exponent"))
-RECIPROCAL = rule("reciprocal", "ReciprocalBackward0", np.reciprocal,
+
+
+def _reciprocal(a: Any) -> Any:
+    """1 / a; integers and booleans in float32, as PyTorch promotes them (NumPy's keeps integers)."""
+    if np.asarray(a).dtype.kind in "biu":
+        return np.reciprocal(np.asarray(a, np.float32))
+    return np.reciprocal(a)
+
+
+RECIPROCAL = rule("reciprocal", "ReciprocalBackward0", _reciprocal,
                   (lambda F, g, result: -g * result * result,), ("-grad * result²",), elementwise=True,
                   scalar=lambda a: 1.0 / a)
 
@@ -150,14 +203,18 @@ ABS = rule("abs", "AbsBackward0", np.abs,
            ("grad * sign(self)",), elementwise=True, scalar=abs)
 
 # --- reductions ---------------------------------------------------------------------------------
-def _sum(a: Any, dim: Any = None, keepdim: bool = False) -> Any:
-    """np.sum without its Python layers: the same ufunc reduction."""
+def _sum(a: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
+    """np.sum without its Python layers: the same ufunc reduction (in `dtype` if given)."""
+    if dtype is not None:
+        a = np.asarray(a).astype(dtype)
     return np.add.reduce(a, dim, None, None, keepdim)
 
 
-def _mean(a: Any, dim: Any = None, keepdim: bool = False) -> Any:
+def _mean(a: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
     """np.mean without its Python layers for float32 and float64 arrays: the same sum, then the
-    same division by the count (as an intp, like NumPy)."""
+    same division by the count (as an intp, like NumPy). In `dtype` if given."""
+    if dtype is not None:
+        a = np.asarray(a).astype(dtype)
     dtype = getattr(a, "dtype", None)
     if type(a) is not np.ndarray or (dtype is not _F32 and dtype is not _F64) or not a.size:
         return np.mean(a, axis=dim, keepdims=keepdim)
@@ -170,17 +227,19 @@ def _mean(a: Any, dim: Any = None, keepdim: bool = False) -> Any:
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
+# exact_dtype: the reductions keep their input's dtype, or compute in the one asked for (dtype=)
 SUM = rule("sum", "SumBackward0", _sum,
-           (lambda F, g, self_sym_sizes: F.expand(g, self_sym_sizes),), ("grad expanded to self's shape",))
+           (lambda F, g, self_sym_sizes: F.expand(g, self_sym_sizes),), ("grad expanded to self's shape",),
+           exact_dtype=True)
 SUM_DIM = rule(
     "sum_dim", "SumBackward1", _sum,
     (lambda F, g, dim, keepdim, self_sym_sizes: F.expand(
         _unsqueeze_reduced(F, g, dim, keepdim, len(self_sym_sizes)), self_sym_sizes),),
-    ("grad expanded along dim",), defaults={"keepdim": False})
+    ("grad expanded along dim",), defaults={"keepdim": False}, exact_dtype=True)
 MEAN = rule("mean", "MeanBackward0", _mean,
             (lambda F, g, self_sym_numel, self_sym_sizes: F.expand(g / self_sym_numel, self_sym_sizes)
              if F is ArrayMath else F.op("div_scalar", F.expand(g, self_sym_sizes), other=self_sym_numel),),
-            ("grad / numel, expanded to self's shape",))
+            ("grad / numel, expanded to self's shape",), exact_dtype=True)
 MEAN_DIM = rule(
     "mean_dim", "MeanBackward1", _mean,
     (lambda F, g, dim, keepdim, self_sym_numel, self_sym_sizes: F.expand(
@@ -189,7 +248,7 @@ MEAN_DIM = rule(
            ** -1) if F is ArrayMath else F.op(
         "div_scalar", F.expand(_unsqueeze_reduced(F, g, dim, keepdim, len(self_sym_sizes)), self_sym_sizes),
         other=int(np.prod([self_sym_sizes[d] for d in ((dim,) if isinstance(dim, int) else dim)]))),),
-    ("grad / n, expanded along dim",), defaults={"keepdim": False})
+    ("grad / n, expanded along dim",), defaults={"keepdim": False}, exact_dtype=True)
 
 # --- matrix products ----------------------------------------------------------------------------
 def _column_major(sizes: tuple, strides: tuple) -> bool:
@@ -226,7 +285,16 @@ VIEW = rule("view", "ViewBackward0", lambda a, size: np.reshape(a, size),
 RESHAPE_ALIAS = rule("reshape_alias", "ReshapeAliasBackward0", lambda a, size: np.reshape(a, size),
                      (lambda F, g, self_sym_sizes: F.reshape(g, self_sym_sizes),), ("grad reshaped to self",),
                      view=True)
-EXPAND = rule("expand", "ExpandBackward0", lambda a, size: np.broadcast_to(a, size),
+def _expand(a: Any, size: tuple) -> Any:
+    """np.broadcast_to, writable when `a` is: as in PyTorch, writing one element of an expanded
+    tensor writes its base (in-place ops refuse to write through repeated elements)."""
+    out = np.broadcast_to(a, size)
+    if type(a) is np.ndarray and a.flags.writeable:
+        out = np.lib.stride_tricks.as_strided(a, out.shape, out.strides)
+    return out
+
+
+EXPAND = rule("expand", "ExpandBackward0", _expand,
               (lambda F, g: g,), ("grad summed back to self's shape",), extra_saves=("self_sym_sizes",),
               view=True)
 T = rule("t", "TBackward0", lambda a: a.T, (lambda F, g: F.t(g) if np.ndim(F.raw(g)) == 2 else g,),
@@ -672,6 +740,10 @@ ROUND_DECIMALS = rule("round_decimals", "RoundBackward1", lambda a, decimals: np
 TRUNC = rule("trunc", "TruncBackward0", np.trunc, (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
 FRAC = rule("frac", "FracBackward0", lambda a: a - np.trunc(a), (lambda F, g: g,), ("grad",),
             elementwise=True)
+NAN_TO_NUM = rule("nan_to_num", "NanToNumBackward0",
+                  lambda a, nan=0.0, posinf=None, neginf=None: np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf),
+                  (lambda F, g, self: g * np.isfinite(F.raw(self)),), ("grad where self is finite, else 0",),
+                  elementwise=True, exact_dtype=True)
 REMAINDER = rule("remainder", "RemainderBackward0", lambda a, other: np.remainder(a, other),
                  (lambda F, g: g,), ("grad",), elementwise=True)
 FMOD = rule("fmod", "FmodBackward0", lambda a, other: np.fmod(a, other), (lambda F, g: g,), ("grad",),
@@ -821,7 +893,7 @@ CLAMP_TENSOR = rule(
      lambda F, g, min, self: g * (self < min),
      lambda F, g, max, self: g * (self > max)),
     ("grad * (min <= self <= max)", "grad * (self < min)", "grad * (self > max)"),
-    inputs=("self", "min", "max"), elementwise=True)
+    inputs=("self", "min", "max"), elementwise=True, promotes=True)
 
 
 def _clamp_mask(self: Any, lo: Any, hi: Any) -> Any:
@@ -842,16 +914,17 @@ MAXIMUM = rule("maximum", "MaximumBackward0", np.maximum,
                (lambda F, g, other, self: _split_ties(F, g, self, other, self >= other),
                 lambda F, g, other, self: _split_ties(F, g, self, other, other >= self)),
                ("grad * (self > other) (ties: grad / 2)", "grad * (other > self) (ties: grad / 2)"),
-               inputs=BINARY, elementwise=True)
+               inputs=BINARY, elementwise=True, promotes=True)
 MINIMUM = rule("minimum", "MinimumBackward0", np.minimum,
                (lambda F, g, other, self: _split_ties(F, g, self, other, self <= other),
                 lambda F, g, other, self: _split_ties(F, g, self, other, other <= self)),
                ("grad * (self < other) (ties: grad / 2)", "grad * (other < self) (ties: grad / 2)"),
-               inputs=BINARY, elementwise=True)
+               inputs=BINARY, elementwise=True, promotes=True)
 WHERE = rule("where", "WhereBackward0", lambda a, b, condition: np.where(condition, a, b),
              (lambda F, g, condition: F.where(condition, g, 0.0),
               lambda F, g, condition: F.where(condition, 0.0, g)),
-             ("where(condition, grad, 0)", "where(condition, 0, grad)"), inputs=BINARY, elementwise=True)
+             ("where(condition, grad, 0)", "where(condition, 0, grad)"), inputs=BINARY, elementwise=True,
+             promotes=True)
 MASKED_FILL = rule("masked_fill", "MaskedFillBackward0", lambda a, mask, value: np.where(mask, value, a),
                    (lambda F, g, mask: F.where(mask, 0.0, g) if F is ArrayMath
                     else F.op("masked_fill", g, mask=mask, value=0),), ("where(mask, 0, grad)",),
@@ -1343,8 +1416,19 @@ INDEX = rule("index", "IndexBackward0", lambda a, indices: a[_index_key(indices)
              (lambda F, g, indices, self_sym_sizes: F.op(
                  "index_backward", g, indices=indices, self_sym_sizes=self_sym_sizes),),
              ("grad added at the indexed positions",))
-GATHER = rule("gather", "GatherBackward0", lambda a, dim, index, sparse_grad=False: np.take_along_axis(
-                  a, np.asarray(index), dim),
+def _gather(a: Any, dim: int, index: Any, sparse_grad: bool = False) -> Any:
+    """take_along_axis over the index's extent: the output has the index's shape (the index may be
+    smaller than the input along the other dims)."""
+    index = np.asarray(index)
+    a = np.asarray(a)
+    if a.ndim == 0:  # a 0-d input: index 0 picks its one element
+        return a.reshape(index.shape).copy() if index.ndim == 0 else np.broadcast_to(a, index.shape).copy()
+    if index.ndim == a.ndim and index.shape != a.shape:
+        a = a[tuple(slice(None) if i == dim % a.ndim else slice(0, n) for i, n in enumerate(index.shape))]
+    return np.take_along_axis(a, index, dim)
+
+
+GATHER = rule("gather", "GatherBackward0", _gather,
               (lambda F, g, dim, index, self, sparse_grad: _gather_backward(F, g, dim, index, np.shape(F.raw(self))),),
               ("grad scattered (added) back at index",), defaults={"sparse_grad": False})
 INDEX_SELECT = rule("index_select", "IndexSelectBackward0",
@@ -2544,11 +2628,12 @@ def _atan2_grad(index: int) -> Any:
 ATAN2 = rule("atan2", "Atan2Backward0", np.arctan2,
              (_atan2_grad(0), _atan2_grad(1)),
              ("grad * other / (self² + other²)", "-grad * self / (self² + other²)"), inputs=BINARY,
-             elementwise=True)
+             elementwise=True, promotes=True)
 
 HYPOT = rule("hypot", "HypotBackward0", np.hypot,
              (lambda F, g, self, result: g * self / result, lambda F, g, other, result: g * other / result),
-             ("grad * self / result", "grad * other / result"), inputs=BINARY, elementwise=True)
+             ("grad * self / result", "grad * other / result"), inputs=BINARY, elementwise=True,
+             promotes=True)
 DIST = rule("dist", "DistBackward0", lambda a, b, p=2: _norm_fwd(a - b, p),
             (lambda F, g, p, result, self, other: _norm_grad(F, g, None, False, p, result, self - other),
              lambda F, g, p, result, self, other: -_norm_grad(F, g, None, False, p, result, self - other)),
@@ -2567,7 +2652,7 @@ LOGADDEXP = rule("logaddexp", "LogaddexpBackward0", np.logaddexp,
                  (lambda F, g, other, self: _logaddexp_grad(F, g, self, other),
                   lambda F, g, other, self: _logaddexp_grad(F, g, other, self)),
                  ("grad / (1 + exp(other - self))", "grad / (1 + exp(self - other))"), inputs=BINARY,
-                 elementwise=True)
+                 elementwise=True, promotes=True)
 
 
 def _xlogy(x: Any, y: Any) -> Any:
@@ -2595,7 +2680,7 @@ def _xlogy_scalar_other_grad(F: Any, g: Any, other: Any, self: Any) -> Any:
 XLOGY = rule("xlogy", "XlogyBackward0", _xlogy,
              (_xlogy_self_grad, lambda F, g, other, self: g * self / other),
              ("xlogy(grad, other) (0 where self = 0 and other <= 0)", "grad * self / other"), inputs=BINARY,
-             elementwise=True)
+             elementwise=True, promotes=True)
 XLOGY_SCALAR_SELF = rule("xlogy_scalar_self", "XlogyBackward1", lambda other, self: _xlogy(self, other),
                          (lambda F, g, other, self: _scale(F, g, self) / other,),
                          ("grad * self / other",), inputs=("other",), elementwise=True, extra_saves=("self",))

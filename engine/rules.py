@@ -16,6 +16,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from engine import dtypes as _dtypes
 from engine import grad_mode, messages, observe
 from engine import node as _node_module
 from engine.node import (
@@ -25,6 +26,7 @@ from engine.tensor import Tensor, TensorExtras
 
 _F64 = np.dtype(np.float64)
 _F32 = np.dtype(np.float32)
+_I64 = np.dtype(np.int64)
 _F32S = np.float32
 _NDARRAY = np.ndarray
 _array = np.array
@@ -95,6 +97,7 @@ class Rule:
         exact_dtype: bool = False,
         scalar: Callable | None = None,
         save_always: bool = False,
+        promotes: bool = False,
     ) -> None:
         self.name = name
         self.node_name = node
@@ -116,6 +119,9 @@ class Rule:
         # save_always: every slot is saved whichever inputs need a gradient. PyTorch does so for its
         # backward ops (tanh_backward...): its code generator puts no guards on what they save.
         self.save_always = save_always
+        # promotes: the inputs (tensors and Python numbers) are brought to PyTorch's result type
+        # before the forward runs, as its elementwise binary ops do (see promoted_arrays).
+        self.promotes = promotes
         self.differentiable_outputs: tuple[int, ...] | None = (
             None if differentiable_outputs is None and outputs < 0
             else tuple(range(outputs) if differentiable_outputs is None else differentiable_outputs)
@@ -426,6 +432,11 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
                 shapes.append(np.shape(a))
         arrays.append(a)
         bit <<= 1
+    promoted = None
+    if rule.promotes:
+        promoted = promoted_arrays(arrays)
+        if promoted is not None:
+            arrays, wide = promoted
     out = rule.forward(*arrays, **attrs) if attrs else rule.forward(*arrays)
     inference = state.inference
     single = rule.outputs == 1
@@ -467,6 +478,10 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
         )
         if attrs:
             node._attrs = attrs
+        if rule.promotes and promoted is not None:
+            # PyTorch hands each input a gradient of its own dtype (see cast_grads)
+            node._attrs = {**(attrs or {}), GRAD_DTYPES: tuple(
+                x._data.dtype if isinstance(x, Tensor) else None for x in inputs)}
         if single:
             result.grad_fn = node
             result._requires_grad = True
@@ -486,6 +501,39 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
     if observe.current is not None:
         observe.current.op_applied(rule, node, inputs, results, attrs)
     return result
+
+
+def promoted_arrays(arrays: Sequence) -> tuple[list, bool] | None:
+    """The operands of an elementwise op cast to PyTorch's result type, and whether that type is
+    float64; None when NumPy's own promotion already agrees: operands of one dtype, with Python
+    numbers NumPy treats as weak. Dimensioned tensors outrank 0-d ones, which outrank Python
+    numbers, unless a lower-ranked operand is of a higher category (bool < integer < floating):
+    float32 [2] + float64 0-d is float32, int64 [2] + float32 0-d is float32. A Python int out of
+    an integer dtype's range wraps around as in PyTorch (uint8 [1] + 300 is 45)."""
+    first = None
+    mixed = False
+    ints = False
+    for a in arrays:
+        if type(a) is _NDARRAY:
+            d = a.dtype
+            if first is None:
+                first = d
+            elif d is not first and d != first:
+                mixed = True
+        elif type(a) is int:
+            ints = True
+    if not mixed and not (ints and first is not None and first.kind in "iu" and first != _I64):
+        return None
+    target = _dtypes.result_type_np(arrays)
+    out = []
+    for a in arrays:
+        if type(a) is _NDARRAY:
+            if a.dtype != target:
+                a = a.astype(target)
+        elif type(a) is int and target.kind in "iu":
+            a = np.array(a, np.int64).astype(target)  # wraps like a C cast
+        out.append(a)
+    return out, target == _F64
 
 
 def _new_tensor(data: np.ndarray, inference: bool) -> Tensor:
@@ -818,6 +866,29 @@ def backward_node(node: Node, grads: Sequence, create_graph: bool) -> tuple:
             elif kind is not _F32S or shape:
                 gi = F.sum_to(gi, shape)
         out.append(gi)
+    attrs = node._attrs
+    if attrs is not None and GRAD_DTYPES in attrs:
+        return cast_grads(out, attrs[GRAD_DTYPES])
+    return tuple(out)
+
+
+# The key under which a node whose inputs' dtypes differ from the one it computed in keeps them
+# (an op on mixed dtypes, a reduction given dtype=).
+GRAD_DTYPES = "input dtypes"
+
+
+def cast_grads(grads: Sequence, dtypes: tuple) -> tuple:
+    """Each input's gradient in the input's dtype, as PyTorch casts them (float32 x times a
+    float64 0-d tensor gives x a float32 gradient)."""
+    out = []
+    for g, want in zip(grads, dtypes):
+        if g is not None and want is not None:
+            if isinstance(g, Tensor):
+                if g._data.dtype != want:
+                    g = g.to(_dtypes.from_numpy(want))
+            elif g.dtype != want:
+                g = np.asarray(g).astype(want)
+        out.append(g)
     return tuple(out)
 
 

@@ -167,6 +167,10 @@ class Tensor(metaclass=_TorchClass):
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        # the attribute refuses any change on a non-leaf (requires_grad_(True) lets it pass)
+        if self.grad_fn is not None:
+            raise RuntimeError(messages.REQUIRES_GRAD_NON_LEAF if not value
+                               else "you can only change requires_grad flags of leaf variables.")
         if value and self._data.dtype.kind != "f":
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self.requires_grad_(value)
@@ -178,6 +182,8 @@ class Tensor(metaclass=_TorchClass):
             raise RuntimeError(messages.REQUIRES_GRAD_NON_LEAF)
         if requires_grad and self._data.dtype.kind != "f":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self._inference and not grad_mode.state.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -207,7 +213,7 @@ class Tensor(metaclass=_TorchClass):
                 )
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{_c_type(value)}' to a tensor with "
+                    f"attempting to assign a gradient with dtype '{value.dtype.cpp}' to a tensor with "
                     f"grad_dtype '{self.dtype.legacy}'. The gradient must match the tensor's grad_dtype "
                     "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with "
                     "a specific dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging "
@@ -279,6 +285,8 @@ class Tensor(metaclass=_TorchClass):
         return t
 
     def detach_(self) -> "Tensor":
+        if self._base is not None and not self._inference:
+            raise RuntimeError(messages.DETACH_VIEW_INPLACE)
         self.grad_fn = None
         self._requires_grad = False
         return self
@@ -359,7 +367,15 @@ class Tensor(metaclass=_TorchClass):
         base = self._base
         if base is not None and base._requires_grad and self._requires_grad:
             if self._view_of_multi is not None:
-                name, index = self._view_of_multi
+                name, index, *custom = self._view_of_multi
+                if custom:
+                    raise RuntimeError(
+                        f"Output {index} of {name} is a view and is being modified inplace. This view was "
+                        "created inside a custom Function (or because an input was returned as-is) and the "
+                        "autograd logic to handle view+inplace would override the custom backward "
+                        "associated with the custom Function, leading to incorrect gradients. This behavior "
+                        "is forbidden. You can fix this by cloning the output of the custom Function."
+                    )
                 raise RuntimeError(
                     f"Output {index} of {name} is a view and is being modified inplace. This view is the "
                     "output of a function that returns multiple views. Such functions do not allow the "
@@ -387,7 +403,9 @@ class TensorExtras:
 
     def __init__(self, inference: bool = False) -> None:
         self.base: Tensor | None = None
-        self.view_of_multi: tuple[str, int] | None = None
+        # (op name, output index) of a view output of a multi-output op; (Function name, output index,
+        # True) of an input a custom Function returned as-is: in-place changes to it are refused
+        self.view_of_multi: tuple | None = None
         self.retains_grad = False
         self.post_acc_hooks: dict | None = None
         self.inference = inference
@@ -416,12 +434,6 @@ class Parameter(Tensor):
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
-
-
-def _c_type(t: Tensor) -> str:
-    return {"float32": "float", "float64": "double", "int64": "long", "int32": "int", "bool": "bool"}.get(
-        t.dtype.name, t.dtype.name
-    )
 
 
 def _observe_new(t: Tensor, source: Any = None) -> None:

@@ -293,7 +293,8 @@ class Recorder:
         if node is not None:
             nid = self.node_id(node)
             record = self.nodes[int(nid[1:])]
-            record["inputs"] = [self.tensor_id(a) if isinstance(a, Tensor) else None for a in args]
+            # one entry per edge: the node has edges for its tensor arguments only
+            record["inputs"] = [self.tensor_id(a) for a in args if isinstance(a, Tensor)]
             record["outputs"] = ids
             record["formulas"] = [f"{cls.__name__}.backward" if e is not None else None
                                   for e in node._edges]

@@ -93,7 +93,9 @@ class CustomNode(Node):
             out = self.function.backward(ctx, *user_grads)
         out = out if isinstance(out, tuple) else (out,)
         name = type(self).__name__
-        expected = len(self._edges)
+        attrs = self._attrs or {}
+        tensor_inputs = attrs.get("tensor_inputs", range(len(self._next)))
+        expected = attrs.get("arguments", len(self._next))  # one gradient per forward argument
         if len(out) != expected:
             if len(out) > expected and all(g is None for g in out[expected:]):
                 out = out[:expected]
@@ -102,16 +104,17 @@ class CustomNode(Node):
                     f"function {name} returned an incorrect number of gradients (expected {expected}, "
                     f"got {len(out)})"
                 )
-        results = []
-        for i, (g, edge) in enumerate(zip(out, self._edges)):
-            if g is None:
-                results.append(None)
-                continue
-            if edge is None and not self._input_was_tensor(i):
+        for i, g in enumerate(out):
+            if g is not None and i not in tensor_inputs:
                 raise RuntimeError(
                     f"function {name} returned a gradient different than None at position {i + 1}, but "
                     "the corresponding forward input was not a Variable"
                 )
+        results = []
+        for i, (g, edge) in enumerate(zip([out[j] for j in tensor_inputs], self._edges)):
+            if g is None:
+                results.append(None)
+                continue
             if edge is None:  # nothing receives it, but node hooks see it, as in PyTorch
                 results.append(g if create_graph or not isinstance(g, Tensor) else g._data)
                 continue
@@ -130,9 +133,6 @@ class CustomNode(Node):
                 g = _functions.sum_to_size(g, shape)  # PyTorch's validate_outputs: at::sum_to
             results.append(g if create_graph else g._data)
         return tuple(results)
-
-    def _input_was_tensor(self, i: int) -> bool:
-        return self._attrs is not None and i in self._attrs.get("tensor_inputs", ())
 
 
 class FunctionMeta(type):
@@ -197,14 +197,19 @@ class Function(metaclass=FunctionMeta):
         outputs = output if isinstance(output, tuple) else (output,)
         if ctx._dirty:
             _check_dirty(args, ctx, requires_grad)
+        input_ids = {id(a) for i, a in enumerate(args) if i in tensor_inputs}
+        if any(id(o) in input_ids and id(o) not in ctx._dirty for o in outputs):
+            outputs = _unalias(cls, outputs, ctx, requires_grad)
+            output = outputs if isinstance(output, tuple) else outputs[0]
         node = None
         if requires_grad:
             node = cls._backward_cls()
             node.ctx = ctx
             ctx._node = node
-            node._edges = tuple(edge_to(a) for a in args)
-            node._in_meta = tuple(np.shape(a._data) if isinstance(a, Tensor) else () for a in args)
-            node._attrs = {"tensor_inputs": tuple(tensor_inputs)}
+            # edges for the tensor arguments only (a Python number has none), in order
+            node._edges = tuple(edge_to(args[i]) for i in tensor_inputs)
+            node._in_meta = tuple(np.shape(args[i]._data) for i in tensor_inputs)
+            node._attrs = {"tensor_inputs": tuple(tensor_inputs), "arguments": len(args)}
             node._out_meta = tuple(
                 (o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.float32)
                 for o in outputs
@@ -228,6 +233,33 @@ class Function(metaclass=FunctionMeta):
     @staticmethod
     def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
         raise NotImplementedError("setup_context is not overridden")
+
+
+def _unalias(cls: type, outputs: tuple, ctx: FunctionCtx, requires_grad: bool) -> tuple:
+    """Outputs that are inputs returned as-is (not marked dirty) become new tensors, as in PyTorch:
+    with grad mode on, a view of the input (which takes the Function's node if differentiable and
+    may not be modified in place); otherwise, or if marked non-differentiable, a detached alias.
+    The input itself keeps its grad_fn (a leaf stays a leaf)."""
+    from engine.tensor import Tensor
+
+    enabled = grad_mode.state.enabled
+    seen: set[int] = set()
+    out = []
+    for i, o in enumerate(outputs):
+        if not isinstance(o, Tensor) or id(o) in ctx._dirty or id(o) in seen:
+            out.append(o)
+            continue
+        seen.add(id(o))
+        alias = Tensor._make(o._data.view(), None, o._vc)
+        differentiable = id(o) not in ctx._non_differentiable
+        if enabled and differentiable:
+            alias._base = o._base if o._base is not None else o
+            if requires_grad:
+                alias._view_of_multi = (cls.__name__, i, True)
+        if id(o) in ctx._non_differentiable:
+            ctx._non_differentiable.add(id(alias))
+        out.append(alias)
+    return tuple(out)
 
 
 def _check_dirty(args: tuple, ctx: FunctionCtx, requires_grad: bool) -> None:

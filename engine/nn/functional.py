@@ -699,10 +699,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
              ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Tensor:
     r = _reduction(reduction, size_average, reduce)
     t = target._data
-    if t.dtype.kind not in "iu":
-        raise RuntimeError(
-            f"expected scalar type Long but found {target.dtype.legacy}"
-        )
+    if t.dtype != np.int64 and t.dtype != np.uint8:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype.legacy}")
     batch_in = input._data.shape[0] if input._data.ndim > 1 else None
     if batch_in is not None and t.ndim and t.shape[0] != batch_in:
         raise ValueError(f"Expected input batch_size ({batch_in}) to match target batch_size ({t.shape[0]}).")
@@ -722,8 +720,11 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     class_dim = 0 if input._data.ndim == 1 else 1
     logp = f.log_softmax(input, class_dim)
     r = _reduction(reduction, size_average, reduce)
-    if target._data.dtype.kind == "f":
-        # class probabilities as targets
+    if target._data.shape == input._data.shape:
+        # class probabilities as targets (a target of another shape holds class indices)
+        if target._data.dtype.kind != "f":
+            raise RuntimeError("Expected floating point type for target with class probabilities, got "
+                               f"{target.dtype.legacy}")
         classes = input._data.shape[class_dim]
         t = target
         if label_smoothing > 0:
