@@ -674,9 +674,7 @@ def _inplace(self: Tensor, rule: Any, others: tuple, attrs: dict | None = None) 
     if base is not None:
         _rebase_view(self, base, node)
     else:
-        self.grad_fn = node
-        self._requires_grad = True
-        self._output_nr = 0
+        _set_grad_fn(self, node)
     if observe.current is not None:
         observe.current.inplace_applied(self, self.grad_fn)
     return self
@@ -763,20 +761,48 @@ def _rebase_view(view: Tensor, base: Tensor, fn: Any) -> None:
     copy.fn = fn
     copy.geometry = (base._data, view._data)
     copy._edges = (edge_to(base), *fn._edges[1:])
-    base.grad_fn = copy
-    base._requires_grad = True
-    base._output_nr = 0
+    _set_grad_fn(base, copy)
     if observe.current is not None:
         observe.current.inplace_applied(base, copy)  # the base changed too (its grad_fn is CopySlices)
     _regenerate_view(view, base)
 
 
+def refresh_view(view: Tensor) -> None:
+    """Called when a view's grad_fn is read after its base (or another view of it) changed in place: like
+    PyTorch, refuse views that may not be rebased, else regenerate the view's grad_fn from the base's."""
+    extra = view._extra
+    if extra.view_of_multi is not None:
+        raise RuntimeError(messages.multi_output_view_inplace(extra.view_of_multi, messages.BASE_MODIFIED))
+    if extra.no_grad_view:
+        raise RuntimeError(messages.no_grad_view_inplace(messages.BASE_MODIFIED))
+    _regenerate_view(view, extra.base)
+    if observe.current is not None:
+        observe.current.inplace_applied(view, view._grad_fn)  # its value changed with the base's
+
+
 def _regenerate_view(view: Tensor, base: Tensor) -> None:
-    with _quiet():
-        fresh = apply(ops.AS_STRIDED, (base,), {"self_geometry": (base._data, view._data), "geometry": None})
-    view.grad_fn = fresh.grad_fn
-    view._requires_grad = True
-    view._output_nr = 0
+    """The view's grad_fn becomes an AsStridedBackward0 whose edge is the base's current grad_fn."""
+    state = grad_mode.state
+    mode = state.enabled, state.inference
+    state.enabled, state.inference = True, False  # PyTorch regenerates in any grad mode
+    try:
+        with _quiet():
+            fresh = apply(ops.AS_STRIDED, (base,), ops.as_strided_attrs(base._data, view._data))
+    finally:
+        state.enabled, state.inference = mode
+    _set_grad_fn(view, fresh._grad_fn)
+
+
+def _set_grad_fn(tensor: Tensor, node: Any) -> None:
+    """A tensor's new grad_fn (after an in-place change): like PyTorch, it takes the tensor's retain_grad
+    along; hooks registered before stay on the old node."""
+    old, nr = tensor._grad_fn, tensor._output_nr
+    tensor.grad_fn = node
+    tensor._requires_grad = True
+    tensor._output_nr = 0
+    if tensor._retains_grad and old is not None and old._retained:
+        old._retained.pop(nr, None)
+        node.retain_output(0, tensor)
 
 
 class _quiet:
@@ -833,7 +859,7 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
         _inplace(self, ops.COPY, (value,))
         return
     _inplace(region, ops.COPY, (value,))
-    if self._base is not None and self.grad_fn is not None:
+    if self._base is not None and self._grad_fn is not None:
         _regenerate_view(self, self._base)
     if observe.current is not None:
         observe.current.inplace_applied(self, self.grad_fn)
@@ -881,11 +907,12 @@ class CopySlices(Node):
         F: Any = TensorMath if create_graph else ArrayMath
         g = grads[0]
         dtype = (g._data if isinstance(g, Tensor) else np.asarray(g)).dtype
-        region = F.op("strided_gather", g, geometry=self.geometry)
+        where = ops.where_in_base(*self.geometry)
+        region = F.op("strided_gather", g, geometry=where)
         sent = self.fn.apply_backward((region,), create_graph)
-        outside = g * ops.outside_mask(self.geometry, dtype)
+        outside = g * ops.outside_mask(where, dtype)
         if sent[0] is not None:
-            outside = outside + F.op("strided_scatter", sent[0], geometry=self.geometry)
+            outside = outside + F.op("strided_scatter", sent[0], geometry=where)
         return (outside, *sent[1:])
 
     def release(self) -> None:
@@ -2239,11 +2266,12 @@ def _inplace_view(self: Tensor, rule: Rule, attrs: dict | None = None) -> Tensor
         with _quiet():
             out = apply(rule, (self,), attrs)
         self._data = out._data
-        self.grad_fn = out.grad_fn
+        self._vc[0] += 1
+        self.grad_fn = out.grad_fn  # after the bump: a view's grad_fn is current as of the new version
         self._output_nr = 0
     else:
         self._data = rule.forward(self._data, **(attrs or {}))
-    self._vc[0] += 1
+        self._vc[0] += 1
     if observe.current is not None:
         observe.current.inplace_applied(self, self.grad_fn)
     return self
@@ -2655,9 +2683,9 @@ def fill_diagonal_(input: Tensor, fill_value: Any, wrap: bool = False) -> Tensor
         regions.append(np.lib.stride_tricks.as_strided(data[width + 1:], (wrap_size,), (stride,)))
     for region in regions:
         with _quiet():
-            part = apply(ops.AS_STRIDED, (input,), {"self_geometry": (input._data, region), "geometry": None})
+            part = apply(ops.AS_STRIDED, (input,), ops.as_strided_attrs(input._data, region))
             fill_(part, fill_value)
-    if input._base is not None and input.grad_fn is not None:
+    if input._base is not None and input._grad_fn is not None:
         _regenerate_view(input, input._base)
     if observe.current is not None:
         observe.current.inplace_applied(input, input.grad_fn)

@@ -108,6 +108,40 @@ def type_string(tensor: Any) -> str:
     return f"[torch.{tensor.dtype.legacy}Tensor [{dims}]]"
 
 
+# How a view's base changed, in the two errors below: through the view itself, or through its base or
+# another view of it (found when the view's grad_fn is next read).
+VIEW_MODIFIED = "is being"
+BASE_MODIFIED = "its base or another view of its base has been"
+
+
+def multi_output_view_inplace(origin: tuple, modified: str = VIEW_MODIFIED) -> str:
+    """`origin`: (op name, output index) of a multi-output op's view, or (Function name, output index,
+    True) of an input a custom Function returned as-is."""
+    name, index, *custom = origin
+    if custom:
+        return (
+            f"Output {index} of {name} is a view and {modified} modified inplace. This view was created inside a "
+            "custom Function (or because an input was returned as-is) and the autograd logic to handle "
+            "view+inplace would override the custom backward associated with the custom Function, leading to "
+            "incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the "
+            "custom Function."
+        )
+    return (
+        f"Output {index} of {name} is a view and {modified} modified inplace. This view is the output of a "
+        "function that returns multiple views. Such functions do not allow the output views to be modified "
+        "inplace. You should replace the inplace operation by an out-of-place one."
+    )
+
+
+def no_grad_view_inplace(modified: str = VIEW_MODIFIED) -> str:
+    return (
+        f"A view was created in no_grad mode and {modified} modified inplace with grad mode enabled. "
+        "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code "
+        "by moving both the view and the inplace either both inside the no_grad block (if you don't want "
+        "the inplace to be tracked) or both outside (if you want the inplace to be tracked)."
+    )
+
+
 def version_mismatch(tensor: Any, where: str, actual: int, expected: int, anomaly: bool = False) -> str:
     hint = VERSION_HINT_ANOMALY if anomaly else VERSION_HINT
     return (

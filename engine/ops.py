@@ -2495,50 +2495,96 @@ INDEX_PUT = rule("index_put", "IndexPutBackward0", _index_put,
                  inputs=("self", "values"), defaults={"accumulate": False}, exact_dtype=True)
 
 
-def view_of(buffer: np.ndarray, base: np.ndarray, view: np.ndarray) -> np.ndarray:
-    """The part of `buffer` (laid out like `base`) that `view` occupies inside `base`."""
-    offset = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
-    return np.ndarray(view.shape, buffer.dtype, buffer=buffer, offset=offset, strides=view.strides)
+def _address(a: np.ndarray) -> int:
+    return a.__array_interface__["data"][0]
 
 
-def buffer_like(base: np.ndarray, dtype: Any = None) -> np.ndarray:
-    order = "F" if base.flags.f_contiguous and not base.flags.c_contiguous else "C"
-    return np.zeros(base.shape, dtype or base.dtype, order=order)
-
-
-def _as_strided_backward(g: Any, geometry: tuple) -> Any:
-    base_like, view_like = geometry
-    out = buffer_like(base_like, np.asarray(g).dtype)
-    view_of(out, base_like, view_like)[...] = g
+def _addresses(a: np.ndarray) -> np.ndarray:
+    """The memory address of each element of `a`."""
+    out = np.full(a.shape, _address(a), np.int64)
+    for k, (n, step) in enumerate(zip(a.shape, a.strides)):
+        out += (np.arange(n, dtype=np.int64) * step).reshape((n,) + (1,) * (a.ndim - k - 1))
     return out
 
 
-AS_STRIDED = rule("as_strided", "AsStridedBackward0", lambda a, self_geometry, geometry=None: self_geometry[1],
-                  (lambda F, g, self_geometry: F.op("strided_scatter", g, geometry=self_geometry),),
-                  ("grad placed at the view's elements of the base",), view=True)
+def where_in_base(base: np.ndarray, view: np.ndarray) -> tuple:
+    """Where `view`, a NumPy view into `base`'s memory, lies in `base` taken row-major: the base's shape,
+    and the view's size, stride and storage offset in elements (the arguments of torch.as_strided)."""
+    if base.flags.c_contiguous:
+        stride = tuple(step // base.itemsize for step in view.strides)
+        return base.shape, view.shape, stride, (_address(view) - _address(base)) // base.itemsize
+    at = _addresses(base).ravel()  # another layout (a transposed result...): each element's row-major index
+    order = np.argsort(at)
+    index = order[np.searchsorted(at, _addresses(view), sorter=order)]
+    if not index.size:
+        return base.shape, view.shape, (0,) * view.ndim, 0
+    first = (0,) * view.ndim
+    stride = tuple(int(index[first[:k] + (1,) + first[k + 1:]] - index[first]) if n > 1 else 0
+                   for k, n in enumerate(view.shape))
+    return base.shape, view.shape, stride, int(index[first])
+
+
+def _region(buffer: np.ndarray, geometry: tuple) -> np.ndarray:
+    """The view's elements inside `buffer`, a row-major array shaped like the base (geometry: where_in_base)."""
+    _, size, stride, offset = geometry
+    item = buffer.itemsize
+    return np.ndarray(size, buffer.dtype, buffer, offset * item, tuple(step * item for step in stride))
+
+
+def _repeats(geometry: tuple) -> bool:
+    """Whether the view holds some element of the base more than once (expand's stride 0, unfold's windows)."""
+    span = 0
+    for step, n in sorted((abs(step), n) for n, step in zip(geometry[1], geometry[2]) if n > 1):
+        if step <= span:
+            return True
+        span += step * (n - 1)
+    return False
+
+
+def as_strided_attrs(base: np.ndarray, view: np.ndarray) -> dict:
+    """AsStridedBackward0's attributes for `view`, a NumPy view into `base`: the size, stride and storage
+    offset (in elements) PyTorch saves for it, and both arrays, from which backward finds its elements."""
+    stride = [step // base.itemsize for step in view.strides]
+    for k in reversed(range(view.ndim)):  # a size-1 dim: PyTorch's stride where NumPy's newaxis has 0
+        if view.shape[k] == 1 and stride[k] == 0:
+            stride[k] = stride[k + 1] * view.shape[k + 1] if k + 1 < view.ndim else 1
+    return {"size": view.shape, "stride": tuple(stride),
+            "storage_offset": (_address(view) - _address(base)) // base.itemsize, "geometry": (base, view)}
+
+
+AS_STRIDED = rule("as_strided", "AsStridedBackward0", lambda a, geometry, **layout: geometry[1],
+                  (lambda F, g, attrs: F.op("strided_scatter", g, geometry=where_in_base(*attrs["geometry"])),),
+                  ("grad added into zeros like the base at the view's elements",), view=True,
+                  extra_saves=("size", "stride", "storage_offset"))
+
+
+def _strided_scatter(g: Any, geometry: tuple) -> Any:
+    out = np.zeros(geometry[0], np.asarray(g).dtype)
+    if _repeats(geometry):  # an element the view holds more than once gets the sum
+        np.add.at(out.reshape(-1), _region(np.arange(out.size), geometry), g)
+    else:
+        _region(out, geometry)[...] = g
+    return out
 
 
 def _strided_gather(g: Any, geometry: tuple) -> Any:
-    base_like, view_like = geometry
-    buffer = buffer_like(base_like, np.asarray(g).dtype)
-    buffer[...] = g
-    return view_of(buffer, base_like, view_like).copy()
+    g = np.asarray(g)
+    buffer = np.ascontiguousarray(g if g.shape == geometry[0] else np.broadcast_to(g, geometry[0]))
+    return _region(buffer, geometry).copy()
 
 
-STRIDED_SCATTER = rule("strided_scatter", "AsStridedScatterBackward0", _as_strided_backward,
+STRIDED_SCATTER = rule("strided_scatter", "AsStridedScatterBackward0", _strided_scatter,
                        (lambda F, g, geometry: F.op("strided_gather", g, geometry=geometry),),
                        ("grad at the view's elements",), inputs=("src",))
 STRIDED_GATHER = rule("strided_gather", "AsStridedGatherBackward0", _strided_gather,
                       (lambda F, g, geometry: F.op("strided_scatter", g, geometry=geometry),),
-                      ("grad placed at the view's elements",), inputs=("self",))
+                      ("grad added at the view's elements",), inputs=("self",))
 
 
 def outside_mask(geometry: tuple, dtype: Any) -> np.ndarray:
     """Ones on the base except where the view lies (zeros there)."""
-    base_like, view_like = geometry
-    mask = buffer_like(base_like, dtype)
-    mask[...] = 1
-    view_of(mask, base_like, view_like)[...] = 0
+    mask = np.ones(geometry[0], dtype)
+    _region(mask, geometry)[...] = 0
     return mask
 
 

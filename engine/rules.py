@@ -408,9 +408,11 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
     for x in inputs:
         if isinstance(x, Tensor):
             a = x._data
+            if x._extra is not None and track and x._extra.version != x._vc[0]:
+                x.grad_fn  # a view whose base changed in place gets its new grad_fn (see Tensor.grad_fn)
             if x._requires_grad and track:
                 mask |= bit
-                fn = x.grad_fn
+                fn = x._grad_fn
                 if fn is None:
                     fn = x._accumulator or x._grad_accumulator()
                 elif x._output_nr:
@@ -450,8 +452,10 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
         source = inputs[0]
         for r in results:
             r._vc = source._vc
-            r._base = source._base if source._base is not None else source
-            r._no_grad_view = not track
+            extra = r._extras()
+            extra.base = source._base if source._base is not None else source
+            extra.version = source._vc[0]
+            extra.no_grad_view = not track
         if not track and source._requires_grad:
             # PyTorch: a view made without grad mode still requires grad when its base does, but
             # no gradient flows through it (it has no grad_fn and no accumulator)
@@ -483,13 +487,13 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
             node._attrs = {**(attrs or {}), GRAD_DTYPES: tuple(
                 x._data.dtype if isinstance(x, Tensor) else None for x in inputs)}
         if single:
-            result.grad_fn = node
+            result._grad_fn = node
             result._requires_grad = True
         else:
             outs = rule.differentiable_outputs
             for i in range(len(results)) if outs is None else outs:
                 r = results[i]
-                r.grad_fn = node
+                r._grad_fn = node
                 r._requires_grad = True
                 r._output_nr = i
         if rule.saves:
@@ -540,7 +544,7 @@ def _new_tensor(data: np.ndarray, inference: bool) -> Tensor:
     """Tensor._make without the call overhead: a fresh result with no graph attached yet."""
     t = _object_new(Tensor)
     t._data = data
-    t.grad_fn = None
+    t._grad_fn = None
     t._requires_grad = False
     t._grad = None
     t._output_nr = 0
@@ -643,7 +647,7 @@ def scalar_unary_op(rule: Rule, general: Callable) -> Callable:
         # _new_tensor(data, state.inference), written out: the call costs about 2% of a 0-d op.
         result = _object_new(Tensor)
         result._data = data
-        result.grad_fn = None
+        result._grad_fn = None
         result._requires_grad = False
         result._grad = None
         result._output_nr = 0
@@ -651,7 +655,7 @@ def scalar_unary_op(rule: Rule, general: Callable) -> Callable:
         result._accumulator = None
         result._extra = TensorExtras(inference=True) if state.inference else None
         if a._requires_grad and state.enabled:
-            fn = a.grad_fn
+            fn = a._grad_fn if a._extra is None else a.grad_fn  # a view: see Tensor.grad_fn
             if fn is None:
                 edges = (a._accumulator or a._grad_accumulator(),)
                 nrs = _ZEROS[1]
@@ -660,18 +664,18 @@ def scalar_unary_op(rule: Rule, general: Callable) -> Callable:
                 nr = a._output_nr
                 nrs = _ZEROS[1] if nr == 0 else output_numbers((nr,))
             if not saves or SAVED_HOOKS or a._extra is not None:
-                result.grad_fn = node = new_node(node_cls, edges, nrs, _SCALAR_IN_META[1], _SCALAR_OUT_META)
+                result._grad_fn = node = new_node(node_cls, edges, nrs, _SCALAR_IN_META[1], _SCALAR_OUT_META)
                 result._requires_grad = True
                 if saves:  # with saved-tensor hooks, or an inference tensor (which raises)
                     _save(node, rule, 1, (a,), None, (result,), None)
             else:
                 plan = plans[1] or rule.scalar_plan(1)
                 pack = plan.pack  # a slot read, then a call: `plan.pack(...)` is an unspecialised lookup
-                result.grad_fn = new_node(node_cls, edges, nrs, _SCALAR_IN_META[1], _SCALAR_OUT_META,
-                                          pack(a, None, result), plan.freeable)
+                result._grad_fn = new_node(node_cls, edges, nrs, _SCALAR_IN_META[1], _SCALAR_OUT_META,
+                                           pack(a, None, result), plan.freeable)
                 result._requires_grad = True
         if observe.current is not None:
-            observe.current.op_applied(rule, result.grad_fn, (a,), (result,), None)
+            observe.current.op_applied(rule, result._grad_fn, (a,), (result,), None)
         return result
 
     op.__name__ = op.__qualname__ = rule.name
@@ -721,7 +725,7 @@ def scalar_binary_op(rule: Rule, general: Callable) -> Callable:
         data[()] = value
         result = _object_new(Tensor)  # _new_tensor, written out (see the unary op)
         result._data = data
-        result.grad_fn = None
+        result._grad_fn = None
         result._requires_grad = False
         result._grad = None
         result._output_nr = 0
@@ -731,7 +735,7 @@ def scalar_binary_op(rule: Rule, general: Callable) -> Callable:
         if mask and state.enabled:
             na = nb = 0
             if mask & 1:
-                ea = a.grad_fn
+                ea = a._grad_fn if a._extra is None else a.grad_fn  # a view: see Tensor.grad_fn
                 if ea is None:
                     ea = a._accumulator or a._grad_accumulator()
                 else:
@@ -739,7 +743,7 @@ def scalar_binary_op(rule: Rule, general: Callable) -> Callable:
             else:
                 ea = None
             if mask & 2:
-                eb = b.grad_fn
+                eb = b._grad_fn if b._extra is None else b.grad_fn  # a view: see Tensor.grad_fn
                 if eb is None:
                     eb = b._accumulator or b._grad_accumulator()
                 else:
@@ -748,7 +752,8 @@ def scalar_binary_op(rule: Rule, general: Callable) -> Callable:
                 eb = None
             nrs = _ZEROS[2] if na == 0 and nb == 0 else output_numbers((na, nb))
             if not saves or SAVED_HOOKS or a._extra is not None or (tb is Tensor and b._extra is not None):
-                result.grad_fn = node = new_node(node_cls, (ea, eb), nrs, _SCALAR_IN_META[2], _SCALAR_OUT_META)
+                result._grad_fn = node = new_node(node_cls, (ea, eb), nrs, _SCALAR_IN_META[2],
+                                                  _SCALAR_OUT_META)
                 result._requires_grad = True
                 if saves:  # with saved-tensor hooks, or an inference tensor (which raises)
                     _save(node, rule, mask, (a, b), None, (result,), None)
@@ -756,11 +761,11 @@ def scalar_binary_op(rule: Rule, general: Callable) -> Callable:
                 key = mask | 4 if tb is Tensor else mask
                 plan = plans[key] or rule.scalar_plan(key)
                 pack = plan.pack  # (see the unary op)
-                result.grad_fn = new_node(node_cls, (ea, eb), nrs, _SCALAR_IN_META[2], _SCALAR_OUT_META,
-                                          pack(a, b, result), plan.freeable)
+                result._grad_fn = new_node(node_cls, (ea, eb), nrs, _SCALAR_IN_META[2], _SCALAR_OUT_META,
+                                           pack(a, b, result), plan.freeable)
                 result._requires_grad = True
         if observe.current is not None:
-            observe.current.op_applied(rule, result.grad_fn, (a, b), (result,), None)
+            observe.current.op_applied(rule, result._grad_fn, (a, b), (result,), None)
         return result
 
     op.__name__ = op.__qualname__ = rule.name

@@ -57,7 +57,7 @@ class Tensor(metaclass=_TorchClass):
     __slots__ = (
         "_data",
         "_requires_grad",
-        "grad_fn",
+        "_grad_fn",
         "_grad",
         "_output_nr",
         "_vc",
@@ -76,7 +76,7 @@ class Tensor(metaclass=_TorchClass):
     def _make(cls, data: np.ndarray, grad_fn: Any = None, vc: list | None = None) -> "Tensor":
         t = object.__new__(cls)
         t._data = data
-        t.grad_fn = grad_fn
+        t._grad_fn = grad_fn
         t._requires_grad = grad_fn is not None
         t._grad = None
         t._output_nr = 0
@@ -162,8 +162,30 @@ class Tensor(metaclass=_TorchClass):
 
     # --- autograd state ------------------------------------------------------------------
     @property
+    def grad_fn(self) -> Any:
+        """The node that made this tensor. A view whose base changed in place since its node was made
+        gets a new one first (AsStridedBackward0 of the base), as PyTorch does on this read."""
+        extra = self._extra
+        if extra is not None and extra.base is not None and extra.version != self._vc[0]:
+            if self._grad_fn is not None or extra.base._requires_grad:  # else there is nothing to rebase
+                from engine.functions import refresh_view
+
+                refresh_view(self)
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, node: Any) -> None:
+        self._grad_fn = node
+        extra = self._extra
+        if extra is not None and extra.base is not None:
+            extra.version = self._vc[0]  # a view's node is current as of this version
+
+    @property
     def requires_grad(self) -> bool:
-        return self._requires_grad
+        if self._requires_grad:
+            return True
+        extra = self._extra  # a view requires grad when its base does, even one that came to in place
+        return extra is not None and extra.base is not None and extra.base._requires_grad
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
@@ -367,29 +389,9 @@ class Tensor(metaclass=_TorchClass):
         base = self._base
         if base is not None and base._requires_grad and self._requires_grad:
             if self._view_of_multi is not None:
-                name, index, *custom = self._view_of_multi
-                if custom:
-                    raise RuntimeError(
-                        f"Output {index} of {name} is a view and is being modified inplace. This view was "
-                        "created inside a custom Function (or because an input was returned as-is) and the "
-                        "autograd logic to handle view+inplace would override the custom backward "
-                        "associated with the custom Function, leading to incorrect gradients. This behavior "
-                        "is forbidden. You can fix this by cloning the output of the custom Function."
-                    )
-                raise RuntimeError(
-                    f"Output {index} of {name} is a view and is being modified inplace. This view is the "
-                    "output of a function that returns multiple views. Such functions do not allow the "
-                    "output views to be modified inplace. You should replace the inplace operation by an "
-                    "out-of-place one."
-                )
+                raise RuntimeError(messages.multi_output_view_inplace(self._view_of_multi))
             if self._no_grad_view:
-                raise RuntimeError(
-                    "A view was created in no_grad mode and is being modified inplace with grad mode "
-                    "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You "
-                    "can clarify your code by moving both the view and the inplace either both inside the "
-                    "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
-                    "want the inplace to be tracked)."
-                )
+                raise RuntimeError(messages.no_grad_view_inplace())
             if base.grad_fn is None:
                 raise RuntimeError(messages.LEAF_VIEW_INPLACE)
         if self._requires_grad and self.grad_fn is None:
@@ -399,10 +401,12 @@ class Tensor(metaclass=_TorchClass):
 class TensorExtras:
     """A tensor's rarely set state (see Tensor._extras)."""
 
-    __slots__ = ("base", "view_of_multi", "retains_grad", "post_acc_hooks", "inference", "no_grad_view")
+    __slots__ = ("base", "version", "view_of_multi", "retains_grad", "post_acc_hooks", "inference",
+                 "no_grad_view")
 
     def __init__(self, inference: bool = False) -> None:
         self.base: Tensor | None = None
+        self.version = 0  # of a view: the version counter's value when its grad_fn was made
         # (op name, output index) of a view output of a multi-output op; (Function name, output index,
         # True) of an input a custom Function returned as-is: in-place changes to it are refused
         self.view_of_multi: tuple | None = None

@@ -94,8 +94,8 @@ class Recorder:
             "shape": list(t._data.shape),
             "dtype": encode.dtype_name(t._data.dtype),
             "requires_grad": t._requires_grad,
-            "is_leaf": t.grad_fn is None,
-            "grad_fn": self._node_ids.get(id(t.grad_fn)) if t.grad_fn is not None else None,
+            "is_leaf": t._grad_fn is None,  # (not t.grad_fn: recording a view must not regenerate its node)
+            "grad_fn": self._node_ids.get(id(t._grad_fn)) if t._grad_fn is not None else None,
             "value": encode.value(t._data, self.limits.max_array_elements),
             "span": span if span is not None else self._span(),
         }

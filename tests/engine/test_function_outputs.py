@@ -10,6 +10,26 @@ from tests.engine.test_tutorial_snippets_vs_torch import _run, _same
 pytest.importorskip("torch")
 
 PROGRAMS = {
+    "returned_input_base_modified": """
+class Id(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x): return x
+    @staticmethod
+    def backward(ctx, g): return g
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+b = x * 1
+y = Id.apply(b)
+try:
+    y.mul_(2)
+except RuntimeError as e:
+    print("RuntimeError:", e)
+b.add_(1)
+try:
+    print(type(y.grad_fn).__name__)
+    y.sum().backward(); print(x.grad)
+except RuntimeError as e:
+    print("RuntimeError:", e)
+""",
     "input_returned_as_is": """
 import torch
 class Id(torch.autograd.Function):
