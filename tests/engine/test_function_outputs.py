@@ -11,6 +11,7 @@ pytest.importorskip("torch")
 
 PROGRAMS = {
     "returned_input_base_modified": """
+import torch
 class Id(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x): return x
