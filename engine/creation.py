@@ -70,25 +70,13 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     return _finish(array, requires_grad)
 
 
-_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 _PYTHON_NUMBERS = frozenset({bool, int, float})
-
-
-def _promote(a: np.dtype, b: np.dtype) -> np.dtype:
-    """torch.promote_types: the higher kind wins with its own size (int64 and float32 give float32);
-    complex with float64 widens to complex128; within a kind, NumPy's promotion."""
-    ra, rb = _KIND_RANK[a.kind], _KIND_RANK[b.kind]
-    if ra == rb:
-        return np.promote_types(a, b)
-    high, low = (a, b) if ra > rb else (b, a)
-    if high.kind == "c" and low == np.float64:
-        return np.dtype(np.complex128)
-    return high
 
 
 def _sequence_dtype(data: Any) -> np.dtype | None:
     """The dtype torch.tensor infers for nested lists holding NumPy scalars, arrays or tensors (each keeps
-    its dtype; Python numbers count as bool, int64 and the default float), promoted as torch promotes.
+    its dtype; Python numbers count as bool, int64 and the default float), promoted as torch promotes
+    (dtypes.promote_np).
     None when every leaf is a Python number (the caller's rules apply)."""
     found: list[np.dtype] = []
     python_kinds: set[type] = set()
@@ -108,7 +96,7 @@ def _sequence_dtype(data: Any) -> np.dtype | None:
                 found.append(x.dtype)
             else:
                 python_kinds.add(type(x))
-    if not found or any(d.kind not in _KIND_RANK for d in found):
+    if not found or any(d.kind not in "biuf" for d in found):
         return None
     for kind, dt in ((bool, np.bool_), (int, np.int64), (float, dtypes.default_float.np)):
         if kind in python_kinds:
@@ -117,7 +105,7 @@ def _sequence_dtype(data: Any) -> np.dtype | None:
         return None
     result = found[0]
     for d in found[1:]:
-        result = _promote(result, d)
+        result = dtypes.promote_np(result, d)
     return result
 
 

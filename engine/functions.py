@@ -11,7 +11,7 @@ import numpy as np
 from engine import dtypes, grad_mode, messages, observe, ops
 from engine.rules import GRAD_DTYPES, apply, promoted_arrays, scalar_binary_op, scalar_unary_op
 from engine.node import Node
-from engine.rules import Rule, _node_classes, node_maker
+from engine.rules import Rule, _as_result, _node_classes, node_maker
 from engine.tensor import Tensor
 
 Number = (int, float, bool)
@@ -717,13 +717,10 @@ def _write(self: Tensor, rule: Any, others: tuple, attrs: dict | None) -> None:
         if promoted is not None:
             arrays = promoted[0][1:]
     out = rule.forward(self._data, *arrays, **attrs) if attrs else rule.forward(self._data, *arrays)
-    if type(out) is not np.ndarray:
-        out = np.asarray(out)
-    have = out.dtype
-    if have is not self._data.dtype:
-        if have == _F64 and self._data.dtype != _F64 and not builtins.any(
-                isinstance(o, Tensor) and o._data.dtype == _F64 for o in others):
-            out = out.astype(np.float32)  # a Python float makes NumPy compute in float64, PyTorch in float32
+    # a Python float makes NumPy compute in float64, PyTorch in float32
+    wide = self._data.dtype == _F64 or builtins.any(isinstance(o, Tensor) and o._data.dtype == _F64 for o in others)
+    out = _as_result(out, wide)
+    if out.dtype is not self._data.dtype:
         _check_result_cast(rule, out, self)
     np.copyto(self._data, out, casting="unsafe")
 
@@ -1423,10 +1420,11 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     have = input._data.shape
     if idx.ndim != input._data.ndim and idx.ndim and input._data.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    if idx.ndim == input._data.ndim and builtins.any(n > m for i, (n, m) in enumerate(zip(idx.shape, have)) if i != d):
-        i = next(i for i, (n, m) in enumerate(zip(idx.shape, have)) if i != d and n > m)
-        raise RuntimeError(f"Size does not match at dimension {i} expected index {list(idx.shape)} to be no larger "
-                           f"than self {list(have)} apart from dimension {d}")
+    if idx.ndim == input._data.ndim:
+        for i, (n, m) in enumerate(zip(idx.shape, have)):
+            if i != d and n > m:
+                raise RuntimeError(f"Size does not match at dimension {i} expected index {list(idx.shape)} to be no "
+                                   f"larger than self {list(have)} apart from dimension {d}")
     if idx.size and input._data.ndim:
         size = input._data.shape[d]
         bad = (idx < 0) | (idx >= size)

@@ -36,9 +36,10 @@ DETACH_VIEW_INPLACE = (
     "detach_() cannot be called on these gradients. To fix this error, please refer to the "
     "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
 )
+LEAF_FLAGS_ONLY = "you can only change requires_grad flags of leaf variables."
 REQUIRES_GRAD_NON_LEAF = (
-    "you can only change requires_grad flags of leaf variables. If you want to use a computed variable "
-    "in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+    f"{LEAF_FLAGS_ONLY} If you want to use a computed variable in a subgraph that doesn't require "
+    "differentiation use var_no_grad = var.detach()."
 )
 REQUIRES_GRAD_DTYPE = "Only Tensors of floating point and complex dtype can require gradients"
 NUMPY_REQUIRES_GRAD = "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."

@@ -192,7 +192,8 @@ METHODS = {
     "tril_": lambda self, diagonal=0: f._inplace(self, ops.TRIL, (), {"diagonal": diagonal}),
     "triu_": lambda self, diagonal=0: f._inplace(self, ops.TRIU, (), {"diagonal": diagonal}),
     "addcmul": f.addcmul, "addcdiv": f.addcdiv, "addcmul_": f.addcmul_, "addcdiv_": f.addcdiv_,
-    "lerp": f.lerp, "lerp_": f.lerp_, "atan2": f.atan2, "arctan2": f.atan2, "hypot": f.hypot, "dist": f.dist, "baddbmm": f.baddbmm, "logaddexp": f.logaddexp,
+    "lerp": f.lerp, "lerp_": f.lerp_, "atan2": f.atan2, "arctan2": f.atan2, "hypot": f.hypot, "dist": f.dist,
+    "baddbmm": f.baddbmm, "logaddexp": f.logaddexp,
     "xlogy": f.xlogy, "sgn": f.sgn, "signbit": f.signbit, "sinc": f.sinc, "deg2rad": f.deg2rad,
     "rad2deg": f.rad2deg, "logit": f.logit, "lgamma": f.lgamma, "digamma": f.digamma, "erfinv": f.erfinv,
     "polygamma": lambda self, n: f.polygamma(n, self), "square_": f.square_, "t_": f.t_,
@@ -224,15 +225,19 @@ for _name, _fn in METHODS.items():
 Tensor.T = property(lambda self: f.permute(self, tuple(reversed(range(self.dim())))))  # type: ignore[attr-defined]
 
 
+def _deprecated_on_0d(name: str, note: str) -> None:
+    import warnings
+
+    warnings.warn(f"Tensor.{name} is deprecated on 0-D tensors. {note}", UserWarning, stacklevel=3)
+
+
 def _matrix_transpose(name: str, zero_dim_note: str) -> Any:
     """x.mT and x.mH (the adjoint of a real tensor): the last two dims swapped."""
 
     def get(self: Tensor) -> Tensor:
         ndim = self._data.ndim
         if ndim == 0:
-            import warnings
-
-            warnings.warn(f"Tensor.{name} is deprecated on 0-D tensors. {zero_dim_note}", UserWarning, stacklevel=2)
+            _deprecated_on_0d(name, zero_dim_note)
             return self
         if ndim < 2:
             raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. Got "
@@ -246,9 +251,7 @@ def _adjoint_2d(self: Tensor) -> Tensor:
     """x.H: the conjugate transpose of a matrix (a transpose for real tensors)."""
     ndim = self._data.ndim
     if ndim == 0:
-        import warnings
-
-        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+        _deprecated_on_0d("H", "Consider using x.conj().")
         return self
     if ndim != 2:
         hint = " For batches of matrices, consider using tensor.mH" if ndim > 2 else ""

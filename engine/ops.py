@@ -75,10 +75,16 @@ MUL = rule("mul", "MulBackward0", np.multiply,
            (lambda F, g, other: g * other, lambda F, g, self: g * self),
            ("grad * other", "grad * self"), inputs=BINARY, elementwise=True, scalar=operator.mul,
            promotes=True)
-DIV = rule("div", "DivBackward0", np.true_divide,
-           # other: PyTorch's -grad * ((self / other) / other) under create_graph
-           (lambda F, g, other: g / other, lambda F, g, self, other: -g * self / (other * other)
-            if F is ArrayMath else -g * ((self / other) / other)),
+def _div_self_grad(F: Any, g: Any, other: Any) -> Any:
+    return g / other
+
+
+def _div_other_grad(F: Any, g: Any, self: Any, other: Any) -> Any:
+    # PyTorch's -grad * ((self / other) / other) under create_graph
+    return -g * self / (other * other) if F is ArrayMath else -g * ((self / other) / other)
+
+
+DIV = rule("div", "DivBackward0", np.true_divide, (_div_self_grad, _div_other_grad),
            ("grad / other", "-grad * self / other²"), inputs=BINARY, elementwise=True,
            scalar=operator.truediv, promotes=True)
 
@@ -100,9 +106,10 @@ def _div_rounded(a: Any, b: Any, rounding_mode: Any = None) -> Any:
 
 # div(..., rounding_mode=...): a rounded quotient has zero gradient; without rounding, div's own.
 DIV_MODE = rule("div_mode", "DivBackward2", _div_rounded,
-                (lambda F, g, other, rounding_mode: g / other if rounding_mode is None else F.zeros_like(g),
-                 lambda F, g, self, other, rounding_mode: -g * self / (other * other) if rounding_mode is None
-                 else F.zeros_like(g)),
+                (lambda F, g, other, rounding_mode: _div_self_grad(F, g, other) if rounding_mode is None
+                 else F.zeros_like(g),
+                 lambda F, g, self, other, rounding_mode: _div_other_grad(F, g, self, other)
+                 if rounding_mode is None else F.zeros_like(g)),
                 ("grad / other (0 when rounded)", "-grad * self / other² (0 when rounded)"), inputs=BINARY,
                 elementwise=True, extra_saves=("self", "other", "rounding_mode"), defaults={"rounding_mode": None},
                 promotes=True)

@@ -191,8 +191,7 @@ class Tensor(metaclass=_TorchClass):
     def requires_grad(self, value: bool) -> None:
         # the attribute refuses any change on a non-leaf (requires_grad_(True) lets it pass)
         if self.grad_fn is not None:
-            raise RuntimeError(messages.REQUIRES_GRAD_NON_LEAF if not value
-                               else "you can only change requires_grad flags of leaf variables.")
+            raise RuntimeError(messages.REQUIRES_GRAD_NON_LEAF if not value else messages.LEAF_FLAGS_ONLY)
         if value and self._data.dtype.kind != "f":
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self.requires_grad_(value)

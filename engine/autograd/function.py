@@ -251,13 +251,12 @@ def _unalias(cls: type, outputs: tuple, ctx: FunctionCtx, requires_grad: bool) -
             continue
         seen.add(id(o))
         alias = Tensor._make(o._data.view(), None, o._vc)
-        differentiable = id(o) not in ctx._non_differentiable
-        if enabled and differentiable:
+        if id(o) in ctx._non_differentiable:
+            ctx._non_differentiable.add(id(alias))
+        elif enabled:
             alias._base = o._base if o._base is not None else o
             if requires_grad:
                 alias._view_of_multi = (cls.__name__, i, True)
-        if id(o) in ctx._non_differentiable:
-            ctx._non_differentiable.add(id(alias))
         out.append(alias)
     return tuple(out)
 
