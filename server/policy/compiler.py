@@ -37,7 +37,7 @@ _SINGLE_MODULE_ROOTS = ("math", "warnings")
 # Builtins a snippet cannot use; named here for a clear compile-time message (they are also absent
 # from the run-time builtins, so a reference that slips through is a NameError).
 FORBIDDEN_BUILTINS = frozenset({
-    "getattr", "setattr", "delattr", "vars", "globals", "locals", "dir", "eval", "exec", "compile",
+    "delattr", "vars", "globals", "locals", "dir", "eval", "exec", "compile",
     "open", "input", "breakpoint", "help", "memoryview", "format", "classmethod", "property",
     "exit", "quit", "copyright", "credits", "license", "object", "bytearray",
 })
@@ -98,22 +98,17 @@ def _dotted(node: ast.AST) -> str | None:
     return None
 
 
-def _is_type_call(node: ast.AST) -> bool:
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type"
-            and len(node.args) == 1 and not node.keywords and not isinstance(node.args[0], ast.Starred))
-
-
 def _is_super_call(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
 
 
 def special_private_attribute(node: ast.Attribute) -> bool:
-    """The few `_`-names allowed as attribute *reads*: `type(x).__name__`, `super().__init__`,
+    """The few `_`-names allowed as attribute *reads*: `x.__name__`, `super().__init__`,
     `grad_fn._saved_self`, `t._version`, `grad_fn._sequence_nr`."""
     if not isinstance(node.ctx, ast.Load):
         return False
     if node.attr == "__name__":
-        return _is_type_call(node.value)
+        return True
     if node.attr == "__init__":
         return _is_super_call(node.value)
     return bool(PRIVATE_ATTR_ALLOWED.match(node.attr))
@@ -221,11 +216,7 @@ class PolicyChecker(ast.NodeVisitor):
             self.fail(node, f"'.{attr}' is not allowed: a tensor never hands out its NumPy array "
                             "(use .tolist() or .item())", at_end=span)
         elif attr.startswith("_") and attr != "_" and not special_private_attribute(node):
-            if attr == "__name__":
-                self.fail(node, "names starting with '_' are not allowed: '__name__' "
-                                "(only type(x).__name__ is allowed)", at_end=span)
-            else:
-                self.fail(node, f"names starting with '_' are not allowed: {attr!r}", at_end=span)
+            self.fail(node, f"names starting with '_' are not allowed: {attr!r}", at_end=span)
         elif attr in INSPECT_ATTRIBUTES:
             self.fail(node, f"frame, code, traceback and generator internals are not allowed: {attr!r}",
                       at_end=span)

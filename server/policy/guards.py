@@ -337,6 +337,14 @@ class _PrintCollector:
         self._write(text)
 
 
+def _name_of(obj: Any) -> str:
+    """`obj.__name__` for a snippet: only ever a string (classes, functions, methods, modules)."""
+    value = getattr(obj, "__name__", None)
+    if type(value) is not str:
+        raise AttributeError(f"'{type(obj).__name__}' object has no attribute '__name__'")
+    return value
+
+
 def _safe_format(template: str, *args: Any, **kwargs: Any) -> str:
     from .compiler import _format_fields
 
@@ -412,6 +420,8 @@ class Policy:
             getattr(torch_module, "nn", None), "Parameter", None)
         node_mod = sys.modules.get(f"{self.engine_prefix}.node")
         self._node_cls = getattr(node_mod, "Node", None) if node_mod else None
+        function_mod = sys.modules.get(f"{self.engine_prefix}.autograd.function")
+        self._custom_node_cls = getattr(function_mod, "CustomNode", None) if function_mod else None
         autograd = getattr(torch_module, "autograd", None)
         nn = getattr(torch_module, "nn", None)
         self.function_base = getattr(autograd, "Function", None)
@@ -754,8 +764,8 @@ class Policy:
         kind = self._instance_kind(type(obj))
         k = kind[0]
         if name.startswith("_"):
-            if k == "typename" and name == "__name__":
-                return obj._cls.__name__
+            if name == "__name__":
+                return obj._cls.__name__ if k == "typename" else _name_of(obj)
             if k == "super" and name == "__init__":
                 if isinstance(obj.__self__, type):  # super(C, C).__init__ would re-run __init__ on any object
                     raise PolicyError("super(...).__init__ is only allowed on an instance")
@@ -787,6 +797,11 @@ class Policy:
                 return guarded
         if k == "set" or k == "tensor" or k == "node" or k == "allow":
             if name not in kind[1]:
+                if k == "node" and self._is_custom_node(obj) and name in vars(obj.ctx):
+                    # what the custom Function's forward stored on ctx (`ctx.k = k`; `grad_fn.k`)
+                    return self.check_value(vars(obj.ctx)[name], obj, name)
+                if not hasattr(type(obj), name):
+                    raise AttributeError(f"'{type(obj).__name__}' object has no attribute '{name}'")
                 raise PolicyError(f"'{type(obj).__name__}.{name}' is not allowed")
             if k == "set":
                 if name == "format" and type(obj) is str:
@@ -801,6 +816,28 @@ class Policy:
         if k == "public" or k == "super":
             return self.check_value(getattr(obj, name), obj, name)
         raise PolicyError(f"'{type(obj).__name__}.{name}' is not allowed")
+
+    def _is_custom_node(self, obj: Any) -> bool:
+        return self._custom_node_cls is not None and isinstance(obj, self._custom_node_cls)
+
+    def getattr_builtin(self, obj: Any, name: Any, *default: Any) -> Any:
+        """The snippet's `getattr(obj, name[, default])`: the same checks as `obj.name`."""
+        if len(default) > 1:
+            raise TypeError(f"getattr expected at most 3 arguments, got {2 + len(default)}")
+        if type(name) is not str:
+            raise TypeError(f"attribute name must be string, not '{type(name).__name__}'")
+        try:
+            return self.getattr_(obj, name)
+        except AttributeError:
+            if default:
+                return default[0]
+            raise
+
+    def setattr_builtin(self, obj: Any, name: Any, value: Any) -> None:
+        """The snippet's `setattr(obj, name, value)`: the same checks as `obj.name = value`."""
+        if type(name) is not str:
+            raise TypeError(f"attribute name must be string, not '{type(name).__name__}'")
+        setattr(self.write_(obj), name, value)
 
     def _has_guarded_method(self, cls: type, name: str) -> bool:
         """Is `name` a registration method of a module class or the state loader of an optimizer or
@@ -821,6 +858,8 @@ class Policy:
         return self.module_registration(getattr(obj, name), name)
 
     def _class_getattr(self, cls: type, name: str) -> Any:
+        if name == "__name__":
+            return _name_of(cls)
         if name.startswith("_"):
             raise PolicyError(f"names starting with '_' are not allowed: {name!r}")
         if name in DENIED_NAMES:
@@ -991,6 +1030,8 @@ class Policy:
         b["Ellipsis"] = Ellipsis
         b["type"] = self.type_
         b["hasattr"] = self.hasattr_
+        b["getattr"] = _Bound(self.getattr_builtin, "<built-in function getattr>")
+        b["setattr"] = _Bound(self.setattr_builtin, "<built-in function setattr>")
         b["isinstance"] = self.isinstance_
         b["issubclass"] = self.issubclass_
         b["__import__"] = self.guarded_import

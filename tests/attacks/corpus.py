@@ -45,7 +45,8 @@ for i, expr in enumerate([
 case("dunder", "saved_on_tensor", "import torch\nprint(torch.ones(2)._saved_self)")
 case("dunder", "version_on_node", "import torch\ny = torch.ones(2, requires_grad=True) * 2\nprint(y.grad_fn._version)")
 case("dunder", "super_self", "import torch\nclass N(torch.nn.Module):\n    def f(self):\n        return super().__self__\n")
-case("dunder", "type_name_then_attr", "t = type(1)\nprint(t.__name__)")
+case("dunder", "type_name_then_attr", "t = type(1)\nprint(t.__name__)", OK)
+case("dunder", "type_name_then_mro", "t = type(1)\nprint(t.__mro__)")
 case("dunder", "type_proxy_call", "t = type(1)\nprint(t('5'))")
 case("dunder", "type_three_args", "X = type('X', (), {})\nprint(X)")
 case("dunder", "exc_traceback", "try:\n    1/0\nexcept Exception as e:\n    print(e.__traceback__.tb_frame.f_globals)")
@@ -54,7 +55,7 @@ case("dunder", "exc_with_traceback", "try:\n    1/0\nexcept Exception as e:\n   
 # --- computed getattr --------------------------------------------------------------------------------
 for i, code in enumerate([
     "print(getattr(1, '__class__'))",
-    "g = getattr\nprint(g)",
+    "print(getattr(getattr, '__self__'))",
     "print(vars())",
     "print(dir())",
     "n = '__cla' + 'ss__'\nassert not hasattr(1, n) and not hasattr(print, '__self__')\nraise RuntimeError('done')",
@@ -65,6 +66,40 @@ for i, code in enumerate([
     "import operator\nprint(operator.attrgetter('__class__')(1))",
 ]):
     case("getattr", f"getattr_{i:02d}", code)
+# getattr/setattr with a computed name go through the same guard as `obj.name`
+_FN = ("import torch\nclass S(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+       "        ctx.k = 2\n        return x * 2\n    @staticmethod\n    def backward(ctx, g):\n        return g * 2\n"
+       "y = S.apply(torch.ones(2, requires_grad=True))\n")
+for i, code in enumerate([
+    "import torch\nprint(getattr(torch.ones(2), '_' + 'data'))",
+    "import torch\nprint(getattr(torch, 'n' + 'p'))",
+    "import torch\nprint(getattr(torch.ones(2), 'untyped_storage'))",
+    "import torch\nm = torch.nn.Linear(1, 1)\nprint(getattr(m, '_modules'))",
+    "import torch\nm = torch.nn.Linear(1, 1)\nsetattr(m, '_parameters', {})",
+    "import torch\nsetattr(torch, 'ones', print)",
+    "import torch\nsetattr(torch.ones(1), '__class__', int)",
+    "def f():\n    pass\nsetattr(f, '__name__', 'g')",
+    "def f():\n    pass\nprint(getattr(f, '__globals__'))",
+    "print(getattr(type(1), '__mro__'))",
+    "print(getattr(int, '__subclasses__')())",
+    "print(getattr(print, '__self__', 1))",
+    "print(getattr(1, '__class__', None))",
+    _FN + "print(getattr(y.grad_fn, 'ctx'))",
+    _FN + "print(y.grad_fn.function)",
+    _FN + "print(getattr(y.grad_fn, '_saved'))",
+    _FN + "print(y.grad_fn.k.__class__)",
+    "import torch\nprint(torch.Tensor.__name__.__class__)",
+    "import torch\nprint(getattr(torch.Tensor.__name__, '__class__'))",
+]):
+    case("getattr", f"computed_{i:02d}", code)
+for i, code in enumerate([  # controls
+    "import torch\nx = torch.ones(2, requires_grad=True)\nfor n in ['sin', 'exp']:\n    print(getattr(torch, n)(x))",
+    "import torch\nprint(getattr(torch.ones(1), 'nope', 'default'), getattr(torch.nn.functional, 'relu').__name__)",
+    _FN + "print(y.grad_fn.k, getattr(y.grad_fn, 'k'), type(y.grad_fn).__name__)",
+    "import torch\nfor cls in [torch.optim.SGD, torch.nn.Linear]:\n    print(cls.__name__)",
+    "import torch\nm = torch.nn.Linear(1, 1)\nsetattr(m, 'scale', 2.0)\nprint(m.scale)",
+]):
+    case("getattr", f"computed_ok_{i:02d}", code, OK)
 case("getattr", "hasattr_dunder_is_false", "print(hasattr(1, '__class__'), hasattr(1, '_x'))\nraise RuntimeError('done')")
 
 # --- format-string attribute access -----------------------------------------------------------------
@@ -161,7 +196,7 @@ for i, code in enumerate([
 for i, code in enumerate([
     "import torch\nx = torch.ones(3)\nx.numpy().tofile('@MARKER@')",
     "import torch\nx = torch.ones(3)\nx.data.numpy().tofile('@MARKER@')",
-    "import torch\nx = torch.ones(3)\nn = 'numpy'\nprint(getattr(x, n))",
+    "import torch\nx = torch.ones(3)\nn = 'numpy'\ngetattr(x, n)().tofile('@MARKER@')",
     "import torch\nprint(torch.float32.np)",
     "import torch\nprint(torch.ones(2).dtype.np.type)",
     "import torch\nx = torch.ones(2)\nprint(x.__array__())",
@@ -228,7 +263,7 @@ for i, code in enumerate([
     "def f(x=print.__self__):\n    return x",
     "def f(x=[].append(1)):\n    return x",
     "f = lambda x=(lambda: 0)(): x",
-    "def f(*, k=getattr):\n    return k",
+    "def f(*, k=delattr):\n    return k",
     "def f(x=__builtins__):\n    return x",
     "def f(_getattr_=None):\n    return 1",
     "def f(x={}.get('a')):\n    return x",
