@@ -870,3 +870,56 @@ loss = y.sum() + e.sum() + s.values[:, 0].sum() + v.sum()
 loss.backward()
 print(e.grad_fn, emb.weight.grad, x.grad, F.layer_norm(x, (3,)).grad_fn)
 """)
+
+snippet("numpy_interop", """
+import numpy as np
+import torch
+a = np.array([1.0, 2.0, 3.0])
+t = torch.from_numpy(a)
+a[0] = 10
+print(t, t.dtype, torch.tensor(np.arange(4)).dtype)
+w = torch.tensor(np.linspace(-1, 1, 3), dtype=torch.float32, requires_grad=True)
+loss = (w ** 2 * torch.from_numpy(np.array([1.0, 2.0, 3.0], dtype=np.float32))).sum()
+loss.backward()
+g = w.grad.numpy()
+print(g, g.dtype == np.float32, isinstance(g, np.ndarray), np.allclose(g, 2 * w.detach().numpy() * [1, 2, 3]))
+m = np.array([[2.0, 1.0], [1.0, 3.0]])
+print(np.round(np.linalg.inv(m) @ m, 6), np.linalg.norm(m), np.einsum('ij->i', m), np.float32(0.5) * 2)
+x = torch.tensor(m, requires_grad=True)
+try:
+    np.asarray(x)
+except RuntimeError as e:
+    print(e)
+""")
+
+snippet("computed_names", """
+import torch
+import torch.nn.functional as F
+x = torch.tensor([0.5, 1.5], requires_grad=True)
+for name in ['sin', 'exp', 'sigmoid']:
+    y = getattr(torch, name)(x)
+    g, = torch.autograd.grad(y.sum(), x)
+    print(name, type(y.grad_fn).__name__, g)
+for fn in [F.relu, F.softplus, torch.tanh]:
+    print(fn.__name__, fn(x).grad_fn.name())
+for cls in [torch.optim.SGD, torch.optim.Adam, torch.nn.Linear]:
+    print(cls.__name__)
+model = torch.nn.Linear(2, 1)
+print(getattr(model, 'weight').shape, getattr(model, 'missing', 'none'), hasattr(model, 'bias'))
+setattr(model, 'scale', 3.0)
+print(model.scale)
+
+class Scale(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, k):
+        ctx.k = k
+        ctx.save_for_backward(x)
+        return x * k
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.k, None
+
+y = Scale.apply(x, 3.0)
+print(y.grad_fn.k, y.grad_fn.saved_tensors[0], y.grad_fn.needs_input_grad, Scale.__name__)
+""")

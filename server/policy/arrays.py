@@ -78,7 +78,7 @@ def is_plain_scalar(value: Any) -> bool:
 
 def numeric_dtype(spec: Any) -> np.dtype:
     """`spec` as a NumPy dtype if it names a numeric one (float, 'float32', 'i8', arr.dtype...)."""
-    ok = (spec in _PYTHON_DTYPES if isinstance(spec, type) else
+    ok = (spec in _PYTHON_DTYPES or issubclass(spec, np.generic) if isinstance(spec, type) else
           type(spec) is str and len(spec) <= 16 or isinstance(spec, np.dtype))
     if ok:
         try:

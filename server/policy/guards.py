@@ -43,7 +43,7 @@ import importlib
 import numpy as np
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 
-from . import arrays, warnfacade
+from . import arrays, npfacade, warnfacade
 from .compiler import format_field_is_unsafe
 from .errors import OutputLimitExceeded, PolicyError
 
@@ -438,6 +438,7 @@ class Policy:
         self.torch = self.facades["torch"]
         self.math = Facade("math", {n: getattr(math, n) for n in dir(math) if not n.startswith("_")})
         self.warnings = Facade("warnings", warnfacade.facade_attrs())
+        self.numpy = self._numpy_facade()
         self._kind_cache: dict[type, Any] = {}
         self._value_cache: dict[type, str] = {}
         self._exposed_names = self._index_exposed()
@@ -535,30 +536,49 @@ class Policy:
                        fromlist: Any = (), level: int = 0) -> Any:
         if level:
             raise ImportError("relative imports are not allowed")
-        if name == "math":
-            return self.math
         if type(name) is str and name.startswith("numpy.") and name in sys.modules:
             # NumPy's C code imports its own helpers lazily (array repr, dtype comparison) through the
             # current frame's __import__, which inside a snippet is this one. PyImport_Import drops
             # what __import__ returns and reads sys.modules itself, so nothing is handed out here;
             # a snippet's own `import numpy...` never gets this far (refused at compile time).
             return None
-        if name == "warnings":
+        if name == "math":
+            module = self.math
+        elif name == "numpy":
+            module = self.numpy
+        elif name == "warnings":
             if type(globals) is dict and not globals.get(_WARNINGS_STARTED):
                 globals[_WARNINGS_STARTED] = True  # once per run: a snippet's globals are fresh
                 warnfacade.start_run()
-            return self.warnings
-        if name not in self.facades:
+            module = self.warnings
+        elif name in self.facades:
+            module = self.facades[name] if fromlist else self.torch
+        else:
             root = name.split(".")[0]
-            if root in ("torch", "math", "warnings"):
+            if root in ("torch", "math", "warnings", "numpy"):
                 raise ModuleNotFoundError(f"No module named '{name}' (not available in gradstep)")
-            raise ImportError(f"import of '{name}' is not allowed: only torch, math and warnings can be "
-                              "imported")
-        if fromlist:
-            return self.facades[name]
-        return self.torch
+            raise ImportError(f"import of '{name}' is not allowed: only torch, numpy, math and warnings can "
+                              "be imported")
+        for item in fromlist or ():
+            # checked here: for a name the facade lacks, `from m import x` would fall back to
+            # sys.modules["<m.__name__>.x"], which is the real module of that name
+            if type(item) is not str or not facade_has(module, item):
+                raise ImportError(f"cannot import name {item!r} from {facade_name(module)!r} (unknown location)")
+        return module
 
     # -- NumPy and nn.Module capabilities ----------------------------------------------------------
+    def _numpy_facade(self) -> Facade:
+        """`import numpy`: the allowlisted functions of npfacade.py; tensors go in as fresh copies."""
+        def to_array(value: Any) -> np.ndarray | None:
+            if self._tensor_cls is not None and isinstance(value, self._tensor_cls):
+                return self.tensor_numpy(value)()
+            return None
+
+        top, linalg = npfacade.facade_attrs(to_array)
+        top["linalg"] = Facade("numpy.linalg", linalg)
+        top["ndarray"] = TypeName(np.ndarray, "numpy.ndarray")
+        return Facade("numpy", top)
+
     def from_numpy(self, array: Any) -> Any:
         """torch.from_numpy for a snippet's own numeric array (shares its memory, as in PyTorch)."""
         if type(array) is not np.ndarray:
@@ -677,7 +697,8 @@ class Policy:
             kind = ("npdtype",)
         elif tp is warnfacade.WarningMessage:
             kind = ("set", warnfacade.WARNING_MESSAGE_ATTRS)
-        elif _is_numpy_type(tp) or tp in (arrays.ArrayMethod, _Bound, warnfacade.catch_warnings):
+        elif _is_numpy_type(tp) or tp in (arrays.ArrayMethod, npfacade.NumpyFunction, _Bound,
+                                           warnfacade.catch_warnings):
             kind = ("set", frozenset())
         elif self._tensor_cls is not None and issubclass(tp, self._tensor_cls):
             names = frozenset(n for n in dir(tp) if not n.startswith("_")) - DENIED_NAMES

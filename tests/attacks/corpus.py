@@ -171,7 +171,8 @@ for i, code in enumerate([
     "import importlib\nimportlib.import_module('os')",
     "from os import system\nsystem('touch @MARKER@')",
     "import numpy\nnumpy.ones(3).tofile('@MARKER@')",
-    "import numpy as np",
+    "import numpy.random",
+    "from numpy import lib",
     "import builtins\nbuiltins.open('@CANARY@')",
     "import ctypes",
     "from torch import observe",
@@ -257,6 +258,57 @@ for i, code in enumerate([
     "import torch\n@torch.autograd.Function\nclass X(torch.autograd.Function):\n    pass",
 ]):
     case("decorators", f"decorators_{i:02d}", code)
+
+# --- the `numpy` facade: allowlisted numeric functions, every argument and result checked -----------------
+for i, code in enumerate([
+    "import numpy as np\nnp.save('@MARKER@', np.ones(2))",
+    "import numpy as np\nprint(np.load('@CANARY@'))",
+    "import numpy as np\nprint(np.fromfile('@CANARY@'))",
+    "import numpy as np\nprint(np.loadtxt('@CANARY@'))",
+    "import numpy as np\nprint(np.memmap('@CANARY@'))",
+    "import numpy as np\nprint(np.genfromtxt('@CANARY@'))",
+    "import numpy as np\nprint(np.lib, np.ctypeslib)",
+    "import numpy as np\nprint(np.random.seed(0))",
+    "import numpy as np\nprint(np.core)",
+    "import numpy as np\nprint(np.frombuffer(b'abcdefgh'))",
+    "import numpy as np\nprint(np.vectorize(print))",
+    "import numpy as np\nprint(np.set_printoptions(formatter={'all': print}))",
+    "import numpy as np\nprint(np.array(['@CANARY@']))",
+    "import numpy as np\nprint(np.array([1, 2], dtype=object))",
+    "import numpy as np\nprint(np.zeros(2, 'O'))",
+    "import numpy as np\nprint(np.dtype([('a', 'f4')]))",
+    "import numpy as np\nprint(np.dtype('O'))",
+    "import numpy as np\nprint(np.array(print))",
+    "import numpy as np\nimport torch\nprint(np.array(torch))",
+    "import numpy as np\nimport torch\nprint(np.array([torch.nn.Linear(1, 1)]))",
+    "import numpy as np\nprint(np.ones(2, out=np.zeros(2)))",
+    "import numpy as np\nprint(np.add(1, 2, where=True))",
+    "import numpy as np\nprint(np.exp.reduce)",
+    "import numpy as np\nprint(np.exp.__call__)",
+    "import numpy as np\nprint(getattr(np.exp, '_fn'))",
+    "import numpy as np\nprint(np.float32.mro())",
+    "import numpy as np\nprint(np.float32.fromhex)",
+    "import numpy as np\nprint(np.ndarray(3))",
+    "import numpy as np\nprint(np.ndarray.tofile)",
+    "import numpy as np\nnp.pi = 3",
+    "import numpy as np\nsetattr(np, 'exp', print)",
+    "import numpy as np\nprint(np.linalg.lapack_lite)",
+    "import numpy as np\nprint(np.dtype(np.float32).type)",
+    "import numpy as np\nprint(np.arange(3).ctypes)",
+    "import numpy as np\nprint(np.einsum('i' * 100, np.ones(1)))",
+    "import numpy as np\nprint(np.array([[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]))",
+    "import numpy as np\nimport torch\nx = torch.ones(2, requires_grad=True)\nprint(np.array(x))",
+    "import numpy as np\nprint(type(np.float32(1)).__mro__)",
+]):
+    case("numpy_facade", f"numpy_facade_{i:02d}", code)
+case("numpy_facade", "numpy_facade_huge", "import numpy as np\nprint(np.zeros(1 << 40))", STOPPED)
+for i, code in enumerate([  # controls: what tutorials do with NumPy
+    "import numpy as np\nimport torch\na = np.array([1.0, 2.0])\nt = torch.from_numpy(a)\na[0] = 5\nprint(t, np.allclose(t, a))",
+    "import numpy as np\nimport torch\nx = torch.tensor(np.linspace(0, 1, 5), dtype=torch.float32, requires_grad=True)\n"
+    "(x ** 2).sum().backward()\nprint(np.round(x.grad.numpy(), 3), x.grad.numpy().dtype == np.float32)",
+    "import numpy as np\nm = np.array([[2.0, 1.0], [1.0, 3.0]])\nprint(np.linalg.inv(m) @ m, np.linalg.svd(m)[1], np.einsum('ij->j', m))",
+]):
+    case("numpy_facade", f"numpy_facade_ok_{i:02d}", code, OK)
 
 # --- default-argument tricks -----------------------------------------------------------------------------------
 for i, code in enumerate([
