@@ -82,6 +82,22 @@ function shapeLabel(t: TensorInfo): string {
   return t.shape.length === 0 ? `${t.dtype} scalar` : `${t.dtype} ${shapeText(t.shape)}`;
 }
 
+/** Separates a tensor link's tensor id from the grad_fn node ids it stands for. */
+export const LINK_NODE_SEP = "~";
+
+/** Each tensor's grad_fn nodes in the order it had them: at creation, then after in-place changes. */
+export function gradFnHistory(trace: Trace): Map<string, string[]> {
+  const history = new Map<string, string[]>();
+  for (const t of trace.tensors) if (t.grad_fn) history.set(t.id, [t.grad_fn]);
+  for (const ev of trace.events) {
+    if (ev.kind !== "inplace" || !ev.node) continue;
+    const list = history.get(ev.tensor) ?? [];
+    if (!list.includes(ev.node)) list.push(ev.node);
+    history.set(ev.tensor, list);
+  }
+  return history;
+}
+
 /** Which tensors get a box of their own (the others are represented by their grad_fn node). */
 export function shownTensors(trace: Trace): TensorInfo[] {
   const inputs = new Set<string>();
@@ -238,17 +254,25 @@ export function toDot(trace: Trace, options: DotOptions): string {
     out.push(`  ${quote(from)} -> ${quote(to)} ${attrs({ id: `${SVG_ID_PREFIX}gedge-${from}-${to}`, class: "gs-edge gs-group-edge" })};`);
   }
 
-  const links = new Set<string>();
+  const history = gradFnHistory(trace);
   for (const t of tensors) {
     if (collapsed(t.id)) continue;
     const acc = trace.nodes.find((n) => n.kind === "accumulate" && n.variable === t.id);
     if (acc) {
       out.push(`  ${quote(t.id)} -> ${quote(acc.id)} ${attrs({ id: `${SVG_ID_PREFIX}link-${t.id}`, class: "gs-link", style: "dashed" })};`);
-    } else if (t.grad_fn && nodeIds.has(t.grad_fn)) {
-      const fn = drawnAs(t.grad_fn, options);
-      if (links.has(`${fn}|${t.id}`)) continue;
-      links.add(`${fn}|${t.id}`);
-      out.push(`  ${quote(fn)} -> ${quote(t.id)} ${attrs({ id: `${SVG_ID_PREFIX}link-${t.id}`, class: "gs-link", style: "dashed" })};`);
+      continue;
+    }
+    // One link per element the tensor's grad_fn is drawn as over the run (in-place changes move it on);
+    // the id lists the nodes it stands for, and the graph shows the one for the current grad_fn.
+    const byDrawn = new Map<string, string[]>();
+    for (const fn of history.get(t.id) ?? []) {
+      if (!nodeIds.has(fn)) continue;
+      const drawn = drawnAs(fn, options);
+      byDrawn.set(drawn, [...(byDrawn.get(drawn) ?? []), fn]);
+    }
+    for (const [drawn, fns] of byDrawn) {
+      const id = `${SVG_ID_PREFIX}link-${t.id}${LINK_NODE_SEP}${fns.join(LINK_NODE_SEP)}`;
+      out.push(`  ${quote(drawn)} -> ${quote(t.id)} ${attrs({ id, class: "gs-link", style: "dashed" })};`);
     }
   }
 

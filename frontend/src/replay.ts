@@ -39,6 +39,8 @@ export interface Frame {
   captured: Readonly<Record<string, ArrayValue | null>>;
   values: Readonly<Record<string, ArrayValue>>;
   versions: Readonly<Record<string, number>>;
+  /** Each tensor's grad_fn at this point (an in-place change or a rebuilt view moves it on). */
+  gradFn: Readonly<Record<string, string>>;
   freed: ReadonlySet<string>;
   /** "2.0 + 2.0 = 4.0" when this step sums contributions. */
   sum: string | null;
@@ -67,6 +69,7 @@ interface State {
   captured: Record<string, ArrayValue | null>;
   values: Record<string, ArrayValue>;
   versions: Record<string, number>;
+  gradFn: Record<string, string>;
   freed: Set<string>;
   stdout: string;
   accumulated: Record<string, string>;
@@ -86,7 +89,11 @@ interface StepInfo {
 
 function initial(trace: Trace): State {
   const values: Record<string, ArrayValue> = {};
-  for (const t of trace.tensors) values[t.id] = t.value;
+  const gradFn: Record<string, string> = {};
+  for (const t of trace.tensors) {
+    values[t.id] = t.value;
+    if (t.grad_fn) gradFn[t.id] = t.grad_fn;
+  }
   return {
     phase: "forward",
     pass: null,
@@ -99,6 +106,7 @@ function initial(trace: Trace): State {
     captured: {},
     values,
     versions: {},
+    gradFn,
     freed: new Set(),
     stdout: "",
     accumulated: {},
@@ -117,6 +125,7 @@ function clone(s: State): State {
     captured: { ...s.captured },
     values: { ...s.values },
     versions: { ...s.versions },
+    gradFn: { ...s.gradFn },
     freed: new Set(s.freed),
     accumulated: { ...s.accumulated },
   };
@@ -204,6 +213,7 @@ function apply(ev: TraceEvent, s: State, idx: Index): StepInfo {
       touched.push(ev.tensor);
       show(s, ev.tensor, touched);
       if (ev.node) {
+        s.gradFn[ev.tensor] = ev.node;
         show(s, ev.node, touched);
         revealAccumulators(s, ev.node, idx, touched);
       }

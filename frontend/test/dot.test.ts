@@ -3,7 +3,8 @@ import { instance } from "@viz-js/viz";
 import { SVG_ID_PREFIX, groupByLine, toDot } from "../src/dot";
 import { buildFrames, labelWidths } from "../src/replay";
 import type { Trace } from "../src/trace/types";
-import { handMade } from "./fixtures";
+import { validateTrace } from "../src/trace/validate";
+import { goldenTraces, handMade } from "./fixtures";
 
 function dotFor(trace: Trace, saved = false): string {
   return toDot(trace, { saved, widths: labelWidths(buildFrames(trace)) });
@@ -73,5 +74,30 @@ describe("large graphs", () => {
     const expanded = toDot(trace, { saved: false, grouping, expanded: new Set(["group-L4"]) });
     expect(expanded).not.toContain('id="gs-group-L4"');
     for (const n of trace.nodes) expect(expanded).toContain(`id="gs-${n.id}"`);
+  });
+});
+
+describe("a tensor changed in place, and a view of it", () => {
+  // y = x * 1 (n0); v = y.view(2) (n2); y.mul_(10) (n3); reading v.grad_fn rebuilds it (n4)
+  const trace = validateTrace(
+    goldenTraces().find(([f]) => f === "inplace_and_views.json")![1],
+  );
+  const dot = dotFor(trace);
+  const frames = buildFrames(trace);
+
+  it("draws one link per grad_fn the tensor had", () => {
+    expect(dot).toContain(`"n0" -> "t1" [id="${SVG_ID_PREFIX}link-t1~n0"`);
+    expect(dot).toContain(`"n3" -> "t1" [id="${SVG_ID_PREFIX}link-t1~n3"`);
+    expect(dot).toContain(`"n2" -> "t2" [id="${SVG_ID_PREFIX}link-t2~n2"`);
+    expect(dot).toContain(`"n4" -> "t2" [id="${SVG_ID_PREFIX}link-t2~n4"`);
+  });
+
+  it("moves each tensor's current grad_fn at its in-place step", () => {
+    const opOf = (node: string) => frames.find((f) => f.event?.kind === "op" && f.event.node === node)!;
+    const inplaceOf = (t: string) => frames.find((f) => f.event?.kind === "inplace" && f.event.tensor === t)!;
+    expect(opOf("n2").gradFn).toMatchObject({ t1: "n0", t2: "n2" });
+    expect(inplaceOf("t1").gradFn).toMatchObject({ t1: "n3", t2: "n2" });
+    expect(inplaceOf("t2").gradFn).toMatchObject({ t1: "n3", t2: "n4" });
+    expect(frames[frames.length - 1]!.gradFn).toMatchObject({ t1: "n3", t2: "n4", t3: "n5" });
   });
 });

@@ -3,7 +3,7 @@
 import { select } from "d3-selection";
 import { zoom, zoomIdentity, type ZoomBehavior } from "d3-zoom";
 import { DYNAMIC_LINES, type Frame } from "../replay";
-import { SVG_ID_PREFIX, groupStatus, type Grouping } from "../dot";
+import { LINK_NODE_SEP, SVG_ID_PREFIX, groupStatus, type Grouping } from "../dot";
 import { formatValue } from "../format";
 import type { Trace } from "../trace/types";
 
@@ -239,12 +239,16 @@ export class GraphView {
   private markLinks(frame: Frame): void {
     if (!this.svg) return;
     for (const g of Array.from(this.svg.querySelectorAll<SVGGElement>("g.gs-link"))) {
-      const tensor = g.id.slice(`${SVG_ID_PREFIX}link-`.length);
+      // `link-<tensor>` (to its AccumulateGrad) or `link-<tensor>~<grad_fn>~...` (from the nodes it stands for)
+      const [tensor = "", ...fns] = g.id.slice(`${SVG_ID_PREFIX}link-`.length).split(LINK_NODE_SEP);
+      const current = fns.length === 0 || fns.includes(frame.gradFn[tensor] ?? "");
       const live =
-        (frame.event?.kind === "accumulate" && frame.event.tensor === tensor) ||
-        (frame.event?.kind === "backward_begin" && frame.event.roots.some((r) => r.tensor === tensor));
+        current &&
+        ((frame.event?.kind === "accumulate" && frame.event.tensor === tensor) ||
+          (frame.event?.kind === "backward_begin" && frame.event.roots.some((r) => r.tensor === tensor)));
       g.classList.toggle("is-active", live);
       g.classList.toggle("is-future", !frame.visible.has(tensor));
+      g.classList.toggle("is-hidden", !current);
     }
   }
 
