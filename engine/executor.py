@@ -391,9 +391,11 @@ class Pass:
         if hooks:
             for nr, registry in hooks.items():
                 for fn in list(registry.values()):
-                    if grads[nr] is None:
-                        continue
-                    grads[nr] = _call_tensor_hook(fn, grads[nr], self.create_graph)
+                    if grads[nr] is None:  # an output that got no gradient: PyTorch passes None
+                        if fn(None) is not None:
+                            raise RuntimeError("can't replace a None gradient with a non-None value")
+                    else:
+                        grads[nr] = _call_tensor_hook(fn, grads[nr], self.create_graph)
                     if obs is not None:
                         obs.hook_fired("tensor", node, nr, fn, grads[nr])
         retained = node._retained

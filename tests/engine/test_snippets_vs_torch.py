@@ -520,6 +520,26 @@ except RuntimeError as e:
 with torch.no_grad():
     v = (a * 1)[:1]
 """,
+    "hooks_on_outputs_without_grad": """
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+a, b, c = (x * 1).unbind()
+b.register_hook(lambda g: print("b hook", g))
+c.register_hook(lambda g: print("c hook", g))
+b.retain_grad()
+(a * 2).backward()
+print(x.grad, b.grad)
+w = torch.tensor([[1.0, 2.0]], requires_grad=True)
+q, r = w.split(1, dim=1)
+r.register_hook(lambda g: print("r hook", g))
+q.sum().backward()
+print(w.grad)
+a, b, c = x.unbind()
+b.register_hook(lambda g: torch.ones(()))
+try:
+    a.backward()
+except RuntimeError as e:
+    print("RuntimeError:", e)
+""",
 })
 
 
