@@ -5,7 +5,7 @@ from __future__ import annotations
 from engine import methods as _methods  # noqa: F401 - attaches Tensor methods
 from engine import autograd, backends, cuda, linalg, nn, optim, utils
 from engine.creation import (
-    arange, as_tensor, bernoulli, empty, multinomial, empty_like, eye, from_numpy, full, full_like, linspace, logspace, normal,
+    arange, as_tensor, bernoulli, poisson, empty, multinomial, empty_like, eye, from_numpy, full, full_like, linspace, logspace, normal,
     ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like, randperm, scalar_tensor,
     tensor, zeros, zeros_like,
 )

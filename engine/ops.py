@@ -2482,6 +2482,15 @@ EXPONENTIAL_ = _random_fill("exponential_", "ExponentialBackward0")
 GEOMETRIC_ = _random_fill("geometric_", "GeometricBackward0")
 CAUCHY_ = _random_fill("cauchy_", "CauchyBackward0")
 LOG_NORMAL_ = _random_fill("log_normal_", "LogNormalBackward0")
+BERNOULLI_ = _random_fill("bernoulli_", "BernoulliBackward2")
+POISSON = rule("poisson", "PoissonBackward0", lambda a, values: np.asarray(values, np.asarray(a).dtype),
+               (lambda F, g: F.zeros_like(g),), ("0",), exact_dtype=True)
+BERNOULLI = rule("bernoulli", "BernoulliBackward0", lambda a, values: np.asarray(values, np.asarray(a).dtype),
+                 (lambda F, g: F.zeros_like(g),), ("0",), exact_dtype=True)
+BERNOULLI_TENSOR_ = rule("bernoulli_tensor_", "BernoulliBackward1",
+                         lambda a, p, values: np.asarray(values, np.asarray(a).dtype).reshape(np.shape(a)),
+                         (lambda F, g: F.zeros_like(g), lambda F, g: F.zeros_like(g)), ("0", "0"),
+                         inputs=("self", "p"), exact_dtype=True)
 
 
 def _index_put(a: Any, values: Any, indices: tuple, accumulate: bool = False) -> Any:

@@ -1096,6 +1096,16 @@ class Dropout2d(Dropout):
         return functional.dropout2d(input, self.p, self.training, self.inplace)
 
 
+class AlphaDropout(Dropout):
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.alpha_dropout(input, self.p, self.training, self.inplace)
+
+
+class FeatureAlphaDropout(Dropout):
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.feature_alpha_dropout(input, self.p, self.training, self.inplace)
+
+
 class Unflatten(Module):
     def __init__(self, dim: int, unflattened_size: Any) -> None:
         super().__init__()
@@ -1401,7 +1411,7 @@ _TORCH_HOMES = {
     "torch.nn.modules.conv": ("Conv1d", "Conv2d"),
     "torch.nn.modules.pooling": ("AvgPool2d", "MaxPool2d", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d",
                                  "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"),
-    "torch.nn.modules.dropout": ("Dropout", "Dropout1d", "Dropout2d"),
+    "torch.nn.modules.dropout": ("Dropout", "Dropout1d", "Dropout2d", "AlphaDropout", "FeatureAlphaDropout"),
     "torch.nn.modules.sparse": ("Embedding",),
     "torch.nn.modules.normalization": ("LayerNorm", "GroupNorm"),
     "torch.nn.modules.padding": ("ConstantPad1d", "ConstantPad2d", "ZeroPad1d", "ZeroPad2d"),

@@ -918,6 +918,44 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     return _feature_dropout(input, p, training, inplace)
 
 
+_SELU_ALPHA = 1.7580993408473766  # -selu's scale * alpha: where alpha dropout sends dropped units
+
+
+def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool, feature: bool) -> Tensor:
+    """PyTorch's _dropout_impl with alpha=True: x * (a * keep) + (alpha * a * (keep - 1) + alpha * a * p),
+    a = 1 / sqrt((alpha² p + 1)(1 - p)), keeping mean and variance (MulBackward0 then AddBackward0);
+    `feature` draws one keep per (sample, channel)."""
+    _check_dropout_p(p)
+    data = input._data
+    if p == 0 or not training or not data.size:
+        return input
+    if p == 1:
+        zero = Tensor._make(np.zeros((), data.dtype))
+        return f._inplace(input, ops.MUL, (zero,)) if inplace else f.mul(input, zero)
+    if feature and data.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    from engine.creation import bernoulli_draw
+
+    shape = data.shape[:2] + (1,) * (data.ndim - 2) if feature else data.shape
+    keep = bernoulli_draw(shape, 1 - p, data.dtype)
+    t = data.dtype.type
+    a = 1.0 / math.sqrt((_SELU_ALPHA * _SELU_ALPHA * p + 1) * (1 - p))
+    b = Tensor._make((keep + t(-1)) * t(_SELU_ALPHA * a) + t(_SELU_ALPHA * a * p))
+    noise = Tensor._make(keep * t(a))
+    if inplace:
+        return f._inplace(f._inplace(input, ops.MUL, (noise,)), ops.ADD, (b,))
+    return f._inplace(f.mul(input, noise), ops.ADD, (b,))
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    return _alpha_dropout(input, p, training, inplace, feature=False)
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
+                          inplace: bool = False) -> Tensor:
+    return _alpha_dropout(input, p, training, inplace, feature=True)
+
+
 def _pool1d_args(name: str, input: Tensor, kernel_size: Any, stride: Any, padding: Any) -> tuple:
     if input._data.ndim not in (2, 3):
         raise RuntimeError(f"{name}() Expected 2D or 3D input tensor, but got {list(input._data.shape)}")
