@@ -108,3 +108,10 @@ def can_cast(from_: dtype, to: dtype) -> bool:  # PyTorch names the first parame
     from engine import dtypes as _dtypes
 
     return _dtypes.can_cast(from_.np, to.np)
+
+from engine.nn.functional import _vf_alpha_dropout as alpha_dropout, _vf_alpha_dropout_ as alpha_dropout_  # noqa: E402
+from engine.nn.functional import _vf_dropout as dropout, _vf_dropout_ as dropout_  # noqa: E402
+from engine.nn.functional import _vf_feature_alpha_dropout as feature_alpha_dropout  # noqa: E402
+from engine.nn.functional import _vf_feature_alpha_dropout_ as feature_alpha_dropout_  # noqa: E402
+from engine.nn.functional import _vf_feature_dropout as feature_dropout, _vf_feature_dropout_ as feature_dropout_  # noqa: E402
+from engine.nn.functional import conv_transpose1d, conv_transpose2d  # noqa: E402

@@ -602,8 +602,9 @@ class Flatten(Module):
 
 
 class _ConvNd(Module):
-    """Conv1d / Conv2d: weight (out_channels, in_channels / groups, *kernel_size), initialised like
-    torch's (kaiming_uniform_ with a=sqrt(5), bias uniform in ±1/sqrt(fan_in))."""
+    """Conv1d / Conv2d (weight (out_channels, in_channels / groups, *kernel_size)) and their transposed
+    forms (weight (in_channels, out_channels / groups, *kernel_size)), initialised like torch's
+    (kaiming_uniform_ with a=sqrt(5), bias uniform in ±1/sqrt(fan_in))."""
 
     _dims = 2
 
@@ -611,6 +612,12 @@ class _ConvNd(Module):
                  padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
                  padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
         super().__init__()
+        self._setup(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups, bias,
+                    padding_mode, dtype)
+
+    def _setup(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any, padding: Any,
+               dilation: Any, transposed: bool, output_padding: Any, groups: int, bias: bool, padding_mode: str,
+               dtype: Any) -> None:
         n = self._dims
         if groups <= 0:
             raise ValueError("groups must be a positive integer")
@@ -632,22 +639,21 @@ class _ConvNd(Module):
         self.stride = stride
         self.padding = padding if isinstance(padding, str) else functional._ntuple(padding, n)
         self.dilation = functional._ntuple(dilation, n)
-        self.transposed = False
-        self.output_padding = (0,) * n
+        self.transposed = transposed
+        self.output_padding = functional._ntuple(output_padding, n)
         self.groups = groups
         self.padding_mode = padding_mode
-        shape = (out_channels, in_channels // groups, *self.kernel_size)
-        self.weight = Parameter(creation.empty(*shape, dtype=dtype))
+        channels = (in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups)
+        self.weight = Parameter(creation.empty(*channels, *self.kernel_size, dtype=dtype))
         _optional_parameter(self, "bias", (out_channels,), bias, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
-            fan_in, _ = init._fans(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input: Tensor) -> Tensor:
         if self.padding_mode != "zeros":
@@ -661,6 +667,8 @@ class _ConvNd(Module):
             s += f", padding={self.padding}"
         if self.dilation != (1,) * len(self.dilation):
             s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * len(self.output_padding):
+            s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
@@ -675,6 +683,54 @@ class Conv1d(_ConvNd):
 
 
 class Conv2d(_ConvNd):
+    _dims = 2
+
+
+class _ConvTransposeNd(_ConvNd):
+    """ConvTranspose1d / ConvTranspose2d: the input gradient of a convolution as a layer; forward may be
+    given the output_size wanted (which picks the output padding)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 output_padding: Any = 0, groups: int = 1, bias: bool = True, dilation: Any = 1,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        Module.__init__(self)
+        self._setup(in_channels, out_channels, kernel_size, stride, padding, dilation, True, output_padding,
+                    groups, bias, padding_mode, dtype)
+
+    def _output_padding(self, input: Tensor, output_size: Any) -> tuple:
+        n = self._dims
+        if output_size is None:
+            return self.output_padding
+        non_spatial = 2 if input.dim() == n + 2 else 1
+        output_size = list(output_size)
+        if len(output_size) == non_spatial + n:
+            output_size = output_size[non_spatial:]
+        if len(output_size) != n:
+            raise ValueError(f"ConvTranspose{n}D: for {input.dim()}D input, output_size must have {n} or "
+                             f"{non_spatial + n} elements (got {len(output_size)})")
+        min_sizes = [(input.size(d + non_spatial) - 1) * self.stride[d] - 2 * self.padding[d]
+                     + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(n)]
+        max_sizes = [m + s - 1 for m, s in zip(min_sizes, self.stride)]
+        for size, low, high in zip(output_size, min_sizes, max_sizes):
+            if size < low or size > high:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes range from "
+                                 f"{min_sizes} to {max_sizes} (for an input of {input.size()[2:]})")
+        return tuple(size - low for size, low in zip(output_size, min_sizes))
+
+    def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
+        output_padding = self._output_padding(input, output_size)
+        conv = functional.conv_transpose1d if self._dims == 1 else functional.conv_transpose2d
+        return conv(input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups,
+                    self.dilation)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    _dims = 1
+
+
+class ConvTranspose2d(_ConvTransposeNd):
     _dims = 2
 
 
@@ -1408,7 +1464,7 @@ _TORCH_HOMES = {
     "torch.nn.modules.container": ("ModuleDict", "ModuleList", "Sequential", "ParameterList",
                                    "ParameterDict"),
     "torch.nn.modules.flatten": ("Flatten", "Unflatten"),
-    "torch.nn.modules.conv": ("Conv1d", "Conv2d"),
+    "torch.nn.modules.conv": ("Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"),
     "torch.nn.modules.pooling": ("AvgPool2d", "MaxPool2d", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d",
                                  "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"),
     "torch.nn.modules.dropout": ("Dropout", "Dropout1d", "Dropout2d", "AlphaDropout", "FeatureAlphaDropout"),

@@ -956,6 +956,39 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
     return _alpha_dropout(input, p, training, inplace, feature=True)
 
 
+# torch.dropout, torch.alpha_dropout...: the functions F's dropouts call, with `train` required
+def _vf_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    return dropout(input, p, train)
+
+
+def _vf_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    return dropout(input, p, train, inplace=True)
+
+
+def _vf_feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    return _feature_dropout(input, p, train, False)
+
+
+def _vf_feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    return _feature_dropout(input, p, train, True)
+
+
+def _vf_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    return _alpha_dropout(input, p, train, False, feature=False)
+
+
+def _vf_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    return _alpha_dropout(input, p, train, True, feature=False)
+
+
+def _vf_feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    return _alpha_dropout(input, p, train, False, feature=True)
+
+
+def _vf_feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    return _alpha_dropout(input, p, train, True, feature=True)
+
+
 def _pool1d_args(name: str, input: Tensor, kernel_size: Any, stride: Any, padding: Any) -> tuple:
     if input._data.ndim not in (2, 3):
         raise RuntimeError(f"{name}() Expected 2D or 3D input tensor, but got {list(input._data.shape)}")
