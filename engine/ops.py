@@ -2211,6 +2211,62 @@ CONVOLUTION_BACKWARD = rule(
     save_always=True)
 
 
+# --- interpolation: one rule per PyTorch upsample op, and one for its backward (for double backward) -------
+def _upsample_taps(mode: str, input_size: tuple, output_size: tuple, dtype: Any, align_corners: bool = False,
+                   scales: Any = None, scales_h: Any = None, scales_w: Any = None) -> list:
+    kind = {"bilinear": "linear"}.get(mode, mode)
+    per_dim = (scales,) if len(output_size) == 1 else (scales_h, scales_w)
+    return [conv.upsample_taps(kind, i, o, align_corners, s, np.dtype(dtype))
+            for i, o, s in zip(input_size[2:], output_size, per_dim)]
+
+
+def _upsample_rules(op: str, node: str, mode: str, dims: int, align: bool) -> tuple[Rule, Rule]:
+    """upsample_<op> (grad_fn `node`) and upsample_<op>_backward, its gradient; saved: output_size, the
+    scales, align_corners for the interpolating modes, and the input's sizes."""
+    scale_names = ("scales",) if dims == 1 else ("scales_h", "scales_w")
+    saved = ("output_size",) + scale_names + (("align_corners",) if align else ())
+
+    def forward(a: Any, output_size: tuple, **attrs: Any) -> Any:
+        a = np.asarray(a)
+        return conv.upsample(a, _upsample_taps(mode, a.shape, output_size, a.dtype, **attrs))
+
+    def backward(grad_output: Any, output_size: tuple, input_size: tuple, **attrs: Any) -> Any:
+        g = np.asarray(grad_output)
+        taps = _upsample_taps(mode, input_size, output_size, g.dtype, **attrs)
+        return conv.upsample_grad(g, tuple(input_size), taps, mode)
+
+    def grad(F: Any, g: Any, attrs: dict, input_sizes: tuple) -> Any:
+        kept = {k: attrs[k] for k in saved}
+        return F.op(f"upsample_{op}_backward", g, input_size=tuple(input_sizes[0]), **kept)
+
+    def grad_of_backward(F: Any, g: Any, attrs: dict) -> Any:
+        return F.op(f"upsample_{op}", g, **{k: attrs[k] for k in saved})
+
+    defaults = dict.fromkeys(scale_names)
+    forward_rule = rule(f"upsample_{op}", node, forward, (grad,), (f"upsample_{op}_backward(grad)",),
+                        extra_saves=saved + ("self_sym_sizes",), defaults=defaults, exact_dtype=True)
+    backward_rule = rule(f"upsample_{op}_backward", node.replace("Backward0", "BackwardBackward0"), backward,
+                         (grad_of_backward,), (f"upsample_{op}(grad)",), inputs=("grad_output",),
+                         extra_saves=saved, defaults=defaults, exact_dtype=True)
+    return forward_rule, backward_rule
+
+
+UPSAMPLE_NEAREST1D, UPSAMPLE_NEAREST1D_BACKWARD = _upsample_rules(
+    "nearest1d", "UpsampleNearest1DBackward0", "nearest", 1, False)
+UPSAMPLE_NEAREST_EXACT1D, UPSAMPLE_NEAREST_EXACT1D_BACKWARD = _upsample_rules(
+    "nearest_exact1d", "UpsampleNearestExact1DBackward0", "nearest-exact", 1, False)
+UPSAMPLE_LINEAR1D, UPSAMPLE_LINEAR1D_BACKWARD = _upsample_rules(
+    "linear1d", "UpsampleLinear1DBackward0", "linear", 1, True)
+UPSAMPLE_NEAREST2D, UPSAMPLE_NEAREST2D_BACKWARD = _upsample_rules(
+    "nearest2d", "UpsampleNearest2DBackward0", "nearest", 2, False)
+UPSAMPLE_NEAREST_EXACT2D, UPSAMPLE_NEAREST_EXACT2D_BACKWARD = _upsample_rules(
+    "nearest_exact2d", "UpsampleNearestExact2DBackward0", "nearest-exact", 2, False)
+UPSAMPLE_BILINEAR2D, UPSAMPLE_BILINEAR2D_BACKWARD = _upsample_rules(
+    "bilinear2d", "UpsampleBilinear2DBackward0", "bilinear", 2, True)
+UPSAMPLE_BICUBIC2D, UPSAMPLE_BICUBIC2D_BACKWARD = _upsample_rules(
+    "bicubic2d", "UpsampleBicubic2DBackward0", "bicubic", 2, True)
+
+
 def _constant_pad(a: Any, pad: tuple, value: Any = 0) -> Any:
     """PyTorch's constant_pad_nd: pad = (last dim's before, after, the dim before's...); negative
     amounts crop."""

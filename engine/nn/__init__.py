@@ -1162,6 +1162,39 @@ class FeatureAlphaDropout(Dropout):
         return functional.feature_alpha_dropout(input, self.p, self.training, self.inplace)
 
 
+class Upsample(Module):
+    def __init__(self, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None) -> None:
+        super().__init__()
+        self.name = type(self).__name__
+        self.size = size
+        if isinstance(scale_factor, tuple):
+            self.scale_factor = tuple(float(factor) for factor in scale_factor)
+        else:
+            self.scale_factor = float(scale_factor) if scale_factor else None
+        self.mode = mode
+        self.align_corners = align_corners
+        self.recompute_scale_factor = recompute_scale_factor
+
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
+                                      recompute_scale_factor=self.recompute_scale_factor)
+
+    def extra_repr(self) -> str:
+        info = f"scale_factor={self.scale_factor!r}" if self.scale_factor is not None else f"size={self.size!r}"
+        return info + f", mode={self.mode!r}"
+
+
+class UpsamplingNearest2d(Upsample):
+    def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
+
+
 class Unflatten(Module):
     def __init__(self, dim: int, unflattened_size: Any) -> None:
         super().__init__()
@@ -1469,6 +1502,7 @@ _TORCH_HOMES = {
                                  "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"),
     "torch.nn.modules.dropout": ("Dropout", "Dropout1d", "Dropout2d", "AlphaDropout", "FeatureAlphaDropout"),
     "torch.nn.modules.sparse": ("Embedding",),
+    "torch.nn.modules.upsampling": ("Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"),
     "torch.nn.modules.normalization": ("LayerNorm", "GroupNorm"),
     "torch.nn.modules.padding": ("ConstantPad1d", "ConstantPad2d", "ZeroPad1d", "ZeroPad2d"),
     "torch.nn.modules.distance": ("CosineSimilarity", "PairwiseDistance"),
