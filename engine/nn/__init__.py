@@ -1195,6 +1195,102 @@ class UpsamplingBilinear2d(Upsample):
         super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """The Linear MultiheadAttention uses for its output projection."""
+
+
+class MultiheadAttention(Module):
+    """torch.nn.MultiheadAttention: packed in_proj_weight (or q/k/v_proj_weight when kdim or vdim differ
+    from embed_dim), in_proj_bias, out_proj, optional bias_k / bias_v; initialised as torch does
+    (xavier_uniform_ weights, zero biases, out_proj's weight as a Linear's)."""
+
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
+                 add_bias_kv: bool = False, add_zero_attn: bool = False, kdim: int | None = None,
+                 vdim: int | None = None, batch_first: bool = False, device: Any = None, dtype: Any = None) -> None:
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
+                             f"num_heads={num_heads} instead")
+        super().__init__()
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != self.embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if not self._qkv_same_embed_dim:
+            self.q_proj_weight = Parameter(creation.empty(embed_dim, embed_dim, dtype=dtype))
+            self.k_proj_weight = Parameter(creation.empty(embed_dim, self.kdim, dtype=dtype))
+            self.v_proj_weight = Parameter(creation.empty(embed_dim, self.vdim, dtype=dtype))
+            self.register_parameter("in_proj_weight", None)
+        else:
+            self.in_proj_weight = Parameter(creation.empty(3 * embed_dim, embed_dim, dtype=dtype))
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(creation.empty(3 * embed_dim, dtype=dtype))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, dtype=dtype)
+        if add_bias_kv:
+            self.bias_k = Parameter(creation.empty(1, 1, embed_dim, dtype=dtype))
+            self.bias_v = Parameter(creation.empty(1, 1, embed_dim, dtype=dtype))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            init.xavier_uniform_(self.q_proj_weight)
+            init.xavier_uniform_(self.k_proj_weight)
+            init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            init.xavier_normal_(self.bias_v)
+
+    def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None = None,
+                need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True,
+                is_causal: bool = False) -> tuple:
+        is_batched = query.dim() == 3
+        key_padding_mask = functional._canonical_mask(key_padding_mask, "key_padding_mask",
+                                                      functional._none_or_dtype(attn_mask), "attn_mask",
+                                                      query.dtype)
+        attn_mask = functional._canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+        if self.batch_first and is_batched:
+            # the transposes keep query, key and value one object when they were
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = (x.transpose(1, 0) for x in (query, key))
+                    value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        separate = {} if self._qkv_same_embed_dim else {
+            "use_separate_proj_weight": True, "q_proj_weight": self.q_proj_weight,
+            "k_proj_weight": self.k_proj_weight, "v_proj_weight": self.v_proj_weight}
+        attn_output, attn_output_weights = functional.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias,
+            self.bias_k, self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight,
+            self.out_proj.bias, training=self.training, key_padding_mask=key_padding_mask,
+            need_weights=need_weights, attn_mask=attn_mask, average_attn_weights=average_attn_weights,
+            is_causal=is_causal, **separate)
+        if self.batch_first and is_batched:
+            return attn_output.transpose(1, 0), attn_output_weights
+        return attn_output, attn_output_weights
+
+
 class Unflatten(Module):
     def __init__(self, dim: int, unflattened_size: Any) -> None:
         super().__init__()
@@ -1493,7 +1589,7 @@ class utils:  # noqa: N801 - torch.nn.utils namespace
 # Where torch defines the layers this module provides: torch.typename names them by that path.
 _TORCH_HOMES = {
     "torch.nn.modules.module": ("Module",),
-    "torch.nn.modules.linear": ("Identity", "Linear", "Bilinear"),
+    "torch.nn.modules.linear": ("Identity", "Linear", "Bilinear", "NonDynamicallyQuantizableLinear"),
     "torch.nn.modules.container": ("ModuleDict", "ModuleList", "Sequential", "ParameterList",
                                    "ParameterDict"),
     "torch.nn.modules.flatten": ("Flatten", "Unflatten"),
@@ -1513,7 +1609,7 @@ _TORCH_HOMES = {
                                     "LeakyReLU", "LogSigmoid", "LogSoftmax", "Mish", "ReLU", "ReLU6",
                                     "SELU", "SiLU", "Sigmoid", "Softmax", "Softplus", "Softsign", "Tanh",
                                     "Tanhshrink", "Threshold", "Softmin", "PReLU", "Softshrink",
-                                    "Hardshrink"),
+                                    "Hardshrink", "MultiheadAttention"),
     "torch.nn.modules.loss": ("BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "HuberLoss", "KLDivLoss",
                               "L1Loss", "MSELoss", "NLLLoss", "SmoothL1Loss", "MarginRankingLoss",
                               "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss",

@@ -1414,6 +1414,11 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
              "weight": None if weight is None else weight._data, "reduction": r}
     return apply(ops.MULTI_MARGIN_LOSS, (input,), attrs)
 
+from engine.nn.attention import (  # noqa: E402
+    _canonical_mask, _in_projection, _in_projection_packed, _mha_shape_check, _none_or_dtype,
+    multi_head_attention_forward, scaled_dot_product_attention,
+)
+
 __all__ = [n for n in dir() if not n.startswith("_") and n not in ("annotations", "Any", "np", "math",
                                                                      "warnings", "f", "ops", "apply",
                                                                      "messages", "conv")]
