@@ -2239,8 +2239,8 @@ def _sdpa_scale(q: Any, scale: Any) -> float:
     return 1.0 / math.sqrt(np.shape(q)[-1]) if scale is None else scale
 
 
-def _flash_attention(query: Any, key: Any, value: Any, attn_mask: Any, dropout_p: float, is_causal: bool,
-                     scale: Any) -> tuple:
+def _flash_attention(query: Any, key: Any, value: Any, attn_mask: Any = None, dropout_p: float = 0.0,
+                     is_causal: bool = False, scale: Any = None) -> tuple:
     """softmax(q kᵀ * scale + mask) v and the log-sum-exp of each row of scores; a row with no key to
     attend gives 0 (and an infinite log-sum-exp). The output takes the query's memory layout; the
     log-sum-exp is laid out (batch, length, heads) as PyTorch's kernel writes it."""
@@ -2304,11 +2304,11 @@ def _flash_grad(index: int) -> Any:
 
 SDPA_FLASH_CPU = rule(
     "_scaled_dot_product_flash_attention_for_cpu", "ScaledDotProductFlashAttentionForCpuBackward0",
-    _flash_attention, (_flash_grad(0), _flash_grad(1), _flash_grad(2), None),
-    ("(dS k) * scale", "(dSᵀ q) * scale", "Pᵀ grad", None),
-    inputs=("query", "key", "value", "attn_mask"), outputs=2, differentiable_outputs=(0,),
+    _flash_attention, (_flash_grad(0), _flash_grad(1), _flash_grad(2)),
+    ("(dS k) * scale", "(dSᵀ q) * scale", "Pᵀ grad"),
+    inputs=("query", "key", "value"), outputs=2, differentiable_outputs=(0,),
     output_names=("output", "logsumexp"), extra_saves=("dropout_p",), save_always=True,
-    defaults={"dropout_p": 0.0, "is_causal": False, "scale": None})
+    defaults={"attn_mask": None, "dropout_p": 0.0, "is_causal": False, "scale": None})
 
 
 # --- interpolation: one rule per PyTorch upsample op, and one for its backward (for double backward) -------

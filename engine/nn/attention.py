@@ -80,8 +80,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     flash = _use_flash(query, key, value, attn_mask, dropout_p)
     mask = _additive_mask(attn_mask, query._data.dtype)
     if flash:
-        attrs = {"dropout_p": float(dropout_p), "is_causal": is_causal, "scale": scale}
-        return apply(ops.SDPA_FLASH_CPU, (query, key, value, mask), attrs)[0]
+        attrs = {"attn_mask": None if mask is None else mask._data, "dropout_p": float(dropout_p),
+                 "is_causal": is_causal, "scale": scale}
+        return apply(ops.SDPA_FLASH_CPU, (query, key, value), attrs)[0]
     return _sdpa_math(query, key, value, mask, dropout_p, is_causal, scale, enable_gqa)
 
 
