@@ -31,6 +31,8 @@ __all__ = ["Module", "Parameter", "Identity", "Linear", "Conv1d", "Conv2d", "Max
            "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Bilinear", "ParameterList",
            "ParameterDict", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "RNNBase", "RNN", "LSTM", "GRU",
            "functional", "init", "utils"]
+__all__ += ["ConvTranspose1d", "ConvTranspose2d", "AlphaDropout", "FeatureAlphaDropout", "Upsample",
+            "UpsamplingNearest2d", "UpsamplingBilinear2d", "MultiheadAttention"]
 
 
 class Module:
