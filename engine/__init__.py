@@ -5,7 +5,7 @@ from __future__ import annotations
 from engine import methods as _methods  # noqa: F401 - attaches Tensor methods
 from engine import autograd, backends, cuda, linalg, nn, optim, utils
 from engine.creation import (
-    arange, as_tensor, bernoulli, empty, multinomial, empty_like, eye, from_numpy, full, full_like, linspace, logspace, normal,
+    arange, as_tensor, bernoulli, poisson, empty, multinomial, empty_like, eye, from_numpy, full, full_like, linspace, logspace, normal,
     ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like, randperm, scalar_tensor,
     tensor, zeros, zeros_like,
 )
@@ -108,3 +108,10 @@ def can_cast(from_: dtype, to: dtype) -> bool:  # PyTorch names the first parame
     from engine import dtypes as _dtypes
 
     return _dtypes.can_cast(from_.np, to.np)
+
+from engine.nn.functional import _vf_alpha_dropout as alpha_dropout, _vf_alpha_dropout_ as alpha_dropout_  # noqa: E402
+from engine.nn.functional import _vf_dropout as dropout, _vf_dropout_ as dropout_  # noqa: E402
+from engine.nn.functional import _vf_feature_alpha_dropout as feature_alpha_dropout  # noqa: E402
+from engine.nn.functional import _vf_feature_alpha_dropout_ as feature_alpha_dropout_  # noqa: E402
+from engine.nn.functional import _vf_feature_dropout as feature_dropout, _vf_feature_dropout_ as feature_dropout_  # noqa: E402
+from engine.nn.functional import conv_transpose1d, conv_transpose2d  # noqa: E402

@@ -243,3 +243,119 @@ def adaptive_max_pool(x: np.ndarray, out: tuple) -> tuple[np.ndarray, np.ndarray
         values[(Ellipsis,) + position] = np.take_along_axis(flat, pick[..., None], -1)[..., 0]
         indices[(Ellipsis,) + position] = index
     return values, indices
+
+
+# --- interpolation (upsample_nearest / _nearest_exact / _linear / _bilinear2d / _bicubic2d) ------------------
+# Per spatial dim, each output position reads K input positions (taps) with weights, computed as
+# PyTorch's CPU kernels compute them: in float for float32 input (double for float64).
+_CUBIC_A = -0.75
+
+
+def _opmath(dtype: np.dtype) -> type:
+    return np.float64 if dtype == np.float64 else np.float32
+
+
+def _area_scale(in_size: int, out_size: int, align_corners: bool, scale: Any, t: type) -> Any:
+    """area_pixel_compute_scale: the step between source positions of consecutive outputs."""
+    if align_corners:
+        return t(in_size - 1) / t(out_size - 1) if out_size > 1 else t(0)
+    if scale is not None and scale > 0:
+        return t(1.0 / scale)
+    return t(in_size) / t(out_size)
+
+
+def upsample_taps(mode: str, in_size: int, out_size: int, align_corners: bool, scale: Any,
+                  dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """(indices, weights), each (out_size, K): where each output reads along one dim, and how much."""
+    t = _opmath(dtype)
+    out = np.arange(out_size)
+    if mode in ("nearest", "nearest-exact"):
+        step = np.float32(_area_scale(in_size, out_size, False, scale, t))
+        if mode == "nearest":
+            source = np.floor(out.astype(np.float32) * step)
+        else:  # (i + 0.5) * scale in double, rounded to float, floored
+            source = np.floor(((out + 0.5) * np.float64(step)).astype(np.float32))
+        index = np.minimum(source.astype(np.int64), in_size - 1)
+        return index[:, None], np.ones((out_size, 1), t)
+    step = _area_scale(in_size, out_size, align_corners, scale, t)
+    i = out.astype(t)
+    real = step * i if align_corners else step * (i + t(0.5)) - t(0.5)
+    if mode == "linear":
+        if out_size == in_size:
+            return np.stack([out, out], 1), np.stack([np.ones(out_size, t), np.zeros(out_size, t)], 1)
+        real = real if align_corners else np.maximum(real, t(0))
+        i0 = np.minimum(np.floor(real).astype(np.int64), in_size - 1)
+        lam = np.clip(real - i0.astype(t), t(0), t(1))
+        i1 = i0 + (i0 < in_size - 1)
+        return np.stack([i0, i1], 1), np.stack([t(1) - lam, lam], 1)
+    i0 = np.minimum(np.floor(real).astype(np.int64), in_size - 1)
+    lam = np.clip(real - i0.astype(t), t(0), t(1))
+    a = t(_CUBIC_A)
+
+    def near(x: Any) -> Any:  # |x| <= 1
+        return ((a + t(2)) * x - (a + t(3))) * x * x + t(1)
+
+    def far(x: Any) -> Any:  # 1 < |x| < 2
+        return ((a * x - t(5) * a) * x + t(8) * a) * x - t(4) * a
+
+    weights = np.stack([far(lam + t(1)), near(lam), near(t(1) - lam), far(t(1) - lam + t(1))], 1)
+    index = np.clip(i0[:, None] + np.arange(-1, 3), 0, in_size - 1)
+    return index, weights
+
+
+def upsample(x: np.ndarray, taps: list) -> np.ndarray:
+    """The interpolated x: taps (indices, weights) per spatial dim; the last dim summed innermost."""
+    if taps[0][0].shape[1] == 1 and np.all(taps[0][1] == 1):  # nearest: a gather, any dtype
+        for d, (index, _) in enumerate(taps):
+            x = np.take(x, index[:, 0], axis=2 + d)
+        return np.ascontiguousarray(x)
+    t = _opmath(x.dtype)
+    xs = x.astype(t, copy=False)
+    if len(taps) == 1:
+        (index, w), = taps
+        return _weighted(xs[..., index], w).astype(x.dtype)
+    (ih, wh), (iw, ww) = taps
+    rows = xs[..., ih, :]  # (N, C, OH, KH, W)
+    out = None
+    for kh in range(ih.shape[1]):
+        inner = _weighted(rows[..., kh, :][..., iw], ww)  # (N, C, OH, OW)
+        term = inner * wh[:, kh, None]
+        out = term if out is None else out + term
+    if x.dtype == np.uint8:
+        return np.clip(np.round(out), 0, 255).astype(np.uint8)
+    return out.astype(x.dtype)
+
+
+def _weighted(gathered: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """sum_k gathered[..., k] * w[:, k], added left to right."""
+    out = gathered[..., 0] * w[:, 0]
+    for k in range(1, w.shape[1]):
+        out = out + gathered[..., k] * w[:, k]
+    return out
+
+
+def upsample_grad(g: np.ndarray, input_shape: tuple, taps: list, mode: str) -> np.ndarray:
+    """The gradient of upsample: each output's gradient times its weights added to the inputs it read,
+    output by output in PyTorch's order (bicubic: width taps outside height taps)."""
+    t = _opmath(g.dtype)
+    planes = math.prod(input_shape[:2])
+    spatial = tuple(input_shape[2:])
+    gf = g.astype(t, copy=False).reshape((planes,) + g.shape[2:])
+    if len(taps) == 1:
+        (index, w), = taps
+        flat = index
+        values = gf[..., None] if mode.startswith("nearest") else w * gf[..., None]
+    else:
+        (ih, wh), (iw, ww) = taps
+        oh, ow, kh, kw = ih.shape[0], iw.shape[0], ih.shape[1], iw.shape[1]
+        flat = ih[:, None, :, None] * spatial[1] + iw[None, :, None, :]  # (OH, OW, KH, KW)
+        if mode.startswith("nearest"):
+            values = np.broadcast_to(gf[..., None, None], gf.shape + (kh, kw))
+        elif mode == "bicubic":
+            flat = np.swapaxes(flat, 2, 3)
+            values = (gf[..., None, None] * wh[:, None, None, :]) * ww[None, :, :, None]
+        else:
+            values = (wh[:, None, :, None] * ww[None, :, None, :]) * gf[..., None, None]
+    gi = np.zeros((planes, math.prod(spatial)), t)
+    np.add.at(gi, (slice(None), flat.reshape(-1)), values.reshape(planes, -1))
+    return gi.astype(g.dtype).reshape(input_shape)

@@ -457,18 +457,85 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator:
 
 
 def bernoulli_draw(shape: tuple, p: Any, dtype: Any, generator: Any = None) -> np.ndarray:
-    """Bernoulli samples (uniform < p). PyTorch's CPU bernoulli uses MKL streams: values differ."""
+    """Bernoulli samples with one probability p: a 53-bit uniform u per element, 1 where u < p (torch's
+    serial CPU kernel, at::bernoulli_distribution<double>)."""
     u = _gen(generator).uniform01(_numel(shape), np.dtype(np.float64)).reshape(shape)
     return (u < p).astype(dtype)
 
 
+def _bernoulli_tensor_draw(p: np.ndarray, layout: np.ndarray, generator: Any) -> np.ndarray:
+    """Samples with per-element probabilities p (of layout's shape), drawn in layout's memory order: a
+    53-bit uniform each for float64 p, a 24-bit one for other floating p (at::bernoulli_distribution<float>)."""
+    if p.dtype.kind != "f":
+        raise NotImplementedError(f'"bernoulli_tensor_cpu_p_" not implemented for '
+                                  f"'{dtypes.from_numpy(p.dtype).legacy}'")
+    if not ((p >= 0) & (p <= 1)).all():
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+                           "message be improved?  If so, please report an enhancement request to PyTorch.)")
+    width = np.dtype(np.float64) if p.dtype == np.float64 else np.dtype(np.float32)
+    u = _in_memory_order(layout, _gen(generator).uniform01(p.size, width))
+    return u < p.astype(width)
+
+
+def _check_bernoulli_p(p: float) -> None:
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_cpp(p)}")
+
+
 def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
-    if p is None:
-        # probabilities from the tensor: PyTorch draws uniforms in the tensor's own dtype
-        shape, dtype = input._data.shape, input._data.dtype
-        u = _gen(generator).uniform01(_numel(shape), np.dtype(dtype)).reshape(shape)
-        return _finish((u < input._data).astype(dtype), False)
-    return _finish(bernoulli_draw(input._data.shape, p, input._data.dtype, generator), False)
+    """0/1 samples in input's dtype: with input's elements as probabilities (BernoulliBackward0 when input
+    requires grad), or with one probability p (a node whose derivative torch does not implement)."""
+    dtype = input._data.dtype
+    if p is None:  # the result is contiguous: drawn in its logical order
+        values = _bernoulli_tensor_draw(input._data, np.empty(input._data.shape), generator).astype(dtype)
+        from engine import grad_mode, ops
+        from engine.rules import apply
+
+        if grad_mode.state.enabled and input._requires_grad:
+            return apply(ops.BERNOULLI, (input,), {"values": values})
+        return _finish(values, False)
+    _check_bernoulli_p(p)
+    from engine.functions import not_implemented_result
+
+    return not_implemented_result("bernoulli", bernoulli_draw(input._data.shape, p, dtype, generator), (input,))
+
+
+def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+    """Fills self with 0/1 samples: probability p, a float (BernoulliBackward2) or a tensor broadcast
+    to self's shape (BernoulliBackward1)."""
+    self._check_inplace()
+    shape = self._data.shape
+    if not isinstance(p, Tensor):
+        _check_bernoulli_p(p)
+        return fill_random_(self, bernoulli_draw((self._data.size,), p, self._data.dtype, generator),
+                            "bernoulli_")
+    from engine import functions, grad_mode, ops
+
+    probs = functions.expand(p.detach(), shape)._data
+    values = _bernoulli_tensor_draw(probs, self._data, generator).astype(self._data.dtype)
+    if grad_mode.state.enabled and (self._requires_grad or p._requires_grad):
+        return functions._inplace(self, ops.BERNOULLI_TENSOR_, (p,), {"values": values})
+    self._data[...] = values
+    self._vc[0] += 1
+    if observe.current is not None:
+        observe.current.inplace_applied(self, None)
+    return self
+
+
+def poisson(input: Tensor, generator: Any = None) -> Tensor:
+    """A Poisson sample per rate in input (PoissonBackward0, a zero gradient, when input requires grad)."""
+    from engine import random
+
+    data = input._data
+    if data.dtype.kind != "f":
+        raise NotImplementedError(f'"poisson_cpu" not implemented for \'{input.dtype.legacy}\'')
+    values = random.poisson(_gen(generator), data.reshape(-1).tolist()).astype(data.dtype).reshape(data.shape)
+    from engine import grad_mode, ops
+    from engine.rules import apply
+
+    if grad_mode.state.enabled and input._requires_grad:
+        return apply(ops.POISSON, (input,), {"values": values})
+    return _finish(values, False)
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None) -> Tensor:

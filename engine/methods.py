@@ -216,7 +216,7 @@ METHODS = {
     "cross": f.cross, "inner": f.inner, "vdot": f.vdot, "kron": f.kron,
     "uniform_": _creation.uniform_, "normal_": _creation.normal_, "random_": _creation.random_,
     "exponential_": _creation.exponential_, "geometric_": _creation.geometric_, "cauchy_": _creation.cauchy_,
-    "log_normal_": _creation.log_normal_,
+    "log_normal_": _creation.log_normal_, "bernoulli_": _creation.bernoulli_, "bernoulli": _creation.bernoulli,
 }
 
 for _name, _fn in METHODS.items():

@@ -2211,6 +2211,162 @@ CONVOLUTION_BACKWARD = rule(
     save_always=True)
 
 
+# --- attention: _safe_softmax and the CPU flash attention kernel -------------------------------------------
+def _safe_softmax(a: Any, dim: int) -> Any:
+    """softmax, with 0 for slices of dim that are all -inf (instead of NaN)."""
+    out = _softmax(a, dim)
+    empty = np.all(np.asarray(a) == -np.inf, axis=dim, keepdims=True)
+    return np.where(empty, np.zeros((), out.dtype), out)
+
+
+SAFE_SOFTMAX = rule("_safe_softmax", "SafeSoftmaxBackward0", _safe_softmax,
+                    (lambda F, g, dim, result: F.softmax_backward_data(g, result, dim=dim),),
+                    ("result * (grad - sum(grad * result, dim))",))
+
+
+def _attention_scores(q: np.ndarray, k: np.ndarray, attn_mask: Any, is_causal: bool, scale: float) -> np.ndarray:
+    """q kᵀ * scale plus the additive mask, -inf above the diagonal when causal."""
+    s = np.matmul(q, np.swapaxes(k, -1, -2)) * q.dtype.type(scale)
+    if attn_mask is not None:
+        s = s + np.asarray(attn_mask).astype(q.dtype)
+    if is_causal:
+        rows, cols = s.shape[-2:]
+        s = np.where(np.tril(np.ones((rows, cols), bool)), s, q.dtype.type(-np.inf))
+    return s
+
+
+def _sdpa_scale(q: Any, scale: Any) -> float:
+    return 1.0 / math.sqrt(np.shape(q)[-1]) if scale is None else scale
+
+
+def _flash_attention(query: Any, key: Any, value: Any, attn_mask: Any = None, dropout_p: float = 0.0,
+                     is_causal: bool = False, scale: Any = None) -> tuple:
+    """softmax(q kᵀ * scale + mask) v and the log-sum-exp of each row of scores; a row with no key to
+    attend gives 0 (and an infinite log-sum-exp). The output takes the query's memory layout; the
+    log-sum-exp is laid out (batch, length, heads) as PyTorch's kernel writes it."""
+    q, k, v = np.asarray(query), np.asarray(key), np.asarray(value)
+    s = _attention_scores(q, k, attn_mask, is_causal, _sdpa_scale(q, scale))
+    m = np.max(s, axis=-1, keepdims=True)
+    dead = m == -np.inf
+    m = np.where(dead, 0, m)
+    p = np.exp(s - m)
+    total = np.sum(p, axis=-1, keepdims=True)
+    out = np.empty_like(q)
+    out[...] = np.where(dead, 0, np.matmul(p, v) / np.where(dead, 1, total))
+    lse = np.where(dead, np.inf, m + np.log(np.where(dead, 1, total)))[..., 0]
+    laid = np.empty(lse.shape[:1] + lse.shape[2:] + lse.shape[1:2], lse.dtype)
+    laid = np.swapaxes(laid, 1, 2)
+    laid[...] = lse
+    return out, laid
+
+
+def _flash_attention_grads(g: Any, query: Any, key: Any, value: Any, attn_mask: Any, is_causal: bool,
+                           logsumexp: Any, output: Any, scale: Any) -> tuple:
+    """The gradients of the flash attention output with respect to query, key and value."""
+    q, k, v, go = np.asarray(query), np.asarray(key), np.asarray(value), np.asarray(g)
+    sc = q.dtype.type(_sdpa_scale(q, scale))
+    s = _attention_scores(q, k, attn_mask, is_causal, float(sc))
+    p = np.exp(s - np.asarray(logsumexp)[..., None])
+    dp = np.matmul(go, np.swapaxes(v, -1, -2))
+    ds = p * (dp - np.sum(go * np.asarray(output), axis=-1, keepdims=True))
+    gq = np.matmul(ds, k) * sc
+    gk = np.matmul(np.swapaxes(ds, -1, -2), q) * sc
+    gv = np.matmul(np.swapaxes(p, -1, -2), go)
+    return gq, gk, gv
+
+
+_FLASH_BACKWARD = "_scaled_dot_product_flash_attention_for_cpu_backward"
+
+
+_FLASH_SHARED: list = [None, None, None]  # (attrs, grad, gradients) of the last flash attention backward
+
+
+def _flash_grad(index: int) -> Any:
+    """Gradient `index` (query, key, value) of flash attention: the three computed once per backward;
+    under create_graph they come from a node whose derivative PyTorch does not implement."""
+
+    def grad(F: Any, g: Any, attn_mask: Any, attrs: dict, is_causal: bool, key: Any, logsumexp: Any,
+             output: Any, query: Any, scale: Any, value: Any) -> Any:
+        if _FLASH_SHARED[0] is not attrs or _FLASH_SHARED[1] is not g[0]:
+            raw = [None if t is None else np.asarray(F.raw(t))
+                   for t in (g[0], query, key, value, attn_mask, logsumexp, output)]
+            _FLASH_SHARED[:] = [attrs, g[0], _flash_attention_grads(raw[0], raw[1], raw[2], raw[3], raw[4],
+                                                                     is_causal, raw[5], raw[6], scale)]
+        result = _FLASH_SHARED[2][index]
+        if F is ArrayMath:
+            return result
+        from engine.functions import not_implemented_result
+
+        return not_implemented_result(_FLASH_BACKWARD, result, (g[0], query, key, value))
+
+    return grad
+
+
+SDPA_FLASH_CPU = rule(
+    "_scaled_dot_product_flash_attention_for_cpu", "ScaledDotProductFlashAttentionForCpuBackward0",
+    _flash_attention, (_flash_grad(0), _flash_grad(1), _flash_grad(2)),
+    ("(dS k) * scale", "(dSᵀ q) * scale", "Pᵀ grad"),
+    inputs=("query", "key", "value"), outputs=2, differentiable_outputs=(0,),
+    output_names=("output", "logsumexp"), extra_saves=("dropout_p",), save_always=True,
+    defaults={"attn_mask": None, "dropout_p": 0.0, "is_causal": False, "scale": None})
+
+
+# --- interpolation: one rule per PyTorch upsample op, and one for its backward (for double backward) -------
+def _upsample_taps(mode: str, input_size: tuple, output_size: tuple, dtype: Any, align_corners: bool = False,
+                   scales: Any = None, scales_h: Any = None, scales_w: Any = None) -> list:
+    kind = {"bilinear": "linear"}.get(mode, mode)
+    per_dim = (scales,) if len(output_size) == 1 else (scales_h, scales_w)
+    return [conv.upsample_taps(kind, i, o, align_corners, s, np.dtype(dtype))
+            for i, o, s in zip(input_size[2:], output_size, per_dim)]
+
+
+def _upsample_rules(op: str, node: str, mode: str, dims: int, align: bool) -> tuple[Rule, Rule]:
+    """upsample_<op> (grad_fn `node`) and upsample_<op>_backward, its gradient; saved: output_size, the
+    scales, align_corners for the interpolating modes, and the input's sizes."""
+    scale_names = ("scales",) if dims == 1 else ("scales_h", "scales_w")
+    saved = ("output_size",) + scale_names + (("align_corners",) if align else ())
+
+    def forward(a: Any, output_size: tuple, **attrs: Any) -> Any:
+        a = np.asarray(a)
+        return conv.upsample(a, _upsample_taps(mode, a.shape, output_size, a.dtype, **attrs))
+
+    def backward(grad_output: Any, output_size: tuple, input_size: tuple, **attrs: Any) -> Any:
+        g = np.asarray(grad_output)
+        taps = _upsample_taps(mode, input_size, output_size, g.dtype, **attrs)
+        return conv.upsample_grad(g, tuple(input_size), taps, mode)
+
+    def grad(F: Any, g: Any, attrs: dict, input_sizes: tuple) -> Any:
+        kept = {k: attrs[k] for k in saved}
+        return F.op(f"upsample_{op}_backward", g, input_size=tuple(input_sizes[0]), **kept)
+
+    def grad_of_backward(F: Any, g: Any, attrs: dict) -> Any:
+        return F.op(f"upsample_{op}", g, **{k: attrs[k] for k in saved})
+
+    defaults = dict.fromkeys(scale_names)
+    forward_rule = rule(f"upsample_{op}", node, forward, (grad,), (f"upsample_{op}_backward(grad)",),
+                        extra_saves=saved + ("self_sym_sizes",), defaults=defaults, exact_dtype=True)
+    backward_rule = rule(f"upsample_{op}_backward", node.replace("Backward0", "BackwardBackward0"), backward,
+                         (grad_of_backward,), (f"upsample_{op}(grad)",), inputs=("grad_output",),
+                         extra_saves=saved, defaults=defaults, exact_dtype=True)
+    return forward_rule, backward_rule
+
+
+UPSAMPLE_NEAREST1D, UPSAMPLE_NEAREST1D_BACKWARD = _upsample_rules(
+    "nearest1d", "UpsampleNearest1DBackward0", "nearest", 1, False)
+UPSAMPLE_NEAREST_EXACT1D, UPSAMPLE_NEAREST_EXACT1D_BACKWARD = _upsample_rules(
+    "nearest_exact1d", "UpsampleNearestExact1DBackward0", "nearest-exact", 1, False)
+UPSAMPLE_LINEAR1D, UPSAMPLE_LINEAR1D_BACKWARD = _upsample_rules(
+    "linear1d", "UpsampleLinear1DBackward0", "linear", 1, True)
+UPSAMPLE_NEAREST2D, UPSAMPLE_NEAREST2D_BACKWARD = _upsample_rules(
+    "nearest2d", "UpsampleNearest2DBackward0", "nearest", 2, False)
+UPSAMPLE_NEAREST_EXACT2D, UPSAMPLE_NEAREST_EXACT2D_BACKWARD = _upsample_rules(
+    "nearest_exact2d", "UpsampleNearestExact2DBackward0", "nearest-exact", 2, False)
+UPSAMPLE_BILINEAR2D, UPSAMPLE_BILINEAR2D_BACKWARD = _upsample_rules(
+    "bilinear2d", "UpsampleBilinear2DBackward0", "bilinear", 2, True)
+UPSAMPLE_BICUBIC2D, UPSAMPLE_BICUBIC2D_BACKWARD = _upsample_rules(
+    "bicubic2d", "UpsampleBicubic2DBackward0", "bicubic", 2, True)
+
+
 def _constant_pad(a: Any, pad: tuple, value: Any = 0) -> Any:
     """PyTorch's constant_pad_nd: pad = (last dim's before, after, the dim before's...); negative
     amounts crop."""
@@ -2482,6 +2638,15 @@ EXPONENTIAL_ = _random_fill("exponential_", "ExponentialBackward0")
 GEOMETRIC_ = _random_fill("geometric_", "GeometricBackward0")
 CAUCHY_ = _random_fill("cauchy_", "CauchyBackward0")
 LOG_NORMAL_ = _random_fill("log_normal_", "LogNormalBackward0")
+BERNOULLI_ = _random_fill("bernoulli_", "BernoulliBackward2")
+POISSON = rule("poisson", "PoissonBackward0", lambda a, values: np.asarray(values, np.asarray(a).dtype),
+               (lambda F, g: F.zeros_like(g),), ("0",), exact_dtype=True)
+BERNOULLI = rule("bernoulli", "BernoulliBackward0", lambda a, values: np.asarray(values, np.asarray(a).dtype),
+                 (lambda F, g: F.zeros_like(g),), ("0",), exact_dtype=True)
+BERNOULLI_TENSOR_ = rule("bernoulli_tensor_", "BernoulliBackward1",
+                         lambda a, p, values: np.asarray(values, np.asarray(a).dtype).reshape(np.shape(a)),
+                         (lambda F, g: F.zeros_like(g), lambda F, g: F.zeros_like(g)), ("0", "0"),
+                         inputs=("self", "p"), exact_dtype=True)
 
 
 def _index_put(a: Any, values: Any, indices: tuple, accumulate: bool = False) -> Any:

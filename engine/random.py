@@ -308,6 +308,48 @@ def normal_scalars(gen: Generator, n: int) -> np.ndarray:
     return np.array([gen._normal_scalar() for _ in range(n)], np.float64)
 
 
+def poisson(gen: Generator, rates: list) -> np.ndarray:
+    """One Poisson sample per rate, as torch's serial CPU sample_poisson draws them: Hoermann's
+    transformed rejection from rate 10 up, a product of uniforms below."""
+    return np.array([float(_poisson_one(gen, float(lam))) for lam in rates], np.float64)
+
+
+def _poisson_one(gen: Generator, lam: float) -> int:
+    if not lam >= 0:
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+
+    def uniform() -> float:
+        return float(gen.uniform01(1, np.dtype(np.float64))[0])
+
+    if lam >= 10:
+        slam, loglam = math.sqrt(lam), math.log(lam)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            u = uniform() - 0.5
+            v = uniform()
+            us = 0.5 - abs(u)
+            k = math.floor((2 * a / us + b) * u + lam + 0.43)
+            if us >= 0.07 and v <= vr:
+                return k
+            if k < 0 or (us < 0.013 and v > us):
+                continue
+            if _log(v) + math.log(invalpha) - math.log(a / (us * us) + b) <= -lam + k * loglam - math.lgamma(k + 1):
+                return k
+    if lam == 0:
+        return 0
+    enlam = math.exp(-lam)
+    x, prod = 0, 1.0
+    while True:
+        prod *= uniform()
+        if prod > enlam:
+            x += 1
+        else:
+            return x
+
+
 def _log(x: float) -> float:
     return math.log(x) if x > 0 else -math.inf
 

@@ -21,15 +21,16 @@ def _tuple(x: Any) -> tuple:
 def _numerical(func: Callable, inputs: tuple, i: int, eps: float) -> list[np.ndarray]:
     """d outputs / d inputs[i], one (input numel x output numel) matrix per output."""
     x = inputs[i]
-    flat = x._data.reshape(-1)
+    data = x._data  # perturbed in place, element by element (reshape would copy a non-contiguous one)
     columns: list[list[np.ndarray]] = []
-    for k in range(flat.size):
-        original = flat[k].copy()
-        flat[k] = original + eps
+    for k in range(data.size):
+        at = np.unravel_index(k, data.shape)
+        original = data[at].copy()
+        data[at] = original + eps
         plus = [o._data.astype(np.float64).reshape(-1).copy() for o in _tuple(func(*inputs))]
-        flat[k] = original - eps
+        data[at] = original - eps
         minus = [o._data.astype(np.float64).reshape(-1).copy() for o in _tuple(func(*inputs))]
-        flat[k] = original
+        data[at] = original
         columns.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
     n_out = len(columns[0]) if columns else len(_tuple(func(*inputs)))
     return [np.stack([c[j] for c in columns]) if columns else np.zeros((0, 0)) for j in range(n_out)]

@@ -31,6 +31,8 @@ __all__ = ["Module", "Parameter", "Identity", "Linear", "Conv1d", "Conv2d", "Max
            "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Bilinear", "ParameterList",
            "ParameterDict", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "RNNBase", "RNN", "LSTM", "GRU",
            "functional", "init", "utils"]
+__all__ += ["ConvTranspose1d", "ConvTranspose2d", "AlphaDropout", "FeatureAlphaDropout", "Upsample",
+            "UpsamplingNearest2d", "UpsamplingBilinear2d", "MultiheadAttention"]
 
 
 class Module:
@@ -602,8 +604,9 @@ class Flatten(Module):
 
 
 class _ConvNd(Module):
-    """Conv1d / Conv2d: weight (out_channels, in_channels / groups, *kernel_size), initialised like
-    torch's (kaiming_uniform_ with a=sqrt(5), bias uniform in ±1/sqrt(fan_in))."""
+    """Conv1d / Conv2d (weight (out_channels, in_channels / groups, *kernel_size)) and their transposed
+    forms (weight (in_channels, out_channels / groups, *kernel_size)), initialised like torch's
+    (kaiming_uniform_ with a=sqrt(5), bias uniform in ±1/sqrt(fan_in))."""
 
     _dims = 2
 
@@ -611,6 +614,12 @@ class _ConvNd(Module):
                  padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
                  padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
         super().__init__()
+        self._setup(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups, bias,
+                    padding_mode, dtype)
+
+    def _setup(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any, padding: Any,
+               dilation: Any, transposed: bool, output_padding: Any, groups: int, bias: bool, padding_mode: str,
+               dtype: Any) -> None:
         n = self._dims
         if groups <= 0:
             raise ValueError("groups must be a positive integer")
@@ -632,22 +641,21 @@ class _ConvNd(Module):
         self.stride = stride
         self.padding = padding if isinstance(padding, str) else functional._ntuple(padding, n)
         self.dilation = functional._ntuple(dilation, n)
-        self.transposed = False
-        self.output_padding = (0,) * n
+        self.transposed = transposed
+        self.output_padding = functional._ntuple(output_padding, n)
         self.groups = groups
         self.padding_mode = padding_mode
-        shape = (out_channels, in_channels // groups, *self.kernel_size)
-        self.weight = Parameter(creation.empty(*shape, dtype=dtype))
+        channels = (in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups)
+        self.weight = Parameter(creation.empty(*channels, *self.kernel_size, dtype=dtype))
         _optional_parameter(self, "bias", (out_channels,), bias, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
-            fan_in, _ = init._fans(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input: Tensor) -> Tensor:
         if self.padding_mode != "zeros":
@@ -661,6 +669,8 @@ class _ConvNd(Module):
             s += f", padding={self.padding}"
         if self.dilation != (1,) * len(self.dilation):
             s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * len(self.output_padding):
+            s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
@@ -675,6 +685,54 @@ class Conv1d(_ConvNd):
 
 
 class Conv2d(_ConvNd):
+    _dims = 2
+
+
+class _ConvTransposeNd(_ConvNd):
+    """ConvTranspose1d / ConvTranspose2d: the input gradient of a convolution as a layer; forward may be
+    given the output_size wanted (which picks the output padding)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 output_padding: Any = 0, groups: int = 1, bias: bool = True, dilation: Any = 1,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        Module.__init__(self)
+        self._setup(in_channels, out_channels, kernel_size, stride, padding, dilation, True, output_padding,
+                    groups, bias, padding_mode, dtype)
+
+    def _output_padding(self, input: Tensor, output_size: Any) -> tuple:
+        n = self._dims
+        if output_size is None:
+            return self.output_padding
+        non_spatial = 2 if input.dim() == n + 2 else 1
+        output_size = list(output_size)
+        if len(output_size) == non_spatial + n:
+            output_size = output_size[non_spatial:]
+        if len(output_size) != n:
+            raise ValueError(f"ConvTranspose{n}D: for {input.dim()}D input, output_size must have {n} or "
+                             f"{non_spatial + n} elements (got {len(output_size)})")
+        min_sizes = [(input.size(d + non_spatial) - 1) * self.stride[d] - 2 * self.padding[d]
+                     + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(n)]
+        max_sizes = [m + s - 1 for m, s in zip(min_sizes, self.stride)]
+        for size, low, high in zip(output_size, min_sizes, max_sizes):
+            if size < low or size > high:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes range from "
+                                 f"{min_sizes} to {max_sizes} (for an input of {input.size()[2:]})")
+        return tuple(size - low for size, low in zip(output_size, min_sizes))
+
+    def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
+        output_padding = self._output_padding(input, output_size)
+        conv = functional.conv_transpose1d if self._dims == 1 else functional.conv_transpose2d
+        return conv(input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups,
+                    self.dilation)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    _dims = 1
+
+
+class ConvTranspose2d(_ConvTransposeNd):
     _dims = 2
 
 
@@ -1096,6 +1154,145 @@ class Dropout2d(Dropout):
         return functional.dropout2d(input, self.p, self.training, self.inplace)
 
 
+class AlphaDropout(Dropout):
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.alpha_dropout(input, self.p, self.training, self.inplace)
+
+
+class FeatureAlphaDropout(Dropout):
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.feature_alpha_dropout(input, self.p, self.training, self.inplace)
+
+
+class Upsample(Module):
+    def __init__(self, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None) -> None:
+        super().__init__()
+        self.name = type(self).__name__
+        self.size = size
+        if isinstance(scale_factor, tuple):
+            self.scale_factor = tuple(float(factor) for factor in scale_factor)
+        else:
+            self.scale_factor = float(scale_factor) if scale_factor else None
+        self.mode = mode
+        self.align_corners = align_corners
+        self.recompute_scale_factor = recompute_scale_factor
+
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
+                                      recompute_scale_factor=self.recompute_scale_factor)
+
+    def extra_repr(self) -> str:
+        info = f"scale_factor={self.scale_factor!r}" if self.scale_factor is not None else f"size={self.size!r}"
+        return info + f", mode={self.mode!r}"
+
+
+class UpsamplingNearest2d(Upsample):
+    def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """The Linear MultiheadAttention uses for its output projection."""
+
+
+class MultiheadAttention(Module):
+    """torch.nn.MultiheadAttention: packed in_proj_weight (or q/k/v_proj_weight when kdim or vdim differ
+    from embed_dim), in_proj_bias, out_proj, optional bias_k / bias_v; initialised as torch does
+    (xavier_uniform_ weights, zero biases, out_proj's weight as a Linear's)."""
+
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
+                 add_bias_kv: bool = False, add_zero_attn: bool = False, kdim: int | None = None,
+                 vdim: int | None = None, batch_first: bool = False, device: Any = None, dtype: Any = None) -> None:
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
+                             f"num_heads={num_heads} instead")
+        super().__init__()
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != self.embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if not self._qkv_same_embed_dim:
+            self.q_proj_weight = Parameter(creation.empty(embed_dim, embed_dim, dtype=dtype))
+            self.k_proj_weight = Parameter(creation.empty(embed_dim, self.kdim, dtype=dtype))
+            self.v_proj_weight = Parameter(creation.empty(embed_dim, self.vdim, dtype=dtype))
+            self.register_parameter("in_proj_weight", None)
+        else:
+            self.in_proj_weight = Parameter(creation.empty(3 * embed_dim, embed_dim, dtype=dtype))
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(creation.empty(3 * embed_dim, dtype=dtype))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, dtype=dtype)
+        if add_bias_kv:
+            self.bias_k = Parameter(creation.empty(1, 1, embed_dim, dtype=dtype))
+            self.bias_v = Parameter(creation.empty(1, 1, embed_dim, dtype=dtype))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            init.xavier_uniform_(self.q_proj_weight)
+            init.xavier_uniform_(self.k_proj_weight)
+            init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            init.xavier_normal_(self.bias_v)
+
+    def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None = None,
+                need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True,
+                is_causal: bool = False) -> tuple:
+        is_batched = query.dim() == 3
+        key_padding_mask = functional._canonical_mask(key_padding_mask, "key_padding_mask",
+                                                      functional._none_or_dtype(attn_mask), "attn_mask",
+                                                      query.dtype)
+        attn_mask = functional._canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+        if self.batch_first and is_batched:
+            # the transposes keep query, key and value one object when they were
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = (x.transpose(1, 0) for x in (query, key))
+                    value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        separate = {} if self._qkv_same_embed_dim else {
+            "use_separate_proj_weight": True, "q_proj_weight": self.q_proj_weight,
+            "k_proj_weight": self.k_proj_weight, "v_proj_weight": self.v_proj_weight}
+        attn_output, attn_output_weights = functional.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias,
+            self.bias_k, self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight,
+            self.out_proj.bias, training=self.training, key_padding_mask=key_padding_mask,
+            need_weights=need_weights, attn_mask=attn_mask, average_attn_weights=average_attn_weights,
+            is_causal=is_causal, **separate)
+        if self.batch_first and is_batched:
+            return attn_output.transpose(1, 0), attn_output_weights
+        return attn_output, attn_output_weights
+
+
 class Unflatten(Module):
     def __init__(self, dim: int, unflattened_size: Any) -> None:
         super().__init__()
@@ -1394,15 +1591,16 @@ class utils:  # noqa: N801 - torch.nn.utils namespace
 # Where torch defines the layers this module provides: torch.typename names them by that path.
 _TORCH_HOMES = {
     "torch.nn.modules.module": ("Module",),
-    "torch.nn.modules.linear": ("Identity", "Linear", "Bilinear"),
+    "torch.nn.modules.linear": ("Identity", "Linear", "Bilinear", "NonDynamicallyQuantizableLinear"),
     "torch.nn.modules.container": ("ModuleDict", "ModuleList", "Sequential", "ParameterList",
                                    "ParameterDict"),
     "torch.nn.modules.flatten": ("Flatten", "Unflatten"),
-    "torch.nn.modules.conv": ("Conv1d", "Conv2d"),
+    "torch.nn.modules.conv": ("Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"),
     "torch.nn.modules.pooling": ("AvgPool2d", "MaxPool2d", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d",
                                  "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"),
-    "torch.nn.modules.dropout": ("Dropout", "Dropout1d", "Dropout2d"),
+    "torch.nn.modules.dropout": ("Dropout", "Dropout1d", "Dropout2d", "AlphaDropout", "FeatureAlphaDropout"),
     "torch.nn.modules.sparse": ("Embedding",),
+    "torch.nn.modules.upsampling": ("Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"),
     "torch.nn.modules.normalization": ("LayerNorm", "GroupNorm"),
     "torch.nn.modules.padding": ("ConstantPad1d", "ConstantPad2d", "ZeroPad1d", "ZeroPad2d"),
     "torch.nn.modules.distance": ("CosineSimilarity", "PairwiseDistance"),
@@ -1413,7 +1611,7 @@ _TORCH_HOMES = {
                                     "LeakyReLU", "LogSigmoid", "LogSoftmax", "Mish", "ReLU", "ReLU6",
                                     "SELU", "SiLU", "Sigmoid", "Softmax", "Softplus", "Softsign", "Tanh",
                                     "Tanhshrink", "Threshold", "Softmin", "PReLU", "Softshrink",
-                                    "Hardshrink"),
+                                    "Hardshrink", "MultiheadAttention"),
     "torch.nn.modules.loss": ("BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "HuberLoss", "KLDivLoss",
                               "L1Loss", "MSELoss", "NLLLoss", "SmoothL1Loss", "MarginRankingLoss",
                               "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss",

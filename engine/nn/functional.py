@@ -918,6 +918,77 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     return _feature_dropout(input, p, training, inplace)
 
 
+_SELU_ALPHA = 1.7580993408473766  # -selu's scale * alpha: where alpha dropout sends dropped units
+
+
+def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool, feature: bool) -> Tensor:
+    """PyTorch's _dropout_impl with alpha=True: x * (a * keep) + (alpha * a * (keep - 1) + alpha * a * p),
+    a = 1 / sqrt((alpha² p + 1)(1 - p)), keeping mean and variance (MulBackward0 then AddBackward0);
+    `feature` draws one keep per (sample, channel)."""
+    _check_dropout_p(p)
+    data = input._data
+    if p == 0 or not training or not data.size:
+        return input
+    if p == 1:
+        zero = Tensor._make(np.zeros((), data.dtype))
+        return f._inplace(input, ops.MUL, (zero,)) if inplace else f.mul(input, zero)
+    if feature and data.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    from engine.creation import bernoulli_draw
+
+    shape = data.shape[:2] + (1,) * (data.ndim - 2) if feature else data.shape
+    keep = bernoulli_draw(shape, 1 - p, data.dtype)
+    t = data.dtype.type
+    a = 1.0 / math.sqrt((_SELU_ALPHA * _SELU_ALPHA * p + 1) * (1 - p))
+    b = Tensor._make((keep + t(-1)) * t(_SELU_ALPHA * a) + t(_SELU_ALPHA * a * p))
+    noise = Tensor._make(keep * t(a))
+    if inplace:
+        return f._inplace(f._inplace(input, ops.MUL, (noise,)), ops.ADD, (b,))
+    return f._inplace(f.mul(input, noise), ops.ADD, (b,))
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    return _alpha_dropout(input, p, training, inplace, feature=False)
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
+                          inplace: bool = False) -> Tensor:
+    return _alpha_dropout(input, p, training, inplace, feature=True)
+
+
+# torch.dropout, torch.alpha_dropout...: the functions F's dropouts call, with `train` required
+def _vf_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    return dropout(input, p, train)
+
+
+def _vf_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    return dropout(input, p, train, inplace=True)
+
+
+def _vf_feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    return _feature_dropout(input, p, train, False)
+
+
+def _vf_feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    return _feature_dropout(input, p, train, True)
+
+
+def _vf_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    return _alpha_dropout(input, p, train, False, feature=False)
+
+
+def _vf_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    return _alpha_dropout(input, p, train, True, feature=False)
+
+
+def _vf_feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    return _alpha_dropout(input, p, train, False, feature=True)
+
+
+def _vf_feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    return _alpha_dropout(input, p, train, True, feature=True)
+
+
 def _pool1d_args(name: str, input: Tensor, kernel_size: Any, stride: Any, padding: Any) -> tuple:
     if input._data.ndim not in (2, 3):
         raise RuntimeError(f"{name}() Expected 2D or 3D input tensor, but got {list(input._data.shape)}")
@@ -1022,6 +1093,142 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     attrs = {"expand1": (1, 3), "expand2": (0,), "expand3": (1, 2), "sumdim": (2, 3)}
     out = f.reshape(apply(ops.TRILINEAR, (flat1, weight, flat2), attrs), *(input1._data.shape[:-1] + (w[0],)))
     return out if bias is None else f.add(out, bias)
+
+
+# --- interpolation ----------------------------------------------------------------------------------------
+_INTERPOLATE_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
+_UPSAMPLE_OPS = {(3, "nearest"): ops.UPSAMPLE_NEAREST1D, (4, "nearest"): ops.UPSAMPLE_NEAREST2D,
+                 (3, "nearest-exact"): ops.UPSAMPLE_NEAREST_EXACT1D,
+                 (4, "nearest-exact"): ops.UPSAMPLE_NEAREST_EXACT2D,
+                 (3, "linear"): ops.UPSAMPLE_LINEAR1D, (4, "bilinear"): ops.UPSAMPLE_BILINEAR2D,
+                 (4, "bicubic"): ops.UPSAMPLE_BICUBIC2D}
+_MODE_DIMS = {"linear": 3, "bilinear": 4, "trilinear": 5}
+
+
+def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+                align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
+                antialias: bool = False) -> Tensor:
+    """Resamples the spatial dims of a 3-d or 4-d input to `size` (or `size` * scale_factor, floored)
+    as torch's interpolate does: upsample_nearest1d (UpsampleNearest1DBackward0), upsample_linear1d,
+    upsample_bilinear2d, upsample_bicubic2d, the nearest-exact forms; adaptive average pooling for 'area'."""
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    ndim = input._data.ndim
+    dim = ndim - 2
+    spatial = list(input._data.shape[2:])
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        scale_factors = None
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError("Input and output must have the same number of spatial dimensions, but got "
+                                 f"input with spatial dimensions of {spatial} and output size of {size}. Please "
+                                 "provide input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, "
+                                 "o2, ...,oK) format.")
+            if not all(isinstance(x, int) or (isinstance(x, Tensor) and x.dim() == 0
+                                              and not x.is_floating_point()) for x in size):
+                raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, "
+                                f"int, int], but got size with types {[type(x) for x in size]}")
+            output_size = [int(x) for x in size]
+        else:
+            output_size = [int(size)] * dim
+    elif scale_factor is not None:
+        output_size = None
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError("Input and scale_factor must have the same number of spatial dimensions, but got "
+                                 f"input with spatial dimensions of {spatial} and scale_factor of shape "
+                                 f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
+                                 "and scale_factor in (s1, s2, ...,sK) format.")
+            scale_factors = [float(s) for s in scale_factor]
+        else:
+            scale_factors = [float(scale_factor)] * dim
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if mode == "area" and output_size is None:
+        recompute_scale_factor = True
+    if recompute_scale_factor:
+        output_size = [int(s * f) for s, f in zip(spatial, scale_factors)]
+        scale_factors = None
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires "
+                         "a 4-D tensor as input")
+    if mode == "area" and ndim in (3, 4):
+        pool = adaptive_avg_pool1d if ndim == 3 else adaptive_avg_pool2d
+        return pool(input, output_size)
+    rule = _UPSAMPLE_OPS.get((ndim, mode))
+    if rule is None or antialias:
+        wanted = _MODE_DIMS.get(mode)
+        if wanted is not None and ndim in (3, 4, 5) and ndim != wanted:
+            raise NotImplementedError(f"Got {ndim}D input, but {mode} mode needs {wanted}D input")
+        if antialias or (ndim == 5 and mode in ("nearest", "nearest-exact", "area", "trilinear")) or (
+                ndim == 4 and mode == "lanczos"):
+            raise NotImplementedError(f"interpolate with mode={mode!r}{' and antialias' if antialias else ''} "
+                                      f"is not supported for {ndim}D input")
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {ndim}D) for the "
+                                  f"modes: {_INTERPOLATE_MODES} (got {mode})")
+    if output_size is None:
+        output_size = [math.floor(s * f) for s, f in zip(spatial, scale_factors)]
+    _check_upsample(input, output_size, rule)
+    attrs: dict = {"output_size": tuple(output_size)}
+    scales = scale_factors or [None] * dim
+    if dim == 1:
+        attrs["scales"] = scales[0]
+    else:
+        attrs["scales_h"], attrs["scales_w"] = scales
+    if mode not in ("nearest", "nearest-exact"):
+        attrs["align_corners"] = align_corners
+    return apply(rule, (input,), attrs)
+
+
+def _check_upsample(input: Tensor, output_size: list, rule: Any) -> None:
+    """upsample_1d/2d_common_check, the dtypes the CPU kernels take, and their non-empty input check."""
+    shape = input._data.shape
+    names = ("W",) if len(output_size) == 1 else ("H", "W")
+    if any(s <= 0 for s in shape[2:]) or any(o <= 0 for o in output_size):
+        given = ", ".join(f"{n}: {s}" for n, s in zip(names, shape[2:]))
+        wanted = ", ".join(f"{n}: {o}" for n, o in zip(names, output_size))
+        joint = " and output" if len(names) == 1 else " output"
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({given}){joint} "
+                           f"({wanted})")
+    if 0 in shape[1:]:
+        raise RuntimeError(f"Non-empty {len(shape)}D data tensor expected but got a tensor with sizes {list(shape)}")
+    kind = input._data.dtype
+    nearest = rule.name.startswith("upsample_nearest")
+    if kind.kind != "f" and not (kind == np.uint8 and (nearest or len(names) == 2)):
+        if len(names) == 1:
+            kernel = "compute_indices_weights_nearest" if nearest else "compute_indices_weights_linear"
+        else:
+            kernel = {"upsample_bilinear2d": "upsample_bilinear2d_channels_last",
+                      "upsample_bicubic2d": "compute_indices_weights_cubic"}.get(
+                rule.name, "upsample_nearest2d_channels_last")
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{input.dtype.legacy}\'')
+
+
+def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Tensor:
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
 # --- more losses -------------------------------------------------------------------------------------------
@@ -1206,6 +1413,11 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     attrs = {"target": t.astype(np.int64), "p": p, "margin": margin,
              "weight": None if weight is None else weight._data, "reduction": r}
     return apply(ops.MULTI_MARGIN_LOSS, (input,), attrs)
+
+from engine.nn.attention import (  # noqa: E402
+    _canonical_mask, _in_projection, _in_projection_packed, _mha_shape_check, _none_or_dtype,
+    multi_head_attention_forward, scaled_dot_product_attention,
+)
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in ("annotations", "Any", "np", "math",
                                                                      "warnings", "f", "ops", "apply",

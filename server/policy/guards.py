@@ -64,7 +64,7 @@ SUBMODULE_NAMES: dict[str, frozenset[str] | None] = {
     "nn.functional": None,
     "nn.init": frozenset({"calculate_gain", "constant_", "eye_", "kaiming_normal_", "kaiming_uniform_",
                           "normal_", "ones_", "zeros_", "trunc_normal_", "uniform_", "xavier_normal_",
-                          "xavier_uniform_"}),
+                          "xavier_uniform_", "orthogonal_", "sparse_", "dirac_"}),
     "nn.utils": None,
     "optim": frozenset({"SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",
                         "Rprop", "ASGD", "LBFGS", "SparseAdam", "Optimizer"}),

@@ -788,5 +788,36 @@ CASES: list[tuple[str, str, tuple, dict]] = [
     ("normal_", "T.manual_seed(0)\ny = a * 1\ny.normal_(0.5, 2.0)\nout = y * a", ((3,),), {}),
     ("random_", "T.manual_seed(0)\ny = a * 1\ny.random_()\nout = y * a", ((3,),), {}),
     ("random_to", "T.manual_seed(0)\ny = a * 1\ny.random_(5)\nout = y * a", ((3,),), {}),
-    ("random_from_to", "T.manual_seed(0)\ny = a * 1\ny.random_(2, 5)\nout = y * a", ((3,),), {}),
+    ("random_from_to", "T.manual_seed(0)\ny = a * 1\ny.random_(2, 5)\nout = y * a", ((3,),), {}),    # bernoulli and poisson draws: zero gradients (BernoulliBackward0/1/2, PoissonBackward0)
+    ("bernoulli_", "T.manual_seed(0)\ny = a * 1\ny.bernoulli_(0.3)\nout = y * a", ((2, 3),), {}),
+    ("bernoulli_tensor_", "T.manual_seed(0)\ny = a * 1\ny.bernoulli_(b.sigmoid())\nout = y * a + b",
+     ((2, 3), (3,)), {}),
+    ("bernoulli", "T.manual_seed(0)\nout = T.bernoulli(a.sigmoid()) * a", ((2, 3),), {}),
+    ("poisson", "T.manual_seed(0)\nout = T.poisson(a * a * 20) * a", ((2, 3),), {}),
+    # interpolation (upsample_* and, under create_graph, upsample_*_backward)
+    ("interpolate_nearest1d", "out = F.interpolate(a, scale_factor=1.7)", ((2, 2, 3),), {}),
+    ("interpolate_nearest_exact1d", "out = F.interpolate(a, size=5, mode='nearest-exact')", ((1, 2, 3),), {}),
+    ("interpolate_linear1d", "out = F.interpolate(a, scale_factor=2.5, mode='linear')", ((1, 2, 3),), {}),
+    ("interpolate_linear1d_corners", "out = F.interpolate(a, size=4, mode='linear', align_corners=True)",
+     ((2, 1, 3),), {}),
+    ("interpolate_nearest2d", "out = F.interpolate(a, size=(3, 5))", ((1, 2, 2, 3),), {}),
+    ("interpolate_nearest_exact2d", "out = F.interpolate(a, scale_factor=(1.5, 0.7), mode='nearest-exact')",
+     ((1, 1, 3, 4),), {}),
+    ("interpolate_bilinear2d", "out = F.interpolate(a, scale_factor=1.5, mode='bilinear')", ((1, 2, 2, 3),), {}),
+    ("interpolate_bilinear2d_corners", "out = T.nn.UpsamplingBilinear2d(size=(3, 4))(a)", ((1, 1, 2, 3),), {}),
+    ("interpolate_bicubic2d", "out = F.interpolate(a, size=(4, 3), mode='bicubic')", ((1, 1, 3, 3),), {}),
+    ("interpolate_bicubic2d_corners", "out = F.interpolate(a, scale_factor=1.4, mode='bicubic', "
+     "align_corners=True)", ((1, 1, 3, 2),), {}),
+    ("interpolate_bilinear2d_grad", f"out = {GRAD}((F.interpolate(a, size=(3, 4), mode='bilinear') ** 2).sum(), "
+     "a, create_graph=True)[0]", ((1, 1, 2, 3),), {}),
+    # attention
+    ("sdpa_flash", "out = F.scaled_dot_product_attention(a, b, c, is_causal=True)",
+     ((1, 2, 3, 2), (1, 2, 3, 2), (1, 2, 3, 2)), {}),
+    ("sdpa_flash_mask", "out = F.scaled_dot_product_attention(a, b, c, attn_mask=T.tensor([[True, False], "
+     "[True, True], [False, True]]), scale=0.7)", ((2, 1, 3, 2), (2, 1, 2, 2), (2, 1, 2, 3)), {}),
+    ("sdpa_math", "out = F.scaled_dot_product_attention(a, b, c, attn_mask=T.tensor([[0.5, -1.0], [0.0, 2.0]]))",
+     ((2, 2, 3), (2, 2, 3), (2, 2, 3)), {}),
+    ("multihead_attention", "T.manual_seed(0)\nm = T.nn.MultiheadAttention(4, 2).to(a.dtype)\n"
+     "out = sum(m(a, b, b, key_padding_mask=T.tensor([[False, True]]))[0] + m(a, b, b, need_weights=False)[0])",
+     ((3, 1, 4), (2, 1, 4)), {}),
 ]
