@@ -60,6 +60,10 @@ def _numel(a: Any) -> int:
     return a.size if type(a) is _NDARRAY else int(np.size(a))
 
 
+def _no_strides(a: Any) -> tuple[int, ...]:
+    return ()
+
+
 _STRIDES: dict[tuple, tuple[int, ...]] = {}  # (byte strides, itemsize) -> strides in elements
 
 
@@ -173,7 +177,10 @@ class Rule:
                 if slot in wanted:
                     entries.append((slot, _INPUT, self.inputs.index(slot)))
             elif slot in self.derive:  # attributes and sizes are always kept, like PyTorch's node attrs
-                entries.append((slot, _DERIVED, self.derive[slot]))
+                fn, index = self.derive[slot]
+                if slot.endswith("_sym_strides") and not (mask >> index & 1 or self.save_always):
+                    fn = _no_strides  # but an input's strides only when its own gradient is computed
+                entries.append((slot, _DERIVED, (fn, index)))
             else:
                 entries.append((slot, _ATTR, None))
         return tuple(entries), tuple(slot for slot, kind, _ in entries if kind in (_OUTPUT, _INPUT))

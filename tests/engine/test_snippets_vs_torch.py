@@ -520,6 +520,15 @@ except RuntimeError as e:
 with torch.no_grad():
     v = (a * 1)[:1]
 """,
+    "mm_saved_strides_per_input": """
+a = torch.ones(2, 3)
+b = torch.ones(3, 4, requires_grad=True)
+for y in (a @ b, b.t() @ a.t(), torch.addmm(torch.zeros(4), a, b), torch.addmm(torch.zeros(2), b.t(), a.t()),
+          torch.nn.functional.linear(a, b.t()), b.t() @ b):
+    names = ("self", "mat2") if type(y.grad_fn).__name__ == "MmBackward0" else ("mat1", "mat2")
+    print(type(y.grad_fn).__name__, [(getattr(y.grad_fn, f"_saved_{n}_sym_sizes"),
+                                      getattr(y.grad_fn, f"_saved_{n}_sym_strides")) for n in names])
+""",
     "hooks_on_outputs_without_grad": """
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 a, b, c = (x * 1).unbind()
