@@ -108,3 +108,6 @@ def can_cast(from_: dtype, to: dtype) -> bool:  # PyTorch names the first parame
     from engine import dtypes as _dtypes
 
     return _dtypes.can_cast(from_.np, to.np)
+
+
+from engine.nn import modules as _nn_modules  # noqa: E402,F401 - torch.nn.modules.module (global module hooks)
