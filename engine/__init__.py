@@ -14,7 +14,7 @@ from engine.dtypes import (
     bool_ as bool,  # noqa: A001
     device,
     dtype,
-    float16, float32, float64, int8, int16, int32, int64, uint8,
+    bfloat16, float16, float32, float64, int8, int16, int32, int64, uint8,
 )
 from engine.functions import (  # noqa: A004 - PyTorch's names shadow builtins on purpose
     abs, acos, add, addmm, all, allclose, amax, amin, any, arccos, arcsin, arctan, argmax, argmin,

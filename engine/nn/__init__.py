@@ -8,7 +8,7 @@ import warnings
 from collections import OrderedDict
 from typing import Any, Iterator
 
-from engine import creation
+from engine import creation, dtypes
 from engine import functions as _f
 from engine.grad_mode import no_grad
 from engine.node import RemovableHandle, add_hook
@@ -353,7 +353,7 @@ class Module:
         with no_grad():
             for k, v in state_dict.items():
                 if k in own:
-                    own[k]._data[...] = v._data
+                    dtypes.write(own[k]._data, v._data)
                     own[k]._vc[0] += 1
         return _IncompatibleKeys(missing, unexpected)
 
@@ -366,7 +366,7 @@ class Module:
                 target = a
         if target is not None:
             for p in self.parameters():
-                p._data = p._data.astype(target.np)
+                p._data = dtypes.cast(p._data, target.np)
         return self
 
     def double(self) -> "Module":
@@ -378,6 +378,16 @@ class Module:
         from engine import dtypes
 
         return self.to(dtypes.float32)
+
+    def half(self) -> "Module":
+        from engine import dtypes
+
+        return self.to(dtypes.float16)
+
+    def bfloat16(self) -> "Module":
+        from engine import dtypes
+
+        return self.to(dtypes.bfloat16)
 
     def cpu(self) -> "Module":
         return self
