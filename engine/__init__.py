@@ -111,3 +111,7 @@ def can_cast(from_: dtype, to: dtype) -> bool:  # PyTorch names the first parame
 
 
 from engine.nn import modules as _nn_modules  # noqa: E402,F401 - torch.nn.modules.module (global module hooks)
+
+from engine import outarg as _outarg  # noqa: E402
+
+_outarg.install(globals())  # out= on the functions that take it in PyTorch
