@@ -57,6 +57,7 @@ from engine.grad_mode import (
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
 )
 from engine.printing import set_printoptions
+from engine.serialization import load, save
 from engine.tensor import Parameter, Size, Tensor
 
 half, float, double = float16, float32, float64  # noqa: A001
