@@ -49,7 +49,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         raise ValueError(_BYTE_ORDER)
     if type(data) is np.ndarray and dtype is None and data.dtype.kind in "fiub":
         return _finish(np.array(data), requires_grad)  # NumPy data keeps its dtype, as in PyTorch
-    if isinstance(data, Tensor) and data._requires_grad:
+    if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
             "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
@@ -62,8 +62,8 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     except ValueError:
         _check_ragged(data)
         raise
-    if np_dtype is None and isinstance(data, (np.ndarray, np.generic)) and array.dtype.kind in "fiub":
-        return _finish(array, requires_grad)  # NumPy data keeps its dtype, as in PyTorch
+    if np_dtype is None and isinstance(data, (np.ndarray, np.generic, Tensor)) and array.dtype.kind in "fiub":
+        return _finish(array, requires_grad)  # NumPy data and tensors keep their dtype, as in PyTorch
     if np_dtype is None and isinstance(data, (list, tuple)) and array.dtype.kind in "fiub":
         inferred = _sequence_dtype(data)
         if inferred is not None:

@@ -253,6 +253,8 @@ print(torch.zeros(3, dtype=torch.bfloat16), torch.full((2,), 1 / 3, dtype=torch.
 print(torch.arange(0, 1, 0.3, dtype=torch.bfloat16), torch.linspace(0, 1, 4, dtype=torch.bfloat16))
 print(torch.linspace(-5.5, 2.25, 13, dtype=torch.bfloat16), torch.linspace(0.1, 3.7, 9, dtype=torch.bfloat16))
 print(torch.tensor([float("nan"), float("inf"), 3.4e38, 1e-40], dtype=torch.bfloat16))
+for d in (torch.bfloat16, torch.float64, torch.int32, torch.float16, torch.bool, torch.float32):
+    print(torch.tensor(torch.ones(2, dtype=d)), torch.tensor([torch.tensor(1.5, dtype=d)]).dtype)
 """,
     "bfloat16_arithmetic_rounded": """
 x = torch.tensor([[0.3, -1.7, 2.2], [4.1, -0.05, 0.9]], dtype=torch.bfloat16)
