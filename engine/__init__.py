@@ -14,7 +14,7 @@ from engine.dtypes import (
     bool_ as bool,  # noqa: A001
     device,
     dtype,
-    float16, float32, float64, int8, int16, int32, int64, uint8,
+    bfloat16, float16, float32, float64, int8, int16, int32, int64, uint8,
 )
 from engine.functions import (  # noqa: A004 - PyTorch's names shadow builtins on purpose
     abs, acos, add, addmm, all, allclose, amax, amin, any, arccos, arcsin, arctan, argmax, argmin,
@@ -57,6 +57,7 @@ from engine.grad_mode import (
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
 )
 from engine.printing import set_printoptions
+from engine.serialization import load, save
 from engine.tensor import Parameter, Size, Tensor
 
 half, float, double = float16, float32, float64  # noqa: A001
@@ -115,3 +116,9 @@ from engine.nn.functional import _vf_feature_alpha_dropout as feature_alpha_drop
 from engine.nn.functional import _vf_feature_alpha_dropout_ as feature_alpha_dropout_  # noqa: E402
 from engine.nn.functional import _vf_feature_dropout as feature_dropout, _vf_feature_dropout_ as feature_dropout_  # noqa: E402
 from engine.nn.functional import conv_transpose1d, conv_transpose2d  # noqa: E402
+
+from engine.nn import modules as _nn_modules  # noqa: E402,F401 - torch.nn.modules.module (global module hooks)
+
+from engine import outarg as _outarg  # noqa: E402
+
+_outarg.install(globals())  # out= on the functions that take it in PyTorch

@@ -12,6 +12,8 @@ from engine.tensor import Tensor
 
 
 def _finish(array: np.ndarray, requires_grad: bool, source: Any = None) -> Tensor:
+    if array.dtype.byteorder == ">":  # bfloat16 (see dtypes.BF16)
+        array = dtypes.round_bf16(array)
     t = Tensor._make(array)
     if requires_grad:
         if array.dtype.kind != "f":
@@ -38,10 +40,16 @@ def _unwrap(data: Any) -> Any:
     return data
 
 
+_BYTE_ORDER = ("given numpy array has byte order different from the native byte order. Conversion between "
+               "byte orders is currently not supported.")
+
+
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    if isinstance(data, np.ndarray) and data.dtype.byteorder == ">":
+        raise ValueError(_BYTE_ORDER)
     if type(data) is np.ndarray and dtype is None and data.dtype.kind in "fiub":
         return _finish(np.array(data), requires_grad)  # NumPy data keeps its dtype, as in PyTorch
-    if isinstance(data, Tensor) and data._requires_grad:
+    if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
             "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
@@ -54,8 +62,8 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     except ValueError:
         _check_ragged(data)
         raise
-    if np_dtype is None and isinstance(data, (np.ndarray, np.generic)) and array.dtype.kind in "fiub":
-        return _finish(array, requires_grad)  # NumPy data keeps its dtype, as in PyTorch
+    if np_dtype is None and isinstance(data, (np.ndarray, np.generic, Tensor)) and array.dtype.kind in "fiub":
+        return _finish(array, requires_grad)  # NumPy data and tensors keep their dtype, as in PyTorch
     if np_dtype is None and isinstance(data, (list, tuple)) and array.dtype.kind in "fiub":
         inferred = _sequence_dtype(data)
         if inferred is not None:
@@ -210,6 +218,14 @@ def _linspace(start: Any, end: Any, steps: int, np_dtype: np.dtype) -> np.ndarra
         step = (last - first) / np.float16(steps - 1)
         idx = np.arange(steps).astype(np.float16)
         return np.concatenate([first + step * idx[:half], last - step * (np.float16(steps - 1) - idx[half:])])
+    if np_dtype == dtypes.BF16:  # c10::BFloat16 rounds after every operation too
+        r, f32 = dtypes.round_bf16, np.float32
+        first, last = r(first).astype(f32), r(last).astype(f32)
+        step = r(r(last - first).astype(f32) / f32(steps - 1)).astype(f32)
+        idx = np.arange(steps, dtype=f32)
+        low = first + r(step * idx[:half]).astype(f32)
+        high = last - r(step * (f32(steps - 1) - idx[half:])).astype(f32)
+        return r(np.concatenate([low, high]))
     if np_dtype.kind == "f":
         step = (last - first) / np_dtype.type(steps - 1)
     else:
@@ -335,7 +351,7 @@ def fill_random_(t: Tensor, values: np.ndarray, kind: str) -> Tensor:
         from engine import ops
 
         return _inplace(t, ops.TABLE[kind], (), {"values": values})
-    t._data[...] = values
+    dtypes.write(t._data, values)
     t._vc[0] += 1
     if observe.current is not None:
         observe.current.inplace_applied(t, None)
@@ -562,6 +578,8 @@ def empty_like(input: Tensor, dtype: Any = None, requires_grad: bool = False, **
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
+    if isinstance(array, np.ndarray) and array.dtype.byteorder == ">":
+        raise ValueError(_BYTE_ORDER)
     return _finish(np.asarray(array), False)
 
 

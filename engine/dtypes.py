@@ -34,14 +34,48 @@ int16 = dtype("int16", np.int16, "Short", "short int")
 int32 = dtype("int32", np.int32, "Int", "int")
 int64 = dtype("int64", np.int64, "Long", "long int")
 bool_ = dtype("bool", np.bool_, "Bool", "bool")
+# NumPy has no bfloat16: its tensors hold float32 values rounded to bfloat16 (see round_bf16), in
+# the big-endian float32 dtype, which tells them apart from float32 ones and which nothing else
+# uses (from_numpy refuses non-native byte orders, as PyTorch does). NumPy computes on them in
+# float32 and returns native float32; results of bfloat16 ops are rounded back (rules.apply).
+BF16 = np.dtype(">f4")
+bfloat16 = dtype("bfloat16", BF16, "BFloat16", "c10::BFloat16")
+bfloat16.itemsize = 2
 
-ALL = (float16, float32, float64, int8, uint8, int16, int32, int64, bool_)
+ALL = (float16, float32, float64, int8, uint8, int16, int32, int64, bool_, bfloat16)
 _BY_NP = {d.np: d for d in ALL}
 ALIASES = {
     "half": float16, "float": float32, "double": float64, "short": int16,
     "int": int32, "long": int64, "bool": bool_,
 }
 default_float = float32
+
+
+def round_bf16(a: Any) -> np.ndarray:
+    """Values rounded to bfloat16 as PyTorch rounds them (through float32, then to nearest, ties
+    to even, on the upper 16 bits; NaN becomes the quiet NaN): a new array of dtype BF16."""
+    f = np.array(a, dtype=np.float32)  # a native copy (from float64: rounded to float32 first, as c10 does)
+    bits = f.view(np.uint32)
+    bits += np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))  # NaN is fixed below
+    bits &= np.uint32(0xFFFF0000)
+    nan = np.isnan(np.asarray(a, dtype=np.float32))
+    if nan.any():
+        f[nan] = np.uint32(0x7FC00000).view(np.float32)
+    return f.astype(BF16)
+
+
+def cast(a: np.ndarray, np_dtype: np.dtype) -> np.ndarray:
+    """`a` as `np_dtype` (a new array), rounded when that is bfloat16."""
+    if np_dtype == BF16:
+        return round_bf16(a)
+    return np.asarray(a).astype(np_dtype)
+
+
+def write(dst: np.ndarray, src: Any) -> None:
+    """np.copyto(dst, src) with unsafe casting, rounding to bfloat16 when `dst` holds bfloat16."""
+    if dst.dtype == BF16:
+        src = round_bf16(src)
+    np.copyto(dst, src, casting="unsafe")
 
 
 def from_numpy(np_dtype: np.dtype) -> dtype:

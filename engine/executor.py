@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from engine import grad_mode, observe
+from engine import dtypes, grad_mode, observe
 from engine.node import AccumulateGrad, Node
 from engine.rules import SCALAR_PLANS, backward_node
 from engine.tensor import Tensor
@@ -245,7 +245,7 @@ class Pass:
                         nr = nrs[i]
                         if nr < len(slots):
                             previous = slots[nr]
-                            slots[nr] = g if previous is None else previous + g
+                            slots[nr] = g if previous is None else _sum(previous, g)
                         else:
                             slots += [None] * (nr - len(slots)) + [g]
                         if not left:  # ready: out of the buffers (the heap below puts it back)
@@ -450,10 +450,19 @@ def _complete(grads: list) -> bool:
     return True
 
 
+def _sum(a: Any, b: Any) -> Any:
+    """Two gradients of one output added up; bfloat16 ones (arrays: NumPy adds them in float32) rounded
+    to bfloat16, as PyTorch adds them."""
+    total = a + b
+    if type(a) is np.ndarray and a.dtype is not _F32 and a.dtype.byteorder == ">":
+        return dtypes.round_bf16(total)
+    return total
+
+
 def _buffer_total(buffers: dict, node: Node, nr: int, grad: Any) -> Any:
     slots = buffers.get(node)
     previous = slots[nr] if slots is not None and nr < len(slots) else None
-    return grad if previous is None else previous + grad
+    return grad if previous is None else _sum(previous, grad)
 
 
 def _add(buffers: dict, node: Node, nr: int, grad: Any) -> None:
@@ -461,7 +470,7 @@ def _add(buffers: dict, node: Node, nr: int, grad: Any) -> None:
     if slots is None:
         n = len(node._out_meta) if not isinstance(node, AccumulateGrad) and node._out_meta else 1
         slots = buffers[node] = [None] * max(n, nr + 1)
-    slots[nr] = grad if slots[nr] is None else slots[nr] + grad
+    slots[nr] = grad if slots[nr] is None else _sum(slots[nr], grad)
 
 
 def _materialize(node: Node, grads: list, create_graph: bool) -> list:
@@ -537,11 +546,15 @@ def _accumulate(node: AccumulateGrad, grad: Any, create_graph: bool, obs: Any, u
             if unshared and _own_array(array, dtype):
                 leaf._grad = Tensor._make(array)
             else:
-                leaf._grad = Tensor._make(np.array(array, dtype=dtype, copy=True))
+                leaf._grad = Tensor._make(dtypes.cast(array, dtype) if dtype == dtypes.BF16
+                                          else np.array(array, dtype=dtype, copy=True))
         else:
             if obs is not None:
                 before = Tensor._make(before._data.copy())
-            np.add(leaf._grad._data, array, out=leaf._grad._data, casting="unsafe")
+            if dtype == dtypes.BF16:
+                dtypes.write(leaf._grad._data, leaf._grad._data + array)
+            else:
+                np.add(leaf._grad._data, array, out=leaf._grad._data, casting="unsafe")
             leaf._grad._vc[0] += 1
     if obs is not None:
         obs.grad_accumulated(node, leaf, before, grad, leaf._grad)

@@ -661,7 +661,7 @@ def _inplace(self: Tensor, rule: Any, others: tuple, attrs: dict | None = None) 
     with _quiet():
         out = apply(rule, (before, *others), attrs)
     _check_result_cast(rule, out._data, self)
-    np.copyto(self._data, out._data, casting="unsafe")
+    dtypes.write(self._data, out._data)
     self._vc[0] += 1
     node = out.grad_fn
     if node is not None and node._saved:
@@ -722,7 +722,7 @@ def _write(self: Tensor, rule: Any, others: tuple, attrs: dict | None) -> None:
     out = _as_result(out, wide)
     if out.dtype is not self._data.dtype:
         _check_result_cast(rule, out, self)
-    np.copyto(self._data, out, casting="unsafe")
+    dtypes.write(self._data, out)
 
 
 _F64 = np.dtype(np.float64)
@@ -834,6 +834,8 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
     )
     if not tracked:
         v = value._data if isinstance(value, Tensor) else value
+        if self._data.dtype == dtypes.BF16:
+            v = dtypes.round_bf16(v)
         if not builtins.any(_is_advanced(k) for k in (key if isinstance(key, tuple) else (key,))) and _overlaps(
                 self._data[_index_key(key)]):
             raise RuntimeError(messages.INTERNAL_OVERLAP)  # a copy_ into an expanded region
@@ -1622,7 +1624,7 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         return input
     if np_dtype.kind == "f" and input._requires_grad:
         return apply(ops.TO_COPY, (input,), {"dtype": np_dtype, "self_dtype": input._data.dtype})
-    return _constant(input._data.astype(np_dtype))
+    return _constant(dtypes.cast(input._data, np_dtype))
 
 
 def type_as(input: Tensor, other: Tensor) -> Tensor:

@@ -171,6 +171,7 @@ METHODS = {
     "tril": f.tril, "triu": f.triu, "repeat_interleave": f.repeat_interleave,
     "clone": f.clone, "to": f.to, "type": _type, "type_as": f.type_as,
     "double": _convert("float64"), "float": _convert("float32"), "half": _convert("float16"),
+    "bfloat16": _convert("bfloat16"),
     "long": _convert("int64"), "int": _convert("int32"), "short": _convert("int16"),
     "bool": _convert("bool_"), "byte": _convert("uint8"), "cpu": _cpu, "cuda": _cpu,
     "get_device": _get_device,

@@ -412,6 +412,7 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
     mask = 0
     bit = 1
     wide = rule.exact_dtype
+    bf16 = False
     for x in inputs:
         if isinstance(x, Tensor):
             a = x._data
@@ -428,14 +429,19 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
             else:
                 targets.append(None)
             shapes.append(a.shape)
-            if not wide and a.dtype is not _F32 and a.dtype == _F64:
-                wide = True
+            if a.dtype is not _F32:
+                if a.dtype.byteorder == ">":  # bfloat16 (see dtypes.BF16)
+                    bf16 = True
+                elif not wide and a.dtype == _F64:
+                    wide = True
         else:
             a = x
             targets.append(None)
             if type(a) is _NDARRAY:
                 shapes.append(a.shape)
-                if not wide and a.dtype == _F64:
+                if a.dtype.byteorder == ">":
+                    bf16 = True
+                elif not wide and a.dtype == _F64:
                     wide = True
             else:
                 shapes.append(np.shape(a))
@@ -450,10 +456,14 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
     inference = state.inference
     single = rule.outputs == 1
     if single:
-        result = _new_tensor(_as_result(out, wide), inference)
+        data = _as_result(out, wide)
+        if data.dtype is not _F32 or bf16:
+            data = _bf16_result(rule, data, arrays, attrs, bf16)
+        result = _new_tensor(data, inference)
         results: tuple = (result,)
     else:
-        results = tuple(_new_tensor(_as_result(o, wide), inference) for o in out)
+        results = tuple(_new_tensor(_bf16_result(rule, _as_result(o, wide), arrays, attrs, bf16), inference)
+                        for o in out)
         result = results
     if rule.view:
         source = inputs[0]
@@ -489,8 +499,9 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
         )
         if attrs:
             node._attrs = attrs
-        if rule.promotes and promoted is not None:
-            # PyTorch hands each input a gradient of its own dtype (see cast_grads)
+        if (rule.promotes and promoted is not None) or bf16:
+            # PyTorch hands each input a gradient of its own dtype (see cast_grads); bfloat16
+            # gradients are rounded there, as each of PyTorch's backward kernels rounds its result
             node._attrs = {**(attrs or {}), GRAD_DTYPES: tuple(
                 x._data.dtype if isinstance(x, Tensor) else None for x in inputs)}
         if single:
@@ -559,6 +570,21 @@ def _new_tensor(data: np.ndarray, inference: bool) -> Tensor:
     t._accumulator = None
     t._extra = TensorExtras(inference=True) if inference else None
     return t
+
+
+def _bf16_result(rule: Rule, data: np.ndarray, arrays: Sequence, attrs: dict | None, bf16: bool) -> np.ndarray:
+    """A result rounded to bfloat16 where PyTorch's is bfloat16: a float result of an op whose
+    operands promote to bfloat16 (NumPy computed it in float32), or a new bfloat16 array (a
+    conversion). Views keep their base's (already rounded) values."""
+    dt = data.dtype
+    if dt.kind != "f" or rule.view:
+        return data
+    if dt.byteorder == ">":
+        return _dtypes.round_bf16(data)
+    if bf16 and dt.itemsize == 4 and not (attrs and attrs.get("dtype") is not None):
+        if _dtypes.result_type_np(arrays) == _dtypes.BF16:
+            return _dtypes.round_bf16(data)
+    return data
 
 
 def _as_result(out: Any, wide: bool) -> np.ndarray:
@@ -899,7 +925,7 @@ def cast_grads(grads: Sequence, dtypes: tuple) -> tuple:
                 if g._data.dtype != want:
                     g = g.to(_dtypes.from_numpy(want))
             elif g.dtype != want:
-                g = np.asarray(g).astype(want)
+                g = _dtypes.cast(g, want)
         out.append(g)
     return tuple(out)
 

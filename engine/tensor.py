@@ -133,7 +133,7 @@ class Tensor(metaclass=_TorchClass):
     nelement = numel
 
     def element_size(self) -> int:
-        return int(self._data.itemsize)
+        return self.dtype.itemsize  # bfloat16's 2, though its values are kept as float32
 
     @property
     def device(self) -> dtypes.device:

@@ -352,3 +352,40 @@ def test_what_tutorials_do_with_those_objects_still_works():
               "md = torch.nn.ModuleDict({'fc': torch.nn.Linear(1, 1)})\nmd['act'] = torch.nn.ReLU()\n"
               "print(list(md), dict.fromkeys('ab'), str.upper('x'), list.copy([1]))")
     assert out == ("3 cpu\n<class 'torch.dtype'> True True\n['fc', 'act'] {'a': None, 'b': None} X [1]\n")
+
+
+# --- io: in-memory files for torch.save / torch.load, and nothing else of the io module -------------------
+def test_io_gives_in_memory_files_for_save_and_load():
+    out = run("import io\nimport torch\nfrom io import BytesIO, StringIO\nb = io.BytesIO()\n"
+              "torch.save({'w': torch.ones(2), 'n': 3}, b)\nb.seek(0)\nprint(torch.load(b), type(b))\n"
+              "s = StringIO()\ns.write('hi')\nprint(s.getvalue(), b.tell() > 0, BytesIO(b'ab').read(1))\n"
+              "with io.BytesIO() as f:\n    torch.save([torch.zeros(1)], f)\n    f.seek(0)\n    print(torch.load(f))")
+    assert out == ("{'w': tensor([1., 1.]), 'n': 3} <class '_io.BytesIO'>\nhi True b'a'\n[tensor([0.])]\n")
+
+
+@pytest.mark.parametrize("code", [
+    "print(io.open)", "print(io.FileIO)", "print(io.TextIOWrapper)", "print(io.open_code)", "print(io.IOBase)",
+    "print(io.BufferedReader)", "b = io.BytesIO()\nprint(b.getbuffer())", "b = io.BytesIO()\nprint(b.fileno())",
+    "b = io.BytesIO()\nb.readinto(bytes(2))", "b = io.BytesIO()\nprint(b.detach())", "print(io.BytesIO.read)",
+    "print(io.BytesIO.getbuffer)", "print(io.StringIO.closed)", "b = io.BytesIO()\nb.name = 'x'",
+    "s = io.StringIO()\nprint(s.buffer)", "class F(io.BytesIO):\n    pass", "io.BytesIO = None",
+    "from io import open", "from io import FileIO",
+])
+def test_io_reaches_nothing_but_in_memory_files(code):
+    with pytest.raises((PolicyError, AttributeError, ImportError, TypeError)):
+        run("import io\n" + code)
+
+
+@pytest.mark.parametrize("code", ["import io.open", "from io.x import y", "import _io", "import _pyio", "import pickle"])
+def test_only_the_io_module_itself_is_importable(code):
+    with pytest.raises(PolicyError):
+        compile_snippet(code)
+
+
+def test_torch_load_refuses_files_and_foreign_data():
+    for code in ("torch.save(torch.ones(1), 'x.pt')", "torch.load('x.pt')"):
+        with pytest.raises(RuntimeError, match="file paths are not available"):
+            run("import torch\n" + code)
+    with pytest.raises(Exception) as info:  # a pickle stream: refused, never unpickled
+        run("import torch, io\ntorch.load(io.BytesIO(b'cbuiltins\\nprint\\n(S\"pwned\"\\ntR.'))")
+    assert type(info.value).__name__ == "UnpicklingError"

@@ -8,7 +8,7 @@ import warnings
 from collections import OrderedDict
 from typing import Any, Iterator
 
-from engine import creation
+from engine import creation, dtypes
 from engine import functions as _f
 from engine.grad_mode import no_grad
 from engine.node import RemovableHandle, add_hook
@@ -54,37 +54,66 @@ class Module:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         hooks = self.__dict__.get("_forward_hooks_by_kind")
-        if not hooks:
+        if not hooks and not (_global_forward_hooks["pre"] or _global_forward_hooks["post"]):
             return self.forward(*args, **kwargs)
-        for hook in list(hooks["pre"].values()):
-            result = hook(self, args)
-            if result is not None:
-                args = result if isinstance(result, tuple) else (result,)
-        backward_hook = None
-        if hooks["backward"] or hooks["backward_pre"]:
-            from engine.utils.hooks import BackwardHook
+        if not hooks:
+            hooks = _NO_HOOKS
+        result = None
+        called: set = set()  # always_call hooks that ran
+        try:
+            for key, hook in (*_global_forward_hooks["pre"].items(), *hooks["pre"].items()):
+                if key in hooks["with_kwargs"]:
+                    new = hook(self, args, kwargs)
+                    if new is not None:
+                        if not (isinstance(new, tuple) and len(new) == 2):
+                            raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, "
+                                               f"new_kwargs), but got {new}.")
+                        args, kwargs = new
+                else:
+                    new = hook(self, args)
+                    if new is not None:
+                        args = new if isinstance(new, tuple) else (new,)
+            backward_hook = None
+            if hooks["backward"] or hooks["backward_pre"]:
+                from engine.utils.hooks import BackwardHook
 
-            backward_hook = BackwardHook(self, list(hooks["backward"].values()), list(hooks["backward_pre"].values()))
-            args = backward_hook.setup_input_hook(args)
-        output = self.forward(*args, **kwargs)
-        for hook in list(hooks["post"].values()):
-            result = hook(self, args, output)
-            if result is not None:
-                output = result
-        if backward_hook is not None:
-            outputs = backward_hook.setup_output_hook(output if isinstance(output, tuple) else (output,))
-            output = outputs if isinstance(output, tuple) else outputs[0]
-        if hooks["legacy"]:
-            _attach_legacy_backward_hooks(self, list(hooks["legacy"].values()), args, output)
-        return output
+                backward_hook = BackwardHook(self, list(hooks["backward"].values()),
+                                             list(hooks["backward_pre"].values()))
+                args = backward_hook.setup_input_hook(args)
+            result = self.forward(*args, **kwargs)
+            for key, hook in (*_global_forward_hooks["post"].items(), *hooks["post"].items()):
+                if key in hooks["always"] or key in _global_forward_hooks["always"]:
+                    called.add(key)
+                if key in hooks["with_kwargs"] or key in _global_forward_hooks["with_kwargs"]:
+                    new = hook(self, args, kwargs, result)
+                else:
+                    new = hook(self, args, result)
+                if new is not None:
+                    result = new
+            if backward_hook is not None:
+                outputs = backward_hook.setup_output_hook(result if isinstance(result, tuple) else (result,))
+                result = outputs if isinstance(result, tuple) else outputs[0]
+            if hooks["legacy"]:
+                _attach_legacy_backward_hooks(self, list(hooks["legacy"].values()), args, result)
+            return result
+        except Exception:
+            # torch runs the always_call forward hooks that did not run yet, then re-raises
+            result = _call_always_hooks(self, _global_forward_hooks, "global module", called, args, kwargs, result)
+            _call_always_hooks(self, hooks, "module", called, args, kwargs, result)
+            raise
 
-    def register_forward_pre_hook(self, hook: Any, *, prepend: bool = False) -> RemovableHandle:
-        """hook(module, args) runs before forward; a value it returns replaces the arguments."""
-        return self._add_forward_hook("pre", hook, prepend)
+    def register_forward_pre_hook(self, hook: Any, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """hook(module, args) runs before forward; a value it returns replaces the arguments. With
+        `with_kwargs`, hook(module, args, kwargs) may return a new (args, kwargs)."""
+        return self._add_forward_hook("pre", hook, prepend, with_kwargs=with_kwargs)
 
-    def register_forward_hook(self, hook: Any, *, prepend: bool = False) -> RemovableHandle:
-        """hook(module, args, output) runs after forward; a value it returns replaces the output."""
-        return self._add_forward_hook("post", hook, prepend)
+    def register_forward_hook(self, hook: Any, *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False) -> RemovableHandle:
+        """hook(module, args, output) (or hook(module, args, kwargs, output) with `with_kwargs`) runs
+        after forward; a value it returns replaces the output. `always_call` hooks also run when
+        forward raises."""
+        return self._add_forward_hook("post", hook, prepend, with_kwargs=with_kwargs, always_call=always_call)
 
     def register_full_backward_hook(self, hook: Any, prepend: bool = False) -> RemovableHandle:
         """hook(module, grad_input, grad_output) runs when the gradients of the module's inputs are
@@ -112,12 +141,14 @@ class Module:
         a tuple it returns replaces grad_output."""
         return self._add_forward_hook("backward_pre", hook, prepend)
 
-    def _add_forward_hook(self, kind: str, hook: Any, prepend: bool) -> RemovableHandle:
+    def _add_forward_hook(self, kind: str, hook: Any, prepend: bool, with_kwargs: bool = False,
+                          always_call: bool = False) -> RemovableHandle:
         """All of a module's call hooks in one dict, so that a call without hooks checks only it."""
-        hooks = self.__dict__.setdefault("_forward_hooks_by_kind", {
-            "pre": OrderedDict(), "post": OrderedDict(), "backward": OrderedDict(),
-            "backward_pre": OrderedDict(), "legacy": OrderedDict()})
-        return add_hook(hooks[kind], hook, prepend)
+        hooks = self.__dict__.get("_forward_hooks_by_kind")
+        if hooks is None:
+            hooks = _new_hook_registry()
+            object.__setattr__(self, "_forward_hooks_by_kind", hooks)
+        return _register_call_hook(hooks, kind, hook, prepend, with_kwargs, always_call)
 
     # --- attribute registry -------------------------------------------------------------
     def __setattr__(self, name: str, value: Any) -> None:
@@ -324,7 +355,7 @@ class Module:
         with no_grad():
             for k, v in state_dict.items():
                 if k in own:
-                    own[k]._data[...] = v._data
+                    dtypes.write(own[k]._data, v._data)
                     own[k]._vc[0] += 1
         return _IncompatibleKeys(missing, unexpected)
 
@@ -337,7 +368,7 @@ class Module:
                 target = a
         if target is not None:
             for p in self.parameters():
-                p._data = p._data.astype(target.np)
+                p._data = dtypes.cast(p._data, target.np)
         return self
 
     def double(self) -> "Module":
@@ -349,6 +380,16 @@ class Module:
         from engine import dtypes
 
         return self.to(dtypes.float32)
+
+    def half(self) -> "Module":
+        from engine import dtypes
+
+        return self.to(dtypes.float16)
+
+    def bfloat16(self) -> "Module":
+        from engine import dtypes
+
+        return self.to(dtypes.bfloat16)
 
     def cpu(self) -> "Module":
         return self
@@ -374,6 +415,59 @@ class Module:
 
     def __dir__(self) -> list:
         return sorted(set(super().__dir__()) | set(self._parameters) | set(self._modules))
+
+
+def _new_hook_registry() -> dict:
+    """A module's (or the global) call hooks by kind, and the ids of hooks taking kwargs or always called."""
+    return {"pre": OrderedDict(), "post": OrderedDict(), "backward": OrderedDict(), "backward_pre": OrderedDict(),
+            "legacy": OrderedDict(), "with_kwargs": set(), "always": set()}
+
+
+def _register_call_hook(hooks: dict, kind: str, hook: Any, prepend: bool, with_kwargs: bool,
+                        always_call: bool) -> RemovableHandle:
+    handle = add_hook(hooks[kind], hook, prepend)
+    if with_kwargs:
+        hooks["with_kwargs"].add(handle.id)
+    if always_call:
+        hooks["always"].add(handle.id)
+    return handle
+
+
+def _call_always_hooks(module: Module, hooks: dict, what: str, called: set, args: Any, kwargs: Any,
+                       result: Any) -> Any:
+    """After forward (or a hook) raised: the always_call forward hooks of `hooks` that did not run yet,
+    their own errors turned into warnings, as torch does."""
+    for key, hook in list(hooks["post"].items()):
+        if key not in hooks["always"] or key in called:
+            continue
+        try:
+            # torch passes kwargs to a module's with_kwargs hooks here, never to global ones
+            if key in hooks["with_kwargs"] and what == "module":
+                new = hook(module, args, kwargs, result)
+            else:
+                new = hook(module, args, result)
+            if new is not None:
+                result = new
+        except Exception as e:
+            warnings.warn(f"{what} forward hook with ``always_call=True`` raised an exception that was "
+                          f"silenced as another error was raised in forward: {e}", stacklevel=3)
+    return result
+
+
+_NO_HOOKS = _new_hook_registry()  # what a module without hooks of its own runs with
+# torch.nn.modules.module.register_module_forward_pre_hook / register_module_forward_hook: hooks of
+# every module's call, run before each module's own
+_global_forward_hooks = _new_hook_registry()
+
+
+def register_module_forward_pre_hook(hook: Any) -> RemovableHandle:
+    """A forward pre-hook common to all modules, run before each module's own."""
+    return _register_call_hook(_global_forward_hooks, "pre", hook, False, False, False)
+
+
+def register_module_forward_hook(hook: Any, *, with_kwargs: bool = False, always_call: bool = False) -> RemovableHandle:
+    """A forward hook common to all modules, run before each module's own."""
+    return _register_call_hook(_global_forward_hooks, "post", hook, False, with_kwargs, always_call)
 
 
 def _attach_legacy_backward_hooks(module: Module, hooks: list, args: tuple, output: Any) -> None:

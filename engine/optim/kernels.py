@@ -12,6 +12,8 @@ from engine.tensor import Tensor
 
 def cast(value: Any, like: np.ndarray) -> np.ndarray:
     """A Python (or 0-d tensor) scalar in the array's dtype, as torch's kernels convert scalar arguments."""
+    if like.dtype == dtypes.BF16:
+        return dtypes.round_bf16(scalar(value))
     return np.asarray(scalar(value), like.dtype)
 
 
@@ -23,9 +25,10 @@ def scalar(value: Any) -> Any:
 
 def fma(a: Any, b: Any, c: np.ndarray) -> np.ndarray:
     """a * b + c rounded once, as the fused multiply-adds of torch's vectorised kernels compute it."""
-    if c.dtype == np.float32:
+    if c.dtype == np.float32 or c.dtype == dtypes.BF16:  # bfloat16: computed in float32, then rounded
         wide = np.asarray(a, np.float32).astype(np.float64) * np.asarray(b, np.float32).astype(np.float64)
-        return (wide + c.astype(np.float64)).astype(np.float32)
+        out = (wide + c.astype(np.float64)).astype(np.float32)
+        return out if c.dtype == np.float32 else dtypes.round_bf16(out)
     return np.asarray(np.asarray(a, c.dtype) * b + c, c.dtype)
 
 
@@ -58,7 +61,7 @@ def sqrt(x: np.ndarray) -> np.ndarray:
 
 def write(t: Tensor, value: np.ndarray, bumps: int = 1) -> None:
     """Writes `value` into t's storage in place (views see it), counting the in-place ops torch performs."""
-    t._data[...] = value
+    dtypes.write(t._data, value)
     t._vc[0] += bumps
 
 

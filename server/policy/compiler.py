@@ -30,9 +30,9 @@ MAX_SOURCE_BYTES = 64 * 1024
 
 # Modules a snippet may import (and "from X import ..."). Whether a torch submodule really exists is
 # decided at run time by the facade; here only the shape of the name is checked.
-ALLOWED_IMPORT_ROOTS = ("torch", "numpy", "math", "warnings")
-# Roots that are a single module (no submodules).
-_SINGLE_MODULE_ROOTS = ("numpy", "math", "warnings")
+ALLOWED_IMPORT_ROOTS = ("torch", "numpy", "math", "warnings", "io")
+# Roots that are a single module (no submodules); `io` gives only BytesIO and StringIO (see guards.py).
+_SINGLE_MODULE_ROOTS = ("numpy", "math", "warnings", "io")
 
 # Builtins a snippet cannot use; named here for a clear compile-time message (they are also absent
 # from the run-time builtins, so a reference that slips through is a NameError).
@@ -248,7 +248,7 @@ class PolicyChecker(ast.NodeVisitor):
         root = name.split(".")[0]
         if root not in ALLOWED_IMPORT_ROOTS or (root in _SINGLE_MODULE_ROOTS and name != root):
             self.fail(node, f"import of {name!r} is not allowed: only torch (and its submodules), "
-                            "numpy, math and warnings can be imported")
+                            "numpy, math, warnings and io can be imported")
         for part in name.split("."):
             self.check_identifier(node, part)
 

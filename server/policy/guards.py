@@ -9,7 +9,8 @@ Everything the snippet reaches goes through these guards:
 - `import torch` returns a read-only `Facade` holding only allowed public names; `from torch import
   x` reads the facade directly, so the facade itself holds nothing unsafe. Each importable torch
   submodule has an explicit list of public names (`SUBMODULE_NAMES`). `import warnings` gives the
-  tiny facade of warnfacade.py.
+  tiny facade of warnfacade.py; `import io` one holding only the in-memory files BytesIO and
+  StringIO (for torch.save / torch.load), whose instances expose an explicit list of methods.
 - NumPy: `tensor.numpy()` hands out a fresh copy; arrays, NumPy scalars and dtypes are read through
   the allowlists of arrays.py. Engine objects never hand out their own arrays (check_value copies).
 - nn.Module registration (`register_buffer`, `add_module`, `ModuleDict` keys, also through `super()`)
@@ -31,6 +32,7 @@ from __future__ import annotations
 import builtins
 import collections
 import functools
+import io
 import math
 import operator
 import sys
@@ -139,6 +141,12 @@ _MUTATING_METHODS: dict[type, frozenset[str]] = {
                    "symmetric_difference_update update".split()),
 }
 
+_MEMORY_FILE_METHODS = frozenset("""read read1 readline readlines write writelines seek tell truncate getvalue
+close closed flush readable writable seekable isatty""".split())
+# `import io` gives only these (see Policy.io).
+IO_NAMES = {"BytesIO": io.BytesIO, "StringIO": io.StringIO}
+_IO_CLASSES = frozenset(IO_NAMES.values())  # their attributes are read on instances only
+
 BUILTIN_TYPE_ATTRS: dict[type, frozenset[str]] = {
     str: _STR_METHODS,
     bytes: _BYTES_METHODS,
@@ -157,6 +165,9 @@ BUILTIN_TYPE_ATTRS: dict[type, frozenset[str]] = {
     type(None): frozenset(),
     # state_dict() returns one: reading is what tutorials do (writes stay refused, see check_setitem).
     collections.OrderedDict: frozenset({"get", "items", "keys", "values", "copy"}),
+    # in-memory files (torch.save / torch.load): no getbuffer (a memoryview), readinto, fileno or detach
+    io.BytesIO: _MEMORY_FILE_METHODS,
+    io.StringIO: _MEMORY_FILE_METHODS | frozenset({"newlines", "line_buffering"}),
 }
 
 SAFE_EXCEPTIONS = (
@@ -439,6 +450,7 @@ class Policy:
         self.math = Facade("math", {n: getattr(math, n) for n in dir(math) if not n.startswith("_")})
         self.warnings = Facade("warnings", warnfacade.facade_attrs())
         self.numpy = self._numpy_facade()
+        self.io = Facade("io", IO_NAMES)
         self._kind_cache: dict[type, Any] = {}
         self._value_cache: dict[type, str] = {}
         self._exposed_names = self._index_exposed()
@@ -530,6 +542,8 @@ class Policy:
                 if isinstance(v, type):
                     shown[v] = f"{path}.{name}"
         shown[np.ndarray] = "numpy.ndarray"
+        for cls in IO_NAMES.values():
+            shown[cls] = f"{cls.__module__}.{cls.__qualname__}"  # _io.BytesIO, as Python names it
         return shown
 
     def guarded_import(self, name: str, globals: Any = None, locals: Any = None,
@@ -546,6 +560,8 @@ class Policy:
             module = self.math
         elif name == "numpy":
             module = self.numpy
+        elif name == "io":
+            module = self.io
         elif name == "warnings":
             if type(globals) is dict and not globals.get(_WARNINGS_STARTED):
                 globals[_WARNINGS_STARTED] = True  # once per run: a snippet's globals are fresh
@@ -555,10 +571,10 @@ class Policy:
             module = self.facades[name] if fromlist else self.torch
         else:
             root = name.split(".")[0]
-            if root in ("torch", "math", "warnings", "numpy"):
+            if root in ("torch", "math", "warnings", "numpy", "io"):
                 raise ModuleNotFoundError(f"No module named '{name}' (not available in gradstep)")
-            raise ImportError(f"import of '{name}' is not allowed: only torch, numpy, math and warnings can "
-                              "be imported")
+            raise ImportError(f"import of '{name}' is not allowed: only torch, numpy, math, warnings and io "
+                              "can be imported")
         for item in fromlist or ():
             # checked here: for a name the facade lacks, `from m import x` would fall back to
             # sys.modules["<m.__name__>.x"], which is the real module of that name
@@ -885,7 +901,7 @@ class Policy:
             raise PolicyError(f"names starting with '_' are not allowed: {name!r}")
         if name in DENIED_NAMES:
             raise PolicyError(f"'.{name}' is not allowed")
-        if cls in BUILTIN_TYPE_ATTRS and cls is not type(None):
+        if cls in BUILTIN_TYPE_ATTRS and cls is not type(None) and cls not in _IO_CLASSES:
             if name not in BUILTIN_TYPE_ATTRS[cls]:
                 raise PolicyError(f"'{cls.__name__}.{name}' is not allowed")
             if cls is str and name == "format":

@@ -763,3 +763,47 @@ for i, code in enumerate([
 case("resources", "huge_exception_message", "raise ValueError('x' * 10**8)", frozenset({"error", "limit"}))
 case("engine_objects", "masked_fill_with_a_function",
      "import torch\nt = torch.zeros(2).masked_fill(torch.tensor([True, False]), print)\nprint(t)")
+
+# --- io: only in-memory files (for torch.save / torch.load); torch.load never unpickles -----------------------------
+def _gradstep_buffer(root: str, storage: str = '[["float32",4]]', payload: int = 4) -> str:
+    """Snippet code building a buffer in torch.save's format around a crafted header, then loading it."""
+    return ("import torch, io\n"
+            f"h = '{{\"storages\":{storage},\"root\":{root}}}'.encode()\n"
+            "buf = b'\\x00gradstep torch.save v1\\n' + bytes([len(h) % 256, len(h) // 256, 0, 0, 0, 0, 0, 0]) + h"
+            f" + bytes({payload})\n"
+            "print(torch.load(io.BytesIO(buf)).tolist())")
+
+
+_TENSOR = ('{{"t":"tensor","id":0,"storage":0,"dtype":"float32","shape":{shape},"stride":{stride},"offset":{offset},'
+           '"requires_grad":false,"param":false}}')
+for i, code in enumerate([
+    "import io\nio.FileIO('@CANARY@')",
+    "from io import open\nprint(open('@CANARY@').read())",
+    "import io\nf = io.TextIOWrapper(io.BytesIO())",
+    "import io\nb = io.BytesIO(b'x')\nm = b.getbuffer()\nprint(m.obj)",
+    "import io\nprint(io.BytesIO.__init__)",
+    "import io\nclass F(io.BytesIO):\n    def read(self):\n        return open('@CANARY@').read()",
+    "import io\nprint(io.BytesIO.read(io.BytesIO(b'x')))",
+    "import io\nb = io.BytesIO()\nprint(b.read.__self__)",
+    "import io\nio.BytesIO = dict",
+    "import io\nprint(io.StringIO().buffer)",
+    "import io\nb = io.BytesIO()\nprint(b.fileno())",
+    "import torch, io\ntorch.load(io.BytesIO(b\"cos\\nsystem\\n(S'touch @MARKER@'\\ntR.\"))",
+    "import torch, io\ntorch.load(io.BytesIO(b\"cos\\nsystem\\n(S'touch @MARKER@'\\ntR.\"), weights_only=False)",
+    "import torch, io\ntorch.load(io.BytesIO(b\"cbuiltins\\nopen\\n(S'@CANARY@'\\ntR.\"), weights_only=False)",
+    _gradstep_buffer(_TENSOR.format(shape="[1000000]", stride="[1]", offset=0)),
+    _gradstep_buffer(_TENSOR.format(shape="[2]", stride="[-1]", offset=1)),
+    _gradstep_buffer(_TENSOR.format(shape="[1]", stride="[1]", offset=100000)),
+    _gradstep_buffer(_TENSOR.format(shape="[4]", stride="[1]", offset=0), storage='[["object",4]]'),
+    _gradstep_buffer(_TENSOR.format(shape="[1]", stride="[1]", offset=0), storage='[["float32",400]]'),
+    _gradstep_buffer('{"t":"global","v":"os.system"}'),
+    _gradstep_buffer('{"t":"global","v":"builtins.eval"}').replace("io.BytesIO(buf))", "io.BytesIO(buf), weights_only=False)"),
+    _gradstep_buffer('{"t":"ref","id":7}'),
+]):
+    case("io", f"io_{i:02d}", code)
+case("io", "io_round_trip", "import torch, io\nlin = torch.nn.Linear(2, 1)\nb = io.BytesIO()\n"
+     "torch.save({'model': lin.state_dict(), 'step': 3}, b)\nb.seek(0)\nckpt = torch.load(b)\n"
+     "lin.load_state_dict(ckpt['model'])\nprint(ckpt['step'], io.StringIO('a').read())", OK)
+case("io", "io_crafted_buffer_in_bounds", _gradstep_buffer(_TENSOR.format(shape="[2]", stride="[0]", offset=0)), OK)
+case("io", "io_crafted_list_holding_itself",
+     _gradstep_buffer('{"t":"list","id":0,"v":[{"t":"ref","id":0}]}').replace(".tolist()", ""), OK)
