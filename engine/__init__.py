@@ -108,3 +108,5 @@ def can_cast(from_: dtype, to: dtype) -> bool:  # PyTorch names the first parame
     from engine import dtypes as _dtypes
 
     return _dtypes.can_cast(from_.np, to.np)
+
+from engine import distributions  # noqa: E402 - needs the names above

@@ -1758,7 +1758,7 @@ def broadcast_to(input: Tensor, size: Any) -> Tensor:
 
 def broadcast_tensors(*tensors: Tensor) -> tuple:
     shape = broadcast_shapes(*(t._data.shape for t in tensors))
-    return tuple(expand(t, *shape) for t in tensors)
+    return tuple(t if t._data.shape == shape else expand(t, *shape) for t in tensors)  # as is when it fits
 
 
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:

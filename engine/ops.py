@@ -347,7 +347,7 @@ _erf_scalar = np.frompyfunc(__import__("math").erf, 1, 1)
 def erf_array(a: Any) -> Any:
     """erf on an array (NumPy has none); keeps the input's float dtype."""
     a = np.asarray(a)
-    return _erf_scalar(a).astype(a.dtype if a.dtype.kind == "f" else np.float32)
+    return np.asarray(_erf_scalar(a)).astype(a.dtype if a.dtype.kind == "f" else np.float32)  # 0-d: a float
 
 
 def _tuple_dims(dim: Any, ndim: int) -> tuple[int, ...]:
@@ -4264,7 +4264,12 @@ def _linalg_cholesky_ex(a: Any, upper: bool = False) -> tuple:
         go = (live & ~failed)[..., None]
         work[..., j + 1:, j] = np.where(go, below / root[..., None], work[..., j + 1:, j])
     L = work.astype(a.dtype)
-    return (np.swapaxes(L, -1, -2).copy() if upper else L), info
+    return _lapack_layout(np.swapaxes(L, -1, -2) if upper else L), info
+
+
+def _lapack_layout(x: np.ndarray) -> np.ndarray:
+    """The values of x with LAPACK's layout: each matrix column-major, the batch row-major."""
+    return np.swapaxes(np.ascontiguousarray(np.swapaxes(x, -1, -2)), -1, -2)
 
 
 def _cholesky_grad(F: Any, g: Any, L: Any, upper: bool) -> Any:
@@ -4296,7 +4301,7 @@ def _linalg_solve_triangular(a: Any, b: Any, upper: bool, left: bool = True, uni
         known = slice(i + 1, n) if upper else slice(0, i)
         rest = B[..., i, :] - np.einsum("...k,...kc->...c", A[..., i, known], X[..., known, :])
         X[..., i, :] = rest if unitriangular else rest / A[..., i, i][..., None]
-    return (X if left else np.swapaxes(X, -1, -2)).astype(dtype)
+    return _lapack_layout((X if left else np.swapaxes(X, -1, -2)).astype(dtype))
 
 
 def _solve_triangular_grads(F: Any, g: Any, self: Any, result: Any, upper: bool, left: bool,
