@@ -110,3 +110,5 @@ def can_cast(from_: dtype, to: dtype) -> bool:  # PyTorch names the first parame
     return _dtypes.can_cast(from_.np, to.np)
 
 from engine import distributions  # noqa: E402 - needs the names above
+from engine import func  # noqa: E402
+from engine.func import vmap  # noqa: E402
