@@ -239,8 +239,11 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False, ha
         out_leaves, out_spec = tree_flatten(output)
         products = []
         for o in out_leaves:
+            if not o.requires_grad:  # constant (or integer) outputs: a zero tangent
+                products.append(torch.zeros_like(o))
+                continue
             u = _mark(torch.zeros_like(o).requires_grad_())
-            g = _grads([o], leaves, [u]) if o.requires_grad else [torch.zeros_like(x) for x in leaves]
+            g = _grads([o], leaves, [u])
             used = [(gi, t) for gi, t in zip(g, t_leaves) if gi.requires_grad]
             if used:
                 product = torch.autograd.grad([gi for gi, _ in used], [u], [t for _, t in used],

@@ -127,6 +127,9 @@ def _stack_outputs(func: Callable, results: list, out_dims: Any, size: int) -> A
     for j, d in enumerate(dims):
         column = [leaves[j] for leaves, _ in flat]
         if d is None:
+            if isinstance(column[0], Tensor) and any(not torch.equal(c, column[0]) for c in column[1:]):
+                raise ValueError(f"vmap({_name(func)}, ...): `{_name(func)}` can not return a BatchedTensor when "
+                                 "out_dim is None")
             stacked.append(column[0])
             continue
         if not isinstance(column[0], Tensor):
