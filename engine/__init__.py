@@ -112,3 +112,4 @@ def can_cast(from_: dtype, to: dtype) -> bool:  # PyTorch names the first parame
 from engine import distributions  # noqa: E402 - needs the names above
 from engine import func  # noqa: E402
 from engine.func import vmap  # noqa: E402
+from engine.functions import _dirichlet_grad, _sample_dirichlet, _standard_gamma, _standard_gamma_grad  # noqa: E402

@@ -4326,3 +4326,24 @@ LINALG_SOLVE_TRIANGULAR = rule(
     "linalg_solve_triangular", "LinalgSolveTriangularBackward0", _linalg_solve_triangular,
     (_solve_triangular_grad(0), _solve_triangular_grad(1)), ("-gB @ resultᴴ, triangular", "A^{-H} @ grad"),
     inputs=("self", "B"), defaults={"left": True, "unitriangular": False}, save_always=True)
+
+
+# --- Gamma draws (the reparameterised sample of Gamma, Beta and Dirichlet distributions) --------
+def _standard_gamma(a: Any, generator: Any = None) -> Any:
+    from engine import gamma, random
+
+    return gamma.standard_gamma(np.asarray(a), generator if generator is not None else random.default_generator)
+
+
+def _standard_gamma_grad(a: Any, output: Any) -> Any:
+    from engine import gamma
+
+    return gamma.standard_gamma_grad(np.asarray(a), np.asarray(output))
+
+
+STANDARD_GAMMA = rule("_standard_gamma", "StandardGammaBackward0", _standard_gamma,
+                      (lambda F, g, result, self: g * F.op("_standard_gamma_grad", self, output=F.raw(result)),),
+                      ("grad * _standard_gamma_grad(self, result)",), defaults={"generator": None})
+# The factor's node: PyTorch records it under create_graph but implements no derivative for it.
+STANDARD_GAMMA_GRAD = rule("_standard_gamma_grad", "StandardGammaGradBackward0", _standard_gamma_grad,
+                           (_unique_not_implemented("_standard_gamma_grad"),), ("not implemented in PyTorch",))

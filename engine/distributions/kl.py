@@ -9,17 +9,20 @@ from typing import Any, Callable
 
 import engine as torch
 from engine.distributions.bernoulli import Bernoulli
+from engine.distributions.beta import Beta
 from engine.distributions.categorical import Categorical
+from engine.distributions.dirichlet import Dirichlet
 from engine.distributions.distribution import Distribution
 from engine.distributions.exp_family import ExponentialFamily
 from engine.distributions.exponential import Exponential
+from engine.distributions.gamma import Gamma
 from engine.distributions.independent import Independent
 from engine.distributions.laplace import Laplace
 from engine.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from engine.distributions.normal import Normal
 from engine.distributions.one_hot_categorical import OneHotCategorical
 from engine.distributions.uniform import Uniform
-from engine.distributions.utils import _sum_rightmost
+from engine.distributions.utils import _sum_rightmost, euler_constant as _euler_gamma
 
 __all__ = ["register_kl", "kl_divergence"]
 
@@ -119,12 +122,35 @@ def _kl_bernoulli_bernoulli(p: Any, q: Any) -> Any:
     return t1 + t2
 
 
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p: Any, q: Any) -> Any:
+    sum_params_p = p.concentration1 + p.concentration0
+    sum_params_q = q.concentration1 + q.concentration0
+    t1 = q.concentration1.lgamma() + q.concentration0.lgamma() + (sum_params_p).lgamma()
+    t2 = p.concentration1.lgamma() + p.concentration0.lgamma() + (sum_params_q).lgamma()
+    t3 = (p.concentration1 - q.concentration1) * torch.digamma(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * torch.digamma(p.concentration0)
+    t5 = (sum_params_q - sum_params_p) * torch.digamma(sum_params_p)
+    return t1 - t2 + t3 + t4 + t5
+
+
 @register_kl(Categorical, Categorical)
 def _kl_categorical_categorical(p: Any, q: Any) -> Any:
     t = p.probs * (p.logits - q.logits)
     t[(q.probs == 0).expand_as(t)] = inf
     t[(p.probs == 0).expand_as(t)] = 0
     return t.sum(-1)
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p: Any, q: Any) -> Any:
+    sum_p_concentration = p.concentration.sum(-1)
+    sum_q_concentration = q.concentration.sum(-1)
+    t1 = sum_p_concentration.lgamma() - sum_q_concentration.lgamma()
+    t2 = (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
+    t3 = p.concentration - q.concentration
+    t4 = p.concentration.digamma() - sum_p_concentration.digamma().unsqueeze(-1)
+    return t1 - t2 + (t3 * t4).sum(-1)
 
 
 @register_kl(Exponential, Exponential)
@@ -148,6 +174,15 @@ def _kl_expfamily_expfamily(p: Any, q: Any) -> Any:
         term = (qnp - pnp) * g
         result -= _sum_rightmost(term, len(q.event_shape))
     return result
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p: Any, q: Any) -> Any:
+    t1 = q.concentration * (p.rate / q.rate).log()
+    t2 = torch.lgamma(q.concentration) - torch.lgamma(p.concentration)
+    t3 = (p.concentration - q.concentration) * torch.digamma(p.concentration)
+    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
+    return t1 + t2 + t3 + t4
 
 
 @register_kl(Laplace, Laplace)
@@ -205,9 +240,50 @@ def _kl_independent_independent(p: Any, q: Any) -> Any:
 
 
 # --- KL divergence between different families ------------------------------------------------------
+@register_kl(Beta, Exponential)
+def _kl_beta_exponential(p: Any, q: Any) -> Any:
+    return -p.entropy() - q.rate.log() + q.rate * (p.concentration1 / (p.concentration1 + p.concentration0))
+
+
+@register_kl(Beta, Gamma)
+def _kl_beta_gamma(p: Any, q: Any) -> Any:
+    t1 = -p.entropy()
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (q.concentration - 1) * (p.concentration1.digamma() - (p.concentration1 + p.concentration0).digamma())
+    t4 = q.rate * p.concentration1 / (p.concentration1 + p.concentration0)
+    return t1 + t2 - t3 + t4
+
+
+@register_kl(Beta, Normal)
+def _kl_beta_normal(p: Any, q: Any) -> Any:
+    E_beta = p.concentration1 / (p.concentration1 + p.concentration0)  # noqa: N806
+    var_normal = q.scale.pow(2)
+    t1 = -p.entropy()
+    t2 = 0.5 * (var_normal * 2 * math.pi).log()
+    t3 = (E_beta * (1 - E_beta) / (p.concentration1 + p.concentration0 + 1) + E_beta.pow(2)) * 0.5
+    t4 = q.loc * E_beta
+    t5 = q.loc.pow(2) * 0.5
+    return t1 + t2 + (t3 - t4 + t5) / var_normal
+
+
+@register_kl(Beta, Uniform)
+def _kl_beta_uniform(p: Any, q: Any) -> Any:
+    result = -p.entropy() + (q.high - q.low).log()
+    result[(q.low > p.support.lower_bound) | (q.high < p.support.upper_bound)] = inf
+    return result
+
+
+@register_kl(Exponential, Beta)
 @register_kl(Exponential, Uniform)
 def _kl_exponential_infinity(p: Any, q: Any) -> Any:
     return _infinite_like(p.rate)
+
+
+@register_kl(Exponential, Gamma)
+def _kl_exponential_gamma(p: Any, q: Any) -> Any:
+    ratio = q.rate / p.rate
+    t1 = -q.concentration * torch.log(ratio)
+    return t1 + ratio + q.concentration.lgamma() + q.concentration * _euler_gamma - (1 + _euler_gamma)
 
 
 @register_kl(Exponential, Normal)
@@ -221,7 +297,31 @@ def _kl_exponential_normal(p: Any, q: Any) -> Any:
     return t1 - 1 + (t2 - t3 + t4) / var_normal
 
 
+@register_kl(Gamma, Beta)
+@register_kl(Gamma, Uniform)
+def _kl_gamma_infinity(p: Any, q: Any) -> Any:
+    return _infinite_like(p.concentration)
+
+
+@register_kl(Gamma, Exponential)
+def _kl_gamma_exponential(p: Any, q: Any) -> Any:
+    return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate
+
+
+@register_kl(Gamma, Normal)
+def _kl_gamma_normal(p: Any, q: Any) -> Any:
+    var_normal = q.scale.pow(2)
+    beta_sqr = p.rate.pow(2)
+    t1 = 0.5 * torch.log(beta_sqr * var_normal * 2 * math.pi) - p.concentration - p.concentration.lgamma()
+    t2 = 0.5 * (p.concentration.pow(2) + p.concentration) / beta_sqr
+    t3 = q.loc * p.concentration / p.rate
+    t4 = 0.5 * q.loc.pow(2)
+    return t1 + (p.concentration - 1) * p.concentration.digamma() + (t2 - t3 + t4) / var_normal
+
+
+@register_kl(Laplace, Beta)
 @register_kl(Laplace, Exponential)
+@register_kl(Laplace, Gamma)
 @register_kl(Laplace, Uniform)
 def _kl_laplace_infinity(p: Any, q: Any) -> Any:
     return _infinite_like(p.loc)
@@ -238,7 +338,9 @@ def _kl_laplace_normal(p: Any, q: Any) -> Any:
     return -t1 + scale_sqr_var_ratio + (t2 - t3 + t4) / var_normal - 1
 
 
+@register_kl(Normal, Beta)
 @register_kl(Normal, Exponential)
+@register_kl(Normal, Gamma)
 @register_kl(Normal, Uniform)
 def _kl_normal_infinity(p: Any, q: Any) -> Any:
     return _infinite_like(p.loc)
@@ -255,9 +357,33 @@ def _kl_normal_laplace(p: Any, q: Any) -> Any:
     return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
 
 
+@register_kl(Uniform, Beta)
+def _kl_uniform_beta(p: Any, q: Any) -> Any:
+    common_term = p.high - p.low
+    t1 = torch.log(common_term)
+    t2 = (q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - common_term) / common_term
+    t3 = (q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + common_term) / common_term
+    t4 = q.concentration1.lgamma() + q.concentration0.lgamma() - (q.concentration1 + q.concentration0).lgamma()
+    result = t3 + t4 - t1 - t2
+    result[(p.high > q.support.upper_bound) | (p.low < q.support.lower_bound)] = inf
+    return result
+
+
 @register_kl(Uniform, Exponential)
 def _kl_uniform_exponetial(p: Any, q: Any) -> Any:
     result = q.rate * (p.high + p.low) / 2 - ((p.high - p.low) * q.rate).log()
+    result[p.low < q.support.lower_bound] = inf
+    return result
+
+
+@register_kl(Uniform, Gamma)
+def _kl_uniform_gamma(p: Any, q: Any) -> Any:
+    common_term = p.high - p.low
+    t1 = common_term.log()
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * (_x_log_x(p.high) - _x_log_x(p.low) - common_term) / common_term
+    t4 = q.rate * (p.high + p.low) / 2
+    result = -t1 + t2 + t3 + t4
     result[p.low < q.support.lower_bound] = inf
     return result
 

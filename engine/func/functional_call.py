@@ -13,6 +13,8 @@ __all__ = ["functional_call", "stack_module_state"]
 def _owner(module: Any, name: str) -> tuple[Any, str]:
     *path, leaf = name.split(".")
     for part in path:
+        if part.startswith("_") or not hasattr(module, part):
+            raise AttributeError(f"{type(module).__name__} has no attribute `{part}`")
         module = getattr(module, part)
     return module, leaf
 
@@ -45,6 +47,8 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = No
     saved = []
     try:
         for name, value in given.items():
+            if not isinstance(value, Tensor):
+                raise TypeError(f"{value!r} is not an instance of torch.Tensor")
             owner, leaf = _owner(module, name)
             for table in ("_parameters", "_buffers"):
                 store = owner.__dict__.get(table)
@@ -53,6 +57,13 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = No
                     store[leaf] = value
                     break
             else:
+                # Another attribute: only a public name, and only where no other kind of value lives.
+                if leaf.startswith("_"):
+                    raise AttributeError(f"functional_call: cannot set `{name}` (names starting with '_' are "
+                                         "not allowed)")
+                current = getattr(owner, leaf, _MISSING)
+                if current is not _MISSING and not isinstance(current, Tensor):
+                    raise TypeError(f"attribute `{leaf}`: {current} is not an instance of torch.Tensor")
                 saved.append((owner.__dict__, leaf, owner.__dict__.get(leaf, _MISSING)))
                 owner.__dict__[leaf] = value
         if args is None:
@@ -87,5 +98,3 @@ def stack_module_state(models: Any) -> tuple[dict, dict]:
                for name, _ in models[0].named_buffers()}
     return params, buffers
 
-
-assert Tensor  # imported for type references in signatures

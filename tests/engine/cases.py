@@ -659,6 +659,7 @@ CASES: list[tuple[str, str, tuple, dict]] = [
     ("solve", "out = T.linalg.solve(a, b)", ((3, 3), (3, 2)), {}),
     ("solve_vector", "out = T.linalg.solve(a, b)", ((3, 3), (3,)), {}),
     ("solve_right", "out = T.linalg.solve(a, b, left=False)", ((3, 3), (2, 3)), {}),
+    ("standard_gamma", "T.manual_seed(0)\nout = T._standard_gamma(a)", ((2, 3),), {"pos": True, "fd": False}),
     ("cholesky", "out = T.linalg.cholesky(a @ a.mT + T.eye(3, dtype=a.dtype))", ((3, 3),), {}),
     ("cholesky_upper_batched", "out = T.linalg.cholesky(a @ a.mT + T.eye(2, dtype=a.dtype), upper=True)",
      ((2, 2, 2),), {}),

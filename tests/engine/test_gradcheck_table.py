@@ -21,7 +21,11 @@ NOT_TWICE = {"maximum_ties", "max_ties", "prod_zero", "remainder", "fmod", "hard
              "multi_margin_loss", "multi_margin_loss_p2"}
 # Rules whose gradient PyTorch does not implement: their node raises its error, which
 # test_tutorial_snippets_vs_torch compares ("activations_more").
-RAISES = {"hardsigmoid_backward", "unique", "unique_dim", "unique_consecutive", "cdist_backward"}
+RAISES = {"hardsigmoid_backward", "unique", "unique_dim", "unique_consecutive", "cdist_backward",
+          "_standard_gamma_grad"}
+# Random draws (a fresh sample per call, with an approximate reparameterised gradient): compared with
+# torch's values and gradients in test_ops_vs_torch instead.
+DRAWS = {"_standard_gamma"}
 COVERED: set[str] = set()
 
 
@@ -62,5 +66,5 @@ def test_gradcheck(case_id: str, code: str, shapes: tuple, opts: dict) -> None:
 def test_every_rule_has_a_gradcheck_case() -> None:
     if len(COVERED) == 0:
         pytest.skip("run together with test_gradcheck")
-    missing = sorted(set(ops.TABLE) - COVERED - RAISES)
+    missing = sorted(set(ops.TABLE) - COVERED - RAISES - DRAWS)
     assert not missing, f"rules without a gradcheck case: {missing}"
