@@ -22,6 +22,10 @@ def _owner(module: Any, name: str) -> tuple[Any, str]:
 def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = None, kwargs: Any = None, *,
                     tie_weights: bool = True, strict: bool = False) -> Any:
     """module(*args, **kwargs) with the named parameters and buffers replaced for the call only."""
+    from engine.nn import Module
+
+    if not isinstance(module, Module):
+        raise AttributeError(f"'{type(module).__name__}' object has no attribute 'named_parameters'")
     if isinstance(parameter_and_buffer_dicts, dict):
         given = dict(parameter_and_buffer_dicts)
     else:
