@@ -305,8 +305,8 @@ def _reverse_blocks(o: Tensor, leaves: list) -> list:
 
 def _forward_blocks(o: Tensor, leaves: list) -> list:
     """d o / d leaf for each leaf, one jvp per element of the leaf (columns of the Jacobian)."""
-    u = _mark(torch.zeros_like(o).requires_grad_())
-    g = _grads([o], leaves, [u]) if o.requires_grad else None
+    u = _mark(torch.zeros_like(o).requires_grad_()) if o.requires_grad else None
+    g = _grads([o], leaves, [u]) if u is not None else None
     blocks = []
     for i, x in enumerate(leaves):
         cols = []
