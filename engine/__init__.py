@@ -122,3 +122,8 @@ from engine.nn import modules as _nn_modules  # noqa: E402,F401 - torch.nn.modul
 from engine import outarg as _outarg  # noqa: E402
 
 _outarg.install(globals())  # out= on the functions that take it in PyTorch
+
+from engine import distributions  # noqa: E402 - needs the names above
+from engine import func  # noqa: E402
+from engine.func import vmap  # noqa: E402
+from engine.functions import _dirichlet_grad, _sample_dirichlet, _standard_gamma, _standard_gamma_grad  # noqa: E402

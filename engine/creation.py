@@ -558,19 +558,47 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     """PyTorch's CPU sampler: with replacement, a binary search of one uniform per sample in the
     normalised cumulative distribution; otherwise (or for one sample) the largest p / Exp(1) draws."""
     probs = np.asarray(input._data)
+    _check_multinomial(probs, num_samples, replacement)
     rows = probs.reshape(-1, probs.shape[-1])
     gen = _gen(generator)
     if not replacement or num_samples == 1:
+        if not (np.all(rows < np.inf) and np.all(rows >= 0)):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if np.any(rows.sum(-1) == 0):
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
         u = gen.uniform01(rows.size, np.dtype(np.float64)).reshape(rows.shape)
         q = rows / (-np.log1p(-u)).astype(rows.dtype)
         out = np.argsort(-q, axis=-1, kind="stable")[:, :num_samples]
     else:
         out = np.empty((rows.shape[0], num_samples), np.int64)
-        for i, row in enumerate(rows.astype(np.float64)):
-            cum = np.cumsum(row) / row.sum()
-            cum[-1] = 1.0
+        for i, row in enumerate(rows):  # in the input's dtype: torch sums and normalises in it
+            if np.any(row < 0):
+                raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+            if not np.all(np.isfinite(row)):
+                raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or "
+                                   "NaN)")
+            cum = np.cumsum(row)  # sequential, as torch's loop
+            if not cum[-1] > 0:
+                raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+            cum = cum / cum[-1]
+            cum[-1] = 1
             out[i] = np.searchsorted(cum, gen.uniform01(num_samples, np.dtype(np.float64)), side="left")
     return _finish(out.astype(np.int64).reshape(probs.shape[:-1] + (num_samples,)), False)
+
+
+def _check_multinomial(probs: np.ndarray, num_samples: int, replacement: bool) -> None:
+    """torch.multinomial's argument checks, in its order."""
+    if not 0 < probs.ndim <= 2:
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if probs.dtype.kind != "f":
+        from engine import dtypes as _dtypes
+
+        raise RuntimeError("multinomial only supports floating-point dtypes for input, got: "
+                           f"{_dtypes.from_numpy(probs.dtype).legacy}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > probs.shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
 
 
 def empty_like(input: Tensor, dtype: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:

@@ -829,6 +829,8 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
 
 def setitem(self: Tensor, key: Any, value: Any) -> None:
     """`x[key] = value`: copy_ into a view for basic keys, index_put_ for advanced ones."""
+    if key is False:
+        return  # PyTorch writes nothing and records nothing
     tracked = grad_mode.state.enabled and (
         self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)
     )
@@ -847,6 +849,8 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
         if observe.current is not None:
             observe.current.inplace_applied(self, None)
         return
+    if key is True or (isinstance(key, Tensor) and key._data.ndim == 0 and key._data.dtype == np.bool_):
+        key = (None, slice(None) if bool(key) else slice(0, 0))  # a lone bool: a new dim of size 1 or 0
     keys = key if isinstance(key, tuple) else (key,)
     if builtins.any(_is_advanced(k) for k in keys):
         indices = _advanced_indices(self, key)
@@ -1760,7 +1764,7 @@ def broadcast_to(input: Tensor, size: Any) -> Tensor:
 
 def broadcast_tensors(*tensors: Tensor) -> tuple:
     shape = broadcast_shapes(*(t._data.shape for t in tensors))
-    return tuple(expand(t, *shape) for t in tensors)
+    return tuple(t if t._data.shape == shape else expand(t, *shape) for t in tensors)  # as is when it fits
 
 
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
@@ -3171,3 +3175,24 @@ def mkldnn_rnn_layer(input: Tensor, weight0: Tensor, weight1: Tensor, weight2: T
              "hidden_size": int(hidden_size), "num_layers": int(num_layers), "has_biases": bool(has_biases),
              "bidirectional": bool(bidirectional), "batch_first": bool(batch_first), "train": bool(train)}
     return apply(ops.LSTM_LAYER, (input, weight0, weight1, weight2, weight3, hx_, cx_), attrs)
+
+
+# --- Gamma and Dirichlet draws (torch._standard_gamma and friends, used by torch.distributions) --------------
+def _standard_gamma(input: Tensor, generator: Any = None) -> Tensor:
+    return apply(ops.STANDARD_GAMMA, (input,), {"generator": generator})
+
+
+def _standard_gamma_grad(input: Tensor, output: Tensor) -> Tensor:
+    return apply(ops.STANDARD_GAMMA_GRAD, (input,), {"output": output._data})
+
+
+def _sample_dirichlet(input: Tensor, generator: Any = None) -> Tensor:
+    from engine import gamma, random
+
+    return _constant(gamma.sample_dirichlet(np.asarray(input._data), generator or random.default_generator))
+
+
+def _dirichlet_grad(x: Tensor, alpha: Tensor, total: Tensor) -> Tensor:
+    from engine import gamma
+
+    return _constant(gamma.dirichlet_grad(x._data, alpha._data, total._data))

@@ -14,7 +14,7 @@ from engine.rules import apply
 from engine.tensor import Tensor
 
 __all__ = ["LinAlgError", "cross", "det", "inv", "inv_ex", "matrix_norm", "matrix_power", "norm", "slogdet",
-           "solve", "svd", "svdvals", "vector_norm", "vecdot"]
+           "solve", "svd", "svdvals", "vector_norm", "vecdot", "cholesky", "cholesky_ex", "solve_triangular"]
 
 
 class _LinAlgError(RuntimeError):
@@ -27,6 +27,7 @@ LinAlgError = _LinAlgError
 SlogdetResult = f._named_result("linalg_slogdet", ("sign", "logabsdet"))
 InvExResult = f._named_result("linalg_inv_ex", ("inverse", "info"))
 SvdResult = f._named_result("linalg_svd", ("U", "S", "Vh"))
+CholeskyExResult = f._named_result("linalg_cholesky_ex", ("L", "info"))
 
 
 def _check_matrices(name: str, A: Tensor, square: bool = True) -> None:
@@ -216,3 +217,37 @@ def cross_default_dim(input: Tensor) -> int:
         if size == 3:
             return d
     raise RuntimeError("no dimension of size 3 in input")
+
+
+def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False) -> Any:
+    _check_matrices("linalg.cholesky", A)
+    L, info = apply(ops.LINALG_CHOLESKY_EX, (A,), {"upper": upper})
+    if check_errors:
+        _raise_if_not_positive_definite(info._data)
+    return CholeskyExResult(L, info)
+
+
+def _raise_if_not_positive_definite(info: np.ndarray) -> None:
+    bad = np.argwhere(info.reshape(-1) > 0)
+    if bad.size:
+        k = int(bad[0, 0])
+        where = f"(Batch element {k}): " if info.ndim else ""
+        raise _LinAlgError(f"linalg.cholesky: {where}The factorization could not be completed because the input is "
+                           f"not positive-definite (the leading minor of order {int(info.reshape(-1)[k])} is not "
+                           "positive-definite).")
+
+
+def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
+    return cholesky_ex(A, upper=upper, check_errors=True)[0]
+
+
+def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False) -> Tensor:
+    "X with A X = B (X A = B when left is False) for a triangular A."
+    if B._data.ndim < 2:
+        raise RuntimeError("linalg.solve_triangular: The input tensor B must have at least 2 dimensions.")
+    _check_matrices("linalg.solve_triangular", A)
+    a, b = A._data.shape, B._data.shape
+    if (b[-2] if left else b[-1]) != a[-1]:
+        raise RuntimeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({a[-2]}x{a[-1]} and {b[-2]}x{b[-1]})")
+    return apply(ops.LINALG_SOLVE_TRIANGULAR, (A, B), {"upper": upper, "left": left, "unitriangular": unitriangular})

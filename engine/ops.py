@@ -308,7 +308,8 @@ T = rule("t", "TBackward0", lambda a: a.T, (lambda F, g: F.t(g) if np.ndim(F.raw
          ("gradᵀ",),
          view=True)
 TRANSPOSE = rule("transpose", "TransposeBackward0", lambda a, dim0, dim1: np.swapaxes(a, dim0, dim1),
-                 (lambda F, g, dim0, dim1: F.permute(g, _swap(np.ndim(g), dim0, dim1)),),
+                 (lambda F, g, dim0, dim1: F.op("transpose", g, dim0=dim0, dim1=dim1)
+                  if F is not ArrayMath else F.permute(g, _swap(np.ndim(g), dim0, dim1)),),
                  ("grad transposed back",), view=True)
 PERMUTE = rule("permute", "PermuteBackward0", lambda a, dims: np.transpose(a, dims),
                (lambda F, g, dims: F.permute(g, tuple(np.argsort([d % len(dims) for d in dims]))),),
@@ -346,7 +347,7 @@ _erf_scalar = np.frompyfunc(__import__("math").erf, 1, 1)
 def erf_array(a: Any) -> Any:
     """erf on an array (NumPy has none); keeps the input's float dtype."""
     a = np.asarray(a)
-    return _erf_scalar(a).astype(a.dtype if a.dtype.kind == "f" else np.float32)
+    return np.asarray(_erf_scalar(a)).astype(a.dtype if a.dtype.kind == "f" else np.float32)  # 0-d: a float
 
 
 def _tuple_dims(dim: Any, ndim: int) -> tuple[int, ...]:
@@ -4407,3 +4408,107 @@ LSTM_LAYER = rule(
     differentiable_outputs=(0, 1, 2), output_names=("result0", "result1", "result2",
                                                     "result3"), save_always=True,
     extra_saves=("batch_first", "batch_sizes", "bidirectional", "has_biases", "mode", "num_layers", "train"))
+
+
+# --- Cholesky factorisation and triangular solves ------------------------------------------------
+def _linalg_cholesky_ex(a: Any, upper: bool = False) -> tuple:
+    """LAPACK's potf2 column by column: where a leading minor is not positive-definite, info is its
+    order, that diagonal entry keeps the non-positive pivot and the columns after it are left as given."""
+    a = np.asarray(a)
+    work = np.tril(a).astype(np.float64)
+    n = a.shape[-1]
+    info = np.zeros(a.shape[:-2], np.int32)
+    for j in range(n):
+        live = info == 0
+        pivot = work[..., j, j] - np.einsum("...k,...k->...", work[..., j, :j], work[..., j, :j])
+        failed = live & ~(pivot > 0)
+        info = np.where(failed, j + 1, info).astype(np.int32)
+        root = np.sqrt(np.where(live & ~failed, pivot, 1.0))
+        work[..., j, j] = np.where(live, np.where(failed, pivot, root), work[..., j, j])
+        below = (work[..., j + 1:, j] - np.einsum("...ik,...k->...i", work[..., j + 1:, :j], work[..., j, :j]))
+        go = (live & ~failed)[..., None]
+        work[..., j + 1:, j] = np.where(go, below / root[..., None], work[..., j + 1:, j])
+    L = work.astype(a.dtype)
+    return _lapack_layout(np.swapaxes(L, -1, -2) if upper else L), info
+
+
+def _lapack_layout(x: np.ndarray) -> np.ndarray:
+    """The values of x with LAPACK's layout: each matrix column-major, the batch row-major."""
+    return np.swapaxes(np.ascontiguousarray(np.swapaxes(x, -1, -2)), -1, -2)
+
+
+def _cholesky_grad(F: Any, g: Any, L: Any, upper: bool) -> Any:
+    """cholesky_backward (Murray 2016): L^{-H} Φ(Lᴴ gL) L^{-1}, symmetrised, Φ taking the lower triangle."""
+    Lo, gL = (F.mT(L), F.mT(g[0])) if upper else (L, g[0])
+    gA = F.op("tril", F.mT(Lo) @ gL, diagonal=0)
+    gA = F.op("mul_scalar", gA + F.mT(F.op("tril", gA, diagonal=-1)), other=0.5)
+    gA = F.op("linalg_solve_triangular", F.mT(Lo), gA, upper=True, left=True, unitriangular=False)
+    return F.op("linalg_solve_triangular", Lo, gA, upper=False, left=False, unitriangular=False)
+
+
+LINALG_CHOLESKY_EX = rule("linalg_cholesky_ex", "LinalgCholeskyExBackward0", _linalg_cholesky_ex, (_cholesky_grad,),
+                          ("L^{-H} Φ(Lᴴ grad) L^{-1}",), inputs=("self",), outputs=2, output_names=("L", "info"),
+                          differentiable_outputs=(0,), defaults={"upper": False})
+
+
+def _linalg_solve_triangular(a: Any, b: Any, upper: bool, left: bool = True, unitriangular: bool = False) -> Any:
+    """Substitution row by row (inf and nan where a diagonal entry is zero, as trsm gives them)."""
+    a, b = np.asarray(a), np.asarray(b)
+    dtype = np.result_type(a, b)
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    A = np.broadcast_to(a, batch + a.shape[-2:]).astype(np.float64)
+    B = np.broadcast_to(b, batch + b.shape[-2:]).astype(np.float64)
+    if not left:  # X A = B is Aᵀ Xᵀ = Bᵀ
+        A, B, upper = np.swapaxes(A, -1, -2), np.swapaxes(B, -1, -2), not upper
+    n = A.shape[-1]
+    X = np.zeros_like(B)
+    for i in (range(n - 1, -1, -1) if upper else range(n)):
+        known = slice(i + 1, n) if upper else slice(0, i)
+        rest = B[..., i, :] - np.einsum("...k,...kc->...c", A[..., i, known], X[..., known, :])
+        X[..., i, :] = rest if unitriangular else rest / A[..., i, i][..., None]
+    return _lapack_layout((X if left else np.swapaxes(X, -1, -2)).astype(dtype))
+
+
+def _solve_triangular_grads(F: Any, g: Any, self: Any, result: Any, upper: bool, left: bool,
+                            unitriangular: bool) -> tuple:
+    """linalg_solve_triangular_backward: gB = A^{-H} grad, gA = -gB Xᴴ (-Xᴴ gB on the right), kept triangular."""
+    gB = F.op("linalg_solve_triangular", F.mT(self), g, upper=not upper, left=left, unitriangular=unitriangular)
+    gA = -(gB @ F.mT(result)) if left else -(F.mT(result) @ gB)
+    gA = F.op("triu", gA, diagonal=int(unitriangular)) if upper else F.op("tril", gA, diagonal=-int(unitriangular))
+    return gA, gB
+
+
+def _solve_triangular_grad(index: int) -> Any:
+    def grad(F: Any, g: Any, left: bool, node: Any, result: Any, self: Any, unitriangular: bool,
+             upper: bool) -> Any:
+        return _shared_call(node, g, lambda: _solve_triangular_grads(F, g, self, result, upper, left,
+                                                                      unitriangular))[index]
+
+    return grad
+
+
+LINALG_SOLVE_TRIANGULAR = rule(
+    "linalg_solve_triangular", "LinalgSolveTriangularBackward0", _linalg_solve_triangular,
+    (_solve_triangular_grad(0), _solve_triangular_grad(1)), ("-gB @ resultᴴ, triangular", "A^{-H} @ grad"),
+    inputs=("self", "B"), defaults={"left": True, "unitriangular": False}, save_always=True)
+
+
+# --- Gamma draws (the reparameterised sample of Gamma, Beta and Dirichlet distributions) --------
+def _standard_gamma(a: Any, generator: Any = None) -> Any:
+    from engine import gamma, random
+
+    return gamma.standard_gamma(np.asarray(a), generator if generator is not None else random.default_generator)
+
+
+def _standard_gamma_grad(a: Any, output: Any) -> Any:
+    from engine import gamma
+
+    return gamma.standard_gamma_grad(np.asarray(a), np.asarray(output))
+
+
+STANDARD_GAMMA = rule("_standard_gamma", "StandardGammaBackward0", _standard_gamma,
+                      (lambda F, g, result, self: g * F.op("_standard_gamma_grad", self, output=F.raw(result)),),
+                      ("grad * _standard_gamma_grad(self, result)",), defaults={"generator": None})
+# The factor's node: PyTorch records it under create_graph but implements no derivative for it.
+STANDARD_GAMMA_GRAD = rule("_standard_gamma_grad", "StandardGammaGradBackward0", _standard_gamma_grad,
+                           (_unique_not_implemented("_standard_gamma_grad"),), ("not implemented in PyTorch",))

@@ -36,7 +36,7 @@ def lgamma(a: Any) -> np.ndarray:
     x = _wide(a)
     poles = (x <= 0) & (x == np.floor(x))
     safe = np.where(poles | ~np.isfinite(x), 1.0, x)
-    out = _lgamma_scalar(safe).astype(np.float64)
+    out = np.asarray(_lgamma_scalar(safe)).astype(np.float64)  # 0-d: frompyfunc gives a float
     out = np.where(poles | np.isinf(x), np.inf, np.where(np.isnan(x), np.nan, out))
     return out.astype(_float_kind(a))
 
@@ -170,7 +170,7 @@ def erfinv(a: Any) -> np.ndarray:
     inside = ay < 1
     x = np.where(inside, x, 0.0)
     for _ in range(2):
-        err = _erf_scalar(x).astype(np.float64) - np.where(inside, y, 0.0)
+        err = np.asarray(_erf_scalar(x)).astype(np.float64) - np.where(inside, y, 0.0)
         x = x - err / (2.0 / math.sqrt(math.pi) * np.exp(-x * x))
     out = np.where(ay == 1, np.copysign(np.inf, y), np.where(ay > 1, np.nan, x))
     out = np.where(np.isnan(y), np.nan, out)

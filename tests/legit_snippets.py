@@ -923,3 +923,38 @@ class Scale(torch.autograd.Function):
 y = Scale.apply(x, 3.0)
 print(y.grad_fn.k, y.grad_fn.saved_tensors[0], y.grad_fn.needs_input_grad, Scale.__name__)
 """)
+
+snippet("distributions_reinforce", """
+import torch
+import torch.distributions as D
+from torch.distributions import Categorical, Normal, kl_divergence
+
+torch.manual_seed(0)
+logits = torch.zeros(3, requires_grad=True)
+policy = Categorical(logits=logits)
+actions = policy.sample((5,))
+rewards = (actions == 2).float()
+loss = -(policy.log_prob(actions) * rewards).mean()
+loss.backward()
+print(policy, actions, loss, logits.grad)
+mu = torch.tensor([0.5], requires_grad=True)
+z = Normal(mu, 1.0).rsample((4,))
+print(z, z.grad_fn, kl_divergence(Normal(mu, 1.0), Normal(0.0, 1.0)))
+print(D.Beta(2.0, 3.0).sample((2,)), D.MultivariateNormal(torch.zeros(2), torch.eye(2)).log_prob(torch.ones(2)))
+""")
+
+snippet("func_transforms", """
+import torch
+from torch.func import grad, vmap, jacrev, hessian, functional_call
+
+f = lambda x: (x.sin() * x).sum()
+x = torch.tensor([0.0, 1.0, 2.0])
+print(grad(f)(x), grad(grad(lambda t: t ** 3))(torch.tensor(2.0)))
+print(vmap(lambda r: r.dot(r))(torch.tensor([[1.0, 2.0], [3.0, 4.0]])))
+print(jacrev(torch.sin)(x), hessian(f)(x).diagonal())
+torch.manual_seed(0)
+model = torch.nn.Linear(3, 1)
+params = {k: v.detach() for k, v in model.named_parameters()}
+per_example = vmap(grad(lambda p, xi: functional_call(model, p, (xi,)).sum()), in_dims=(None, 0))
+print({k: v.shape for k, v in per_example(params, torch.randn(4, 3)).items()})
+""")

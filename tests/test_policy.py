@@ -389,3 +389,43 @@ def test_torch_load_refuses_files_and_foreign_data():
     with pytest.raises(Exception) as info:  # a pickle stream: refused, never unpickled
         run("import torch, io\ntorch.load(io.BytesIO(b'cbuiltins\\nprint\\n(S\"pwned\"\\ntR.'))")
     assert type(info.value).__name__ == "UnpicklingError"
+
+@pytest.mark.parametrize("stmt", [
+    "import torch.distributions as D\nprint(D.Normal(0.0, 1.0).log_prob(torch.tensor(0.0)))",
+    "from torch.distributions import Normal, Categorical, kl_divergence\n"
+    "print(Categorical(torch.tensor([0.5, 0.5])).entropy(), kl_divergence(Normal(0.0, 1.0), Normal(1.0, 1.0)))",
+    "from torch.distributions.normal import Normal\nfrom torch.distributions import constraints\n"
+    "print(Normal(0.0, 1.0).entropy(), constraints.positive)",
+    "import torch.distributions.multivariate_normal\nfrom torch.distributions.kl import kl_divergence\n"
+    "print(torch.distributions.MultivariateNormal(torch.zeros(2), torch.eye(2)).log_prob(torch.zeros(2)))",
+    "from torch.distributions.gamma import Gamma\nfrom torch.distributions.beta import Beta\n"
+    "from torch.distributions.dirichlet import Dirichlet\n"
+    "print(Gamma(2.0, 1.0).rsample((2,)), Beta(2.0, 3.0).sample(), Dirichlet(torch.ones(3)).rsample())",
+    "from torch.func import grad, vmap\nprint(grad(lambda x: (x ** 2).sum())(torch.ones(2)), vmap(torch.dot)(torch.ones(2, 3), torch.ones(2, 3)))",
+    "import torch.func\nprint(torch.func.jacrev(torch.sin)(torch.zeros(2)), torch.vmap(lambda a: a * 2)(torch.ones(2)))",
+    "from torch.func import functional_call\nm = torch.nn.Linear(2, 1)\n"
+    "print(functional_call(m, {'weight': torch.ones(1, 2), 'bias': torch.zeros(1)}, (torch.ones(2),)))",
+])
+def test_distributions_and_func_import_in_the_sandbox(stmt):
+    out = run("import torch\ntorch.manual_seed(0)\n" + stmt)
+    assert out and "Error" not in out
+
+
+@pytest.mark.parametrize("stmt", [
+    "from torch.distributions import broadcast_all", "from torch.distributions.normal import math",
+    "from torch.func import tree_map", "import torch.func.eager_transforms", "import torch.distributions.poisson",
+    "from torch.distributions.dirichlet import _Dirichlet",
+])
+def test_distributions_and_func_internals_are_not_exported(stmt):
+    with pytest.raises((ImportError, PolicyError)):
+        run("import torch\n" + stmt)
+
+
+def test_functional_call_sets_only_tensors_under_public_names():
+    base = "import torch\nfrom torch.func import functional_call\nm = torch.nn.Linear(2, 1)\n"
+    with pytest.raises(AttributeError):
+        run(base + "functional_call(m, {'__array_interface__': torch.ones(1)}, (torch.ones(2),))")
+    with pytest.raises(TypeError):
+        run(base + "functional_call(m, {'foo': {'data': (0, False)}}, (torch.ones(2),))")
+    with pytest.raises(PolicyError):
+        run(base + "print(torch.distributions.Normal(0.0, 1.0).__dict__)")
