@@ -958,3 +958,23 @@ params = {k: v.detach() for k, v in model.named_parameters()}
 per_example = vmap(grad(lambda p, xi: functional_call(model, p, (xi,)).sum()), in_dims=(None, 0))
 print({k: v.shape for k, v in per_example(params, torch.randn(4, 3)).items()})
 """)
+
+snippet("activation_capture_and_named_sequential", """
+import torch
+from collections import OrderedDict
+from torch.nn.modules.module import register_module_forward_hook
+net = torch.nn.Sequential(OrderedDict([('fc1', torch.nn.Linear(2, 3)), ('act', torch.nn.ReLU()), ('fc2', torch.nn.Linear(3, 1))]))
+for p in net.parameters():
+    torch.nn.init.constant_(p, 0.5)
+acts = {}
+for name, mod in net.named_children():
+    mod.register_forward_hook(lambda m, i, o, name=name: acts.__setitem__(name, o.detach()))
+seen = []
+h = register_module_forward_hook(lambda m, i, o: seen.append(type(m).__name__))
+out = net(torch.tensor([[1.0, -3.0]]))
+h.remove()
+print(net)
+for k, v in acts.items():
+    print(k, v)
+print(out, seen, net.fc1, list(net.state_dict().keys()))
+""")

@@ -30,9 +30,9 @@ MAX_SOURCE_BYTES = 64 * 1024
 
 # Modules a snippet may import (and "from X import ..."). Whether a torch submodule really exists is
 # decided at run time by the facade; here only the shape of the name is checked.
-ALLOWED_IMPORT_ROOTS = ("torch", "numpy", "math", "warnings", "io")
+ALLOWED_IMPORT_ROOTS = ("torch", "numpy", "math", "warnings", "io", "collections")
 # Roots that are a single module (no submodules); `io` gives only BytesIO and StringIO (see guards.py).
-_SINGLE_MODULE_ROOTS = ("numpy", "math", "warnings", "io")
+_SINGLE_MODULE_ROOTS = ("numpy", "math", "warnings", "io", "collections")
 
 # Builtins a snippet cannot use; named here for a clear compile-time message (they are also absent
 # from the run-time builtins, so a reference that slips through is a NameError).
@@ -43,7 +43,8 @@ FORBIDDEN_BUILTINS = frozenset({
 })
 
 # Private attributes PyTorch tutorials legitimately read; the run-time guard re-checks the type.
-PRIVATE_ATTR_ALLOWED = re.compile(r"^(_saved_[A-Za-z0-9_]+|_version|_sequence_nr|_is_view|_base)$")
+PRIVATE_ATTR_ALLOWED = re.compile(
+    r"^(_saved_[A-Za-z0-9_]+|_version|_sequence_nr|_is_view|_base|__getitem__|__setitem__)$")
 # Attributes refused at compile time with a dedicated message (the guard refuses them too).
 # (`.numpy()` itself is allowed: the guard hands out a fresh copy, see guards.py and arrays.py.)
 NUMPY_ATTRS = frozenset({"__array__", "__array_interface__", "__array_struct__"})
@@ -103,7 +104,7 @@ def _is_super_call(node: ast.AST) -> bool:
 
 
 def special_private_attribute(node: ast.Attribute) -> bool:
-    """The few `_`-names allowed as attribute *reads*: `x.__name__`, `super().__init__`,
+    """The few `_`-names allowed as attribute *reads*: `x.__name__`, `super().__init__`, `d.__setitem__`,
     `grad_fn._saved_self`, `t._version`, `grad_fn._sequence_nr`."""
     if not isinstance(node.ctx, ast.Load):
         return False
@@ -248,7 +249,7 @@ class PolicyChecker(ast.NodeVisitor):
         root = name.split(".")[0]
         if root not in ALLOWED_IMPORT_ROOTS or (root in _SINGLE_MODULE_ROOTS and name != root):
             self.fail(node, f"import of {name!r} is not allowed: only torch (and its submodules), "
-                            "numpy, math, warnings and io can be imported")
+                            "numpy, math, warnings, io and collections can be imported")
         for part in name.split("."):
             self.check_identifier(node, part)
 

@@ -68,6 +68,8 @@ SUBMODULE_NAMES: dict[str, frozenset[str] | None] = {
                           "normal_", "ones_", "zeros_", "trunc_normal_", "uniform_", "xavier_normal_",
                           "xavier_uniform_", "orthogonal_", "sparse_", "dirac_"}),
     "nn.utils": None,
+    "nn.modules": None,
+    "nn.modules.module": None,
     "optim": frozenset({"SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",
                         "Rprop", "ASGD", "LBFGS", "SparseAdam", "Optimizer"}),
     "optim.lr_scheduler": None,
@@ -134,6 +136,10 @@ DENIED_NAMES = frozenset({"numpy", "np", "from_numpy", "observe", "ctypes", "tof
 NODE_ATTRS = frozenset({"name", "next_functions", "metadata", "register_hook", "register_prehook",
                         "variable", "saved_tensors", "needs_input_grad"})
 TENSOR_PRIVATE_ATTRS = frozenset({"_version", "_is_view", "_base"})
+# `acts.__setitem__` as a hook callback: item access methods of the snippet's own plain containers.
+CONTAINER_ITEM_METHODS = frozenset({"__getitem__", "__setitem__"})
+# `import collections`: OrderedDict (to build nn.Sequential with names); its instances are read-only.
+COLLECTIONS_NAMES = {"OrderedDict": collections.OrderedDict}
 NODE_PRIVATE_ATTRS = frozenset({"_sequence_nr"})
 
 _STR_METHODS = frozenset("""capitalize casefold center count encode endswith expandtabs find index
@@ -469,6 +475,7 @@ class Policy:
         self.warnings = Facade("warnings", warnfacade.facade_attrs())
         self.numpy = self._numpy_facade()
         self.io = Facade("io", IO_NAMES)
+        self.collections = Facade("collections", COLLECTIONS_NAMES)
         self._kind_cache: dict[type, Any] = {}
         self._value_cache: dict[type, str] = {}
         self._exposed_names = self._index_exposed()
@@ -580,6 +587,8 @@ class Policy:
             module = self.numpy
         elif name == "io":
             module = self.io
+        elif name == "collections":
+            module = self.collections
         elif name == "warnings":
             if type(globals) is dict and not globals.get(_WARNINGS_STARTED):
                 globals[_WARNINGS_STARTED] = True  # once per run: a snippet's globals are fresh
@@ -589,10 +598,10 @@ class Policy:
             module = self.facades[name] if fromlist else self.torch
         else:
             root = name.split(".")[0]
-            if root in ("torch", "math", "warnings", "numpy", "io"):
+            if root in ("torch", "math", "warnings", "numpy", "io", "collections"):
                 raise ModuleNotFoundError(f"No module named '{name}' (not available in gradstep)")
-            raise ImportError(f"import of '{name}' is not allowed: only torch, numpy, math, warnings and io "
-                              "can be imported")
+            raise ImportError(f"import of '{name}' is not allowed: only torch, numpy, math, warnings, io and "
+                              "collections can be imported")
         for item in fromlist or ():
             # checked here: for a name the facade lacks, `from m import x` would fall back to
             # sys.modules["<m.__name__>.x"], which is the real module of that name
@@ -826,6 +835,8 @@ class Policy:
                     raise PolicyError("super(...).__init__ is only allowed on an instance")
                 if obj.__thisclass__ in self.checked_classes:  # the engine's __init__ is next: keep checking
                     return functools.partial(obj.__thisclass__.__init__, obj.__self__)
+                return getattr(obj, name)
+            if name in CONTAINER_ITEM_METHODS and type(obj) in (list, dict):
                 return getattr(obj, name)
             if k == "tensor" and name in TENSOR_PRIVATE_ATTRS:
                 return self.check_value(getattr(obj, name), obj, name)

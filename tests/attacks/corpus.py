@@ -302,6 +302,31 @@ for i, code in enumerate([
 ]):
     case("numpy_facade", f"numpy_facade_{i:02d}", code)
 case("numpy_facade", "numpy_facade_huge", "import numpy as np\nprint(np.zeros(1 << 40))", STOPPED)
+# --- container item methods and `collections`: only what tutorials need ------------------------------
+for i, code in enumerate([
+    "print({}.__setitem__.__self__)",
+    "import torch\nt = torch.ones(2)\nf = t.__setitem__\nf(0, 5)",
+    "import torch\nprint(getattr(torch.nn.Linear(1, 1), '__getitem__'))",
+    "print(getattr(print, '__getitem__'))",
+    "print(getattr([].__getitem__, '__self__'))",
+    "print(''.__getitem__)",
+    "from collections import namedtuple\nP = namedtuple('P', 'x')",
+    "import collections\nprint(collections.defaultdict)",
+    "import collections\nprint(collections.abc)",
+    "from collections import OrderedDict\nprint(OrderedDict.__init__)",
+    "from collections import OrderedDict\nclass D(OrderedDict):\n    pass",
+    "from collections import OrderedDict\nprint(OrderedDict.fromkeys)",
+    "import collections.abc",
+    "from collections import OrderedDict\nd = OrderedDict(a=1)\nd['b'] = 2",
+]):
+    case("containers", f"containers_{i:02d}", code)
+for i, code in enumerate([  # controls
+    "acts = {}\nf = acts.__setitem__\nf('a', 1)\nprint(acts, [3, 4].__getitem__(0))",
+    "import torch\nfrom collections import OrderedDict\n"
+    "net = torch.nn.Sequential(OrderedDict([('fc', torch.nn.Linear(2, 1)), ('act', torch.nn.ReLU())]))\nprint(net.fc)",
+]):
+    case("containers", f"containers_ok_{i:02d}", code, OK)
+
 for i, code in enumerate([  # controls: what tutorials do with NumPy
     "import numpy as np\nimport torch\na = np.array([1.0, 2.0])\nt = torch.from_numpy(a)\na[0] = 5\nprint(t, np.allclose(t, a))",
     "import numpy as np\nimport torch\nx = torch.tensor(np.linspace(0, 1, 5), dtype=torch.float32, requires_grad=True)\n"
@@ -377,7 +402,7 @@ for i, code in enumerate([
     "match 1:\n    case 1:\n        pass",
     "def f():\n    x = 0\n    def g():\n        nonlocal x\n        x = 1\n",
     "try:\n    pass\nexcept* Exception:\n    pass",
-    "x = [1]\nx.__setitem__(0, 2)",
+    "x = [1]\nx.__delitem__(0)",
     "import torch\nx = torch.ones(2)\nprint(x.__setitem__)",
     "print(*(1,), **{'file': 1})",
     "printed = 1",

@@ -76,7 +76,7 @@ def test_corpus_is_large_and_broad():
     cats = {c[0] for c in corpus.CASES}
     assert len(corpus.CASES) >= 100
     assert {"dunder", "getattr", "format", "frames", "builtins", "imports", "numpy", "unicode", "metaclass",
-            "decorators", "defaults", "files", "process", "persistence", "numpy_arrays", "numpy_facade", "modules", "warnings",
+            "decorators", "defaults", "files", "process", "persistence", "numpy_arrays", "numpy_facade", "containers", "modules", "warnings",
             "facades"} <= cats
 
 
