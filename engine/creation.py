@@ -37,6 +37,11 @@ def _unwrap(data: Any) -> Any:
         return data._data
     if isinstance(data, (list, tuple)):
         return [_unwrap(d) for d in data]
+    tp = type(data)
+    if hasattr(tp, "__len__") and hasattr(tp, "__getitem__") and not isinstance(data, (np.ndarray, str, bytes, dict)):
+        # another sequence (a Dataset...): read by index as PyTorch does (NumPy would iterate until an
+        # IndexError that a user's __getitem__ may never raise)
+        return [_unwrap(data[i]) for i in range(len(data))]
     return data
 
 

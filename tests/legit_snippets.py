@@ -978,3 +978,28 @@ for k, v in acts.items():
     print(k, v)
 print(out, seen, net.fc1, list(net.state_dict().keys()))
 """)
+
+snippet("custom_dataset_training", """
+import torch
+from torch.utils.data import Dataset, DataLoader
+
+class Squares(Dataset):
+    def __init__(self, n):
+        self.x = torch.arange(n, dtype=torch.float32)
+
+    def __len__(self):
+        return len(self.x)
+
+    def __getitem__(self, i):
+        return self.x[i], self.x[i] ** 2
+
+torch.manual_seed(0)
+ds = Squares(6)
+print(len(ds), ds[2], torch.tensor(Squares(3).x))
+w = torch.tensor(0.5, requires_grad=True)
+for xb, yb in DataLoader(ds, batch_size=4, shuffle=True):
+    loss = ((w * xb - yb) ** 2).mean()
+    loss.backward()
+    print(xb, round(loss.item(), 4))
+print(w.grad)
+""")

@@ -49,6 +49,9 @@ PRIVATE_ATTR_ALLOWED = re.compile(
 # (`.numpy()` itself is allowed: the guard hands out a fresh copy, see guards.py and arrays.py.)
 NUMPY_ATTRS = frozenset({"__array__", "__array_interface__", "__array_struct__"})
 
+# The special methods a snippet's class may define: a constructor and the container protocol a Dataset needs.
+CLASS_SPECIAL_METHODS = frozenset({"__init__", "__len__", "__getitem__", "__iter__"})
+
 GRAD_MODE_DECORATORS = frozenset({"no_grad", "enable_grad", "inference_mode", "set_grad_enabled"})
 
 AUG_OPS = {
@@ -255,11 +258,11 @@ class PolicyChecker(ast.NodeVisitor):
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         in_class = self.in_class_body
-        if node.name == "__init__" and in_class:
+        if node.name in CLASS_SPECIAL_METHODS and in_class:
             pass
         elif node.name.startswith("__") and in_class:
             self.fail(node, f"defining {node.name!r} is not allowed (of the special methods only "
-                            "__init__ may be defined)")
+                            "__init__, __len__, __getitem__ and __iter__ may be defined)")
         else:
             self.check_identifier(node, node.name)
         for dec in node.decorator_list:
@@ -296,7 +299,8 @@ class PolicyChecker(ast.NodeVisitor):
         if node.decorator_list:
             self.fail(node.decorator_list[0], "class decorators are not allowed")
         if not node.bases:
-            self.fail(node, "a class must derive from torch.autograd.Function or torch.nn.Module")
+            self.fail(node, "a class must derive from torch.autograd.Function, torch.nn.Module or a "
+                            "torch.utils.data Dataset or Sampler")
         for base in node.bases:
             if _dotted(base) is None:
                 self.fail(base, "class bases must be plain names like torch.autograd.Function "
@@ -419,6 +423,12 @@ class GradstepTransformer(RestrictingNodeTransformer):
         if message.endswith("statements are not allowed"):
             message = message.replace("statements are not allowed", "is not allowed")
         self.located.append(self.pos.error(node, message))
+
+    def check_name(self, node: ast.AST, name: str | None, allow_magic_methods: bool = False) -> None:
+        # methods named in CLASS_SPECIAL_METHODS (PolicyChecker allows them only in a class body)
+        if allow_magic_methods and name in CLASS_SPECIAL_METHODS and getattr(node, "col_offset", 0) != 0:
+            return
+        super().check_name(node, name, allow_magic_methods)
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
         if special_private_attribute(node):

@@ -46,7 +46,7 @@ import numpy as np
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 
 from . import arrays, npfacade, warnfacade
-from .compiler import format_field_is_unsafe
+from .compiler import CLASS_SPECIAL_METHODS, format_field_is_unsafe
 from .errors import OutputLimitExceeded, PolicyError
 
 DEFAULT_MAX_OUTPUT_CHARS = 1_000_000
@@ -461,7 +461,10 @@ class Policy:
         nn = getattr(torch_module, "nn", None)
         self.function_base = getattr(autograd, "Function", None)
         self.module_base = getattr(nn, "Module", None)
-        self.class_bases = tuple(c for c in (self.function_base, self.module_base) if isinstance(c, type))
+        data = self._engine_module("utils.data")
+        data_bases = tuple(getattr(data, n, None) for n in ("Dataset", "IterableDataset", "Sampler"))
+        self.class_bases = tuple(c for c in (self.function_base, self.module_base, *data_bases)
+                                 if isinstance(c, type))
         optim = self._engine_module("optim")
         schedulers = self._engine_module("optim.lr_scheduler")
         loaders = (getattr(optim, "Optimizer", None), getattr(schedulers, "LRScheduler", None))
@@ -1024,7 +1027,8 @@ class Policy:
     def build_class(self, name: str, bases: tuple, namespace: dict) -> type:
         """RestrictedPython's `__metaclass__`: classes only as subclasses of Function / nn.Module."""
         if not bases:
-            raise PolicyError(f"class {name}: a class must derive from torch.autograd.Function or torch.nn.Module")
+            raise PolicyError(f"class {name}: a class must derive from torch.autograd.Function, torch.nn.Module "
+                              "or a torch.utils.data Dataset or Sampler")
         for base in bases:
             ok = isinstance(base, type) and (
                 self._is_user_class(base)
@@ -1032,10 +1036,11 @@ class Policy:
             if not ok:
                 shown = base._shown if isinstance(base, TypeName) else getattr(base, "__name__", type(base).__name__)
                 raise PolicyError(f"class {name}: deriving from {shown} is not allowed (only "
-                                  "torch.autograd.Function and torch.nn.Module)")
+                                  "torch.autograd.Function, torch.nn.Module and torch.utils.data's "
+                                  "Dataset, IterableDataset and Sampler)")
         for key in namespace:
-            if key.startswith("_") and key not in ("__module__", "__qualname__", "__classcell__",
-                                                   "__init__", "__doc__"):
+            if key.startswith("_") and key not in CLASS_SPECIAL_METHODS and key not in (
+                    "__module__", "__qualname__", "__classcell__", "__doc__"):
                 raise PolicyError(f"class {name}: names starting with '_' are not allowed: {key!r}")
         meta = type(bases[0])
         for b in bases[1:]:

@@ -327,6 +327,29 @@ for i, code in enumerate([  # controls
 ]):
     case("containers", f"containers_ok_{i:02d}", code, OK)
 
+# --- user classes: Function, Module, and Dataset/Sampler with the container protocol only ------------------
+_DS = "import torch\nfrom torch.utils.data import Dataset\n"
+for i, code in enumerate([
+    _DS + "class D(Dataset):\n    def __getattr__(self, n):\n        return n",
+    _DS + "class D(Dataset):\n    def __array_interface__(self):\n        return {}",
+    _DS + "class D(Dataset):\n    __getitem__ = print",
+    _DS + "class D(Dataset):\n    def __del__(self):\n        pass",
+    _DS + "class D(Dataset):\n    def __init_subclass__(cls):\n        pass",
+    _DS + "class D(Dataset):\n    def __reduce__(self):\n        return (print, ('x',))",
+    _DS + "class D(Dataset):\n    def __class_getitem__(cls, k):\n        return k",
+    _DS + "def __len__():\n    return 1",
+    "import torch\nclass L(torch.utils.data.DataLoader):\n    pass",
+    "import torch\nclass G(torch.Generator):\n    pass",
+    _DS + "class D(Dataset):\n    def __getitem__(self, i):\n        return torch\n"
+    "import numpy as np\nprint(np.array(D()))",
+    _DS + "class D(Dataset):\n    def __len__(self):\n        return 2\n    def __getitem__(self, i):\n        return print\n"
+    "print(torch.tensor(D()))",
+]):
+    case("metaclass", f"user_class_{i:02d}", code)
+case("metaclass", "user_dataset_ok", _DS + "class D(Dataset):\n    def __len__(self):\n        return 3\n"
+     "    def __getitem__(self, i):\n        return torch.tensor(float(i))\n    def __iter__(self):\n"
+     "        return iter([self[0]])\nprint(len(D()), D()[2], list(torch.utils.data.DataLoader(D(), batch_size=2)))", OK)
+
 for i, code in enumerate([  # controls: what tutorials do with NumPy
     "import numpy as np\nimport torch\na = np.array([1.0, 2.0])\nt = torch.from_numpy(a)\na[0] = 5\nprint(t, np.allclose(t, a))",
     "import numpy as np\nimport torch\nx = torch.tensor(np.linspace(0, 1, 5), dtype=torch.float32, requires_grad=True)\n"
