@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from engine import bitwise as _bitwise
 from engine import creation as _creation
 from engine import functions as f
 from engine import ops
@@ -48,6 +49,16 @@ def _div_(self: Tensor, other: Any, *, rounding_mode: Any = f._TRUE_DIVISION) ->
     if rounding_mode is not None:
         f._check_integer_divisor(self, other)
     return f._inplace(self, ops.DIV_MODE, (other,), {"rounding_mode": rounding_mode})
+
+
+def _mod_inplace(tensor_rule: Any, scalar_rule: Any) -> Any:
+    def method(self: Tensor, other: Any) -> Tensor:
+        f._check_integer_divisor(self, other)
+        if isinstance(other, Tensor):
+            return f._inplace(self, tensor_rule, (other,))
+        return f._inplace(self, scalar_rule, (), {"other": other})
+
+    return method
 
 
 def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
@@ -127,10 +138,9 @@ METHODS = {
     "__mul__": f.mul, "__rmul__": f.mul, "__truediv__": f.div_op, "__rtruediv__": _reflected(f.div_op),
     "__neg__": f.neg, "__pos__": lambda self: self, "__pow__": f.pow, "__rpow__": _reflected(f.pow),
     "__matmul__": f.matmul, "__rmatmul__": _reflected(f.matmul), "__abs__": f.abs,
-    "__mod__": f.remainder, "__floordiv__": f.floor_divide,
+    "__mod__": f.remainder, "__rmod__": _reflected(f.remainder), "__floordiv__": f.floor_divide,
     "__rfloordiv__": _reflected(f.floor_divide),
     "__lt__": f.lt, "__le__": f.le, "__gt__": f.gt, "__ge__": f.ge, "__eq__": f.eq, "__ne__": f.ne,
-    "__and__": f.logical_and, "__or__": f.logical_or, "__invert__": f.logical_not,
     "__getitem__": f.getitem, "__setitem__": f.setitem,
     "__iadd__": _inplace_binary(ops.ADD), "__isub__": _inplace_binary(ops.SUB),
     "__imul__": _inplace_binary(ops.MUL), "__itruediv__": _div_, "__ipow__": _pow_,
@@ -219,6 +229,13 @@ METHODS = {
     "exponential_": _creation.exponential_, "geometric_": _creation.geometric_, "cauchy_": _creation.cauchy_,
     "log_normal_": _creation.log_normal_, "bernoulli_": _creation.bernoulli_, "bernoulli": _creation.bernoulli,
 }
+
+METHODS.update({
+    "fmod_": _mod_inplace(ops.FMOD_TENSOR, ops.FMOD),
+    "remainder_": _mod_inplace(ops.REMAINDER_TENSOR, ops.REMAINDER),
+    "__imod__": _mod_inplace(ops.REMAINDER_TENSOR, ops.REMAINDER),
+})
+METHODS.update(_bitwise.METHODS)  # & | ^ ~ << >> and their in-place forms
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)

@@ -752,10 +752,38 @@ NAN_TO_NUM = rule("nan_to_num", "NanToNumBackward0",
                   lambda a, nan=0.0, posinf=None, neginf=None: np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf),
                   (lambda F, g, self: g * np.isfinite(F.raw(self)),), ("grad where self is finite, else 0",),
                   elementwise=True, exact_dtype=True)
-REMAINDER = rule("remainder", "RemainderBackward0", lambda a, other: np.remainder(a, other),
+def _remainder(a: Any, other: Any) -> Any:
+    """PyTorch's remainder: fmod, moved by the divisor when the signs differ (-1.5 % 1.5 is -0.0, as in C)."""
+    if np.result_type(a, other).kind != "f":
+        return np.remainder(a, other)
+    mod = np.fmod(a, other)
+    moved = (mod != 0) & ((np.asarray(other) < 0) != (mod < 0))
+    return np.where(moved, mod + other, mod).astype(mod.dtype, copy=False)
+
+
+REMAINDER = rule("remainder", "RemainderBackward0", _remainder,
                  (lambda F, g: g,), ("grad",), elementwise=True)
 FMOD = rule("fmod", "FmodBackward0", lambda a, other: np.fmod(a, other), (lambda F, g: g,), ("grad",),
             elementwise=True)
+
+
+def _rounded_quotient_grad(rounding_mode: str) -> Any:
+    """-grad * self.div(other, rounding_mode): the divisor's gradient of remainder (floor) and fmod (trunc)."""
+
+    def grad(F: Any, g: Any, self: Any, other: Any) -> Any:
+        return -g * F.op("div_mode", self, other, rounding_mode=rounding_mode)
+
+    return grad
+
+
+REMAINDER_TENSOR = rule("remainder_tensor", "RemainderBackward1", _remainder,
+                        (lambda F, g: g, _rounded_quotient_grad("floor")),
+                        ("grad", "-grad * self.div(other, rounding_mode='floor')"), inputs=BINARY,
+                        elementwise=True, promotes=True)
+FMOD_TENSOR = rule("fmod_tensor", "FmodBackward1", np.fmod,
+                   (lambda F, g: g, _rounded_quotient_grad("trunc")),
+                   ("grad", "-grad * self.div(other, rounding_mode='trunc')"), inputs=BINARY,
+                   elementwise=True, promotes=True)
 
 # --- activations ---------------------------------------------------------------------------------
 LEAKY_RELU = rule(

@@ -67,6 +67,8 @@ CASES: list[tuple[str, str, tuple, dict]] = [
     ("frac", "out = a.frac()", ((3,),), {"pos": True}),
     ("remainder", "out = a % 0.3", ((3,),), {"pos": True}),
     ("fmod", "out = a.fmod(0.3)", ((3,),), {"pos": True}),
+    ("remainder_tensor", "out = a % b", ((2, 3), (3,)), {"pos": True}),
+    ("fmod_tensor", "out = T.fmod(a, -b)", ((2, 3), (3,)), {"pos": True}),
     # activations
     ("leaky_relu", "out = F.leaky_relu(a, 0.2)", ((2, 3),), {}),
     ("gelu", "out = F.gelu(a)", ((2, 3),), {}),
