@@ -130,3 +130,5 @@ from engine.functions import _dirichlet_grad, _sample_dirichlet, _standard_gamma
 from engine.bitwise import (  # noqa: E402
     bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor, logical_xor,
 )
+from engine.more_math import copysign, erfc, fmax, fmin, heaviside, i0  # noqa: E402
+from engine import special  # noqa: E402 - torch.special

@@ -8,6 +8,7 @@ import numpy as np
 
 from engine import bitwise as _bitwise
 from engine import creation as _creation
+from engine import more_math as _more_math
 from engine import functions as f
 from engine import ops
 from engine.tensor import Tensor
@@ -235,7 +236,8 @@ METHODS.update({
     "remainder_": _mod_inplace(ops.REMAINDER_TENSOR, ops.REMAINDER),
     "__imod__": _mod_inplace(ops.REMAINDER_TENSOR, ops.REMAINDER),
 })
-METHODS.update(_bitwise.METHODS)  # & | ^ ~ << >> and their in-place forms
+METHODS.update(_bitwise.METHODS)
+METHODS.update(_more_math.METHODS)  # & | ^ ~ << >> and their in-place forms
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)

@@ -95,6 +95,49 @@ print(torch.autograd.grad(y.sum(), [x, d]))
 z = torch.tensor([5, 7]); z %= 3; print(z, z._version); z.fmod_(torch.tensor([2, 4])); print(z)
 t(lambda: torch.tensor([5, 7]).fmod_(0)); t(lambda: torch.tensor([5, 7]).fmod_(1.5))
 """,
+    # --- fmax, fmin, copysign, erfc, i0, heaviside ------------------------------------------------------
+    "fmax_fmin_copysign_erfc_i0": """
+x = torch.tensor([0.2, 0.7, -1.0, float('nan')], requires_grad=True)
+y = torch.tensor([1.5, -0.5, float('nan'), 2.0], requires_grad=True)
+for name, f in [("fmax", torch.fmax), ("fmin", torch.fmin), ("copysign", torch.copysign),
+                ("copysign_s", lambda a, b: a.copysign(-1.0)), ("erfc", lambda a, b: torch.erfc(a)),
+                ("i0", lambda a, b: torch.i0(a)), ("fmax_m", lambda a, b: a.fmax(b)), ("fmin_m", lambda a, b: a.fmin(b))]:
+    out = f(x, y)
+    grads = torch.autograd.grad(out.sum(), [x, y], allow_unused=True)
+    print(name, out, type(out.grad_fn).__name__, grads, sorted(a for a in dir(out.grad_fn) if a.startswith("_saved")))
+print(torch.fmax(torch.tensor([1, 2]), torch.tensor([0.5, float('nan')])), torch.copysign(torch.tensor([1, 2]), -1))
+print(torch.i0(torch.tensor([1, 2])), torch.erfc(torch.tensor([1, 2])), torch.copysign(torch.tensor([0.0, -0.0]), -1.0))
+t(lambda: torch.fmax(x, 1.0)); t(lambda: torch.fmin(x, torch.ones(3)))
+z = torch.tensor([1.0, -2.0, 0.5]); z.copysign_(torch.tensor([-1.0, 1.0, -0.0])); z.erfc_(); print(z)
+z = torch.tensor([0.5, 2.0]); z.i0_(); print(z, z._version)
+h = torch.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+print(torch.heaviside(h, torch.tensor(0.5)), h.heaviside(torch.tensor([0.1, 0.2, 0.3])))
+t(lambda: torch.heaviside(h, 0.5)); t(lambda: torch.heaviside(torch.tensor([1, 2]), torch.tensor([0.5])))
+t(lambda: torch.heaviside(h, torch.tensor(0.5)).sum().backward())
+g = torch.autograd.grad(torch.i0(x[:3]).sum(), x, create_graph=True)[0]
+print(g, torch.autograd.grad(g.sum(), x))
+""",
+    # --- torch.special ---------------------------------------------------------------------------------
+    "special_functions": """
+x = torch.tensor([0.25, 0.5, 0.75], requires_grad=True)
+for f in [torch.special.expit, torch.special.logit, torch.special.entr, torch.special.ndtr, torch.special.log_ndtr,
+          torch.special.gammaln, torch.special.erfcx, torch.special.log1p, torch.special.sinc, torch.special.xlog1py,
+          torch.special.erf, torch.special.erfc, torch.special.erfinv, torch.special.i0, torch.special.i1,
+          torch.special.ndtri, torch.special.psi, torch.special.digamma, torch.special.expm1, torch.special.exp2,
+          torch.special.round, torch.special.xlogy]:
+    y = f(x) if f not in (torch.special.xlog1py, torch.special.xlogy) else f(x, x)
+    g, = torch.autograd.grad(y.sum(), x, create_graph=True)
+    gg = torch.autograd.grad(g.sum(), x, allow_unused=True) if g.requires_grad else None
+    print(f.__name__, type(y.grad_fn).__name__, y, g, gg)
+print(torch.special.softmax(x, 0), torch.special.log_softmax(x, 0), torch.special.logsumexp(x, 0),
+      torch.special.polygamma(1, x), torch.special.round(x * 10, decimals=1))
+for a, b in [(x, 2.0), (2.0, x), (torch.tensor([0.0, 1.0], requires_grad=True), torch.tensor([-1.0, -2.0]))]:
+    y = torch.special.xlog1py(a, b)
+    print(y, torch.autograd.grad(y.sum(), [v for v in (a, b) if isinstance(v, torch.Tensor) and v.requires_grad]))
+v = torch.tensor([-40.0, -5.0, -0.5, 0.0, 3.0, 30.0, float('nan'), float('inf'), -float('inf')])
+print(torch.special.log_ndtr(v), torch.special.erfcx(v), torch.special.entr(v), torch.special.i1(v), torch.special.ndtr(v))
+print(torch.special.ndtri(torch.tensor([0.0, 0.1, 0.5, 0.975, 1.0])), torch.special.erfc(v), torch.special.i0(v))
+""",
 }
 
 
