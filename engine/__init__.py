@@ -132,3 +132,12 @@ from engine.bitwise import (  # noqa: E402
 )
 from engine.more_math import copysign, erfc, fmax, fmin, heaviside, i0  # noqa: E402
 from engine import special  # noqa: E402 - torch.special
+from engine.methods import layout, strided  # noqa: E402
+
+
+def is_floating_point(input: Tensor) -> bool:
+    return input.is_floating_point()
+
+
+def is_complex(input: Tensor) -> bool:
+    return False  # no complex dtypes

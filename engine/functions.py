@@ -1704,9 +1704,13 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     return _constant(np.asarray(np.count_nonzero(input._data, axis=axis), np.int64))
 
 
-def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> ReturnType:
+_NOT_GIVEN = object()
+
+
+def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: Any = _NOT_GIVEN) -> ReturnType:
     dim = _wrap_dim(dim, input._data.ndim)
-    return ReturnType(*apply(ops.SORT, (input,), {"dim": dim, "descending": descending}), "sort")
+    rule = ops.SORT if stable is _NOT_GIVEN else ops.SORT_STABLE  # sort.stable: SortBackward1
+    return ReturnType(*apply(rule, (input,), {"dim": dim, "descending": descending}), "sort")
 
 
 def msort(input: Tensor) -> Tensor:

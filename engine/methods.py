@@ -284,3 +284,31 @@ Tensor.mH = _matrix_transpose("mH", "Consider using x.conj().")  # type: ignore[
 Tensor.H = property(_adjoint_2d)  # type: ignore[attr-defined]
 Tensor.adjoint = lambda self: Tensor.mH.fget(self)  # type: ignore[attr-defined]
 Tensor.is_sparse = False  # type: ignore[attr-defined]
+
+
+def _storage_offset(self: Tensor) -> int:
+    """Where a view starts in its base's storage, in elements (0 for a tensor that owns its data)."""
+    base = self._base
+    if base is None or not self._data.itemsize:
+        return 0
+    return (self.data_ptr() - base.data_ptr()) // self._data.itemsize
+
+
+Tensor.storage_offset = _storage_offset  # type: ignore[attr-defined]
+Tensor.itemsize = property(lambda self: self.element_size())  # type: ignore[attr-defined]
+Tensor.nbytes = property(lambda self: self.numel() * self.element_size())  # type: ignore[attr-defined]
+Tensor.is_complex = lambda self: False  # type: ignore[attr-defined] - no complex dtypes
+
+
+class layout:  # noqa: N801 - PyTorch's spelling
+    """A tensor's memory layout: every engine tensor is strided."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+
+strided = layout("strided")
+Tensor.layout = property(lambda self: strided)  # type: ignore[attr-defined]

@@ -1228,6 +1228,9 @@ def _sort_grad(F: Any, g: Any, dim: int, indices: Any, self_sym_sizes: tuple) ->
 SORTED = {"outputs": 2, "differentiable_outputs": (0,), "output_names": ("result", "indices")}
 SORT = rule("sort", "SortBackward0", lambda a, dim, descending=False: _sort(a, dim, descending),
             (_sort_grad,), ("grad put back at indices along dim",), defaults={"descending": False}, **SORTED)
+# sort.stable, the overload a call naming `stable` (whatever its value) records
+SORT_STABLE = rule("sort_stable", "SortBackward1", SORT.forward, (_sort_grad,), ("grad put back at indices along dim",),
+                   defaults={"descending": False}, **SORTED)
 TOPK = rule("topk", "TopkBackward0", lambda a, k, dim, largest=True: _sort(a, dim, largest, k), (_sort_grad,),
             ("grad put back at indices along dim, zeros elsewhere",), defaults={"largest": True}, **SORTED)
 CUMSUM = rule("cumsum", "CumsumBackward0", _along(np.cumsum), (lambda F, g, dim: _reverse_cumsum(F, g, dim),),

@@ -197,6 +197,7 @@ CASES: list[tuple[str, str, tuple, dict]] = [
     ("std_mean", "out = T.std_mean(a, 1)[0]", ((2, 3),), {}),
     ("std_mean_both", "s, m = T.std_mean(a, (0, 1), unbiased=False)\nout = s * m", ((2, 3),), {}),
     ("sort", "out = a.sort(1).values", ((2, 3),), {}),
+    ("sort_stable", "out = T.sort(a, dim=0, stable=True).values", ((3, 2),), {}),
     ("sort_desc", "out = T.sort(a, dim=0, descending=True)[0]", ((3, 2),), {}),
     ("msort", "out = a.msort()", ((3, 2),), {}),
     ("topk", "out = a.topk(2).values", ((2, 3),), {}),

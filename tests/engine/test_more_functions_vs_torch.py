@@ -138,6 +138,19 @@ v = torch.tensor([-40.0, -5.0, -0.5, 0.0, 3.0, 30.0, float('nan'), float('inf'),
 print(torch.special.log_ndtr(v), torch.special.erfcx(v), torch.special.entr(v), torch.special.i1(v), torch.special.ndtr(v))
 print(torch.special.ndtri(torch.tensor([0.0, 0.1, 0.5, 0.975, 1.0])), torch.special.erfc(v), torch.special.i0(v))
 """,
+    # --- sort(stable=...) and tensor properties -------------------------------------------------------
+    "sort_stable_and_properties": """
+x = torch.tensor([2.0, 1.0, 2.0, 0.5], requires_grad=True)
+for kw in [dict(stable=True), dict(stable=False), dict(), dict(stable=True, descending=True)]:
+    v, i = torch.sort(x, **kw)
+    print(kw, v, i, sorted(a for a in dir(v.grad_fn) if a.startswith("_saved")), torch.autograd.grad(v[0] * 2 + v[1], x))
+print(x.sort(stable=True), x.sort(0, True))
+base = torch.arange(12.0).reshape(3, 4)
+for t_ in [base, base[1:], base[:, 2:], base[2, 1:], base.t(), base[1:].reshape(-1), torch.ones(2, dtype=torch.float16),
+           torch.ones(3, dtype=torch.int64), torch.tensor(True), torch.ones(2, 3, dtype=torch.bfloat16)]:
+    print(t_.storage_offset(), t_.nbytes, t_.itemsize, t_.is_complex(), t_.element_size())
+print(torch.is_floating_point(base), torch.is_complex(base), base.layout, torch.strided)
+""",
 }
 
 
