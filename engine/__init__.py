@@ -127,3 +127,17 @@ from engine import distributions  # noqa: E402 - needs the names above
 from engine import func  # noqa: E402
 from engine.func import vmap  # noqa: E402
 from engine.functions import _dirichlet_grad, _sample_dirichlet, _standard_gamma, _standard_gamma_grad  # noqa: E402
+from engine.bitwise import (  # noqa: E402
+    bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor, logical_xor,
+)
+from engine.more_math import copysign, erfc, fmax, fmin, heaviside, i0  # noqa: E402
+from engine import special  # noqa: E402 - torch.special
+from engine.methods import layout, strided  # noqa: E402
+
+
+def is_floating_point(input: Tensor) -> bool:
+    return input.is_floating_point()
+
+
+def is_complex(input: Tensor) -> bool:
+    return False  # no complex dtypes

@@ -963,14 +963,25 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
 def remainder(input: Any, other: Any) -> Tensor:
     _check_integer_divisor(input, other)
     if isinstance(other, Tensor):
-        return _constant(np.remainder(_raw(input), other._data))
+        if not isinstance(input, Tensor):  # remainder.Scalar_Tensor: no derivative in PyTorch
+            return not_implemented_result("remainder", _scalar_tensor_remainder(input, other), (other,))
+        return _binary(ops.REMAINDER_TENSOR, input, other)
     return apply(ops.REMAINDER, (input,), {"other": other})
+
+
+def _scalar_tensor_remainder(input: Any, other: Tensor) -> np.ndarray:
+    arrays = [input, other._data]
+    promoted = promoted_arrays(arrays)
+    out = np.asarray(ops._remainder(*(promoted[0] if promoted is not None else arrays)))
+    if out.dtype == np.float64 and other._data.dtype != np.float64:
+        out = out.astype(dtypes.result_type_np(arrays))
+    return out
 
 
 def fmod(input: Tensor, other: Any) -> Tensor:
     _check_integer_divisor(input, other)
     if isinstance(other, Tensor):
-        return _constant(np.fmod(input._data, other._data))
+        return _binary(ops.FMOD_TENSOR, input, other)
     return apply(ops.FMOD, (input,), {"other": other})
 
 
@@ -1693,9 +1704,13 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     return _constant(np.asarray(np.count_nonzero(input._data, axis=axis), np.int64))
 
 
-def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> ReturnType:
+_NOT_GIVEN = object()
+
+
+def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: Any = _NOT_GIVEN) -> ReturnType:
     dim = _wrap_dim(dim, input._data.ndim)
-    return ReturnType(*apply(ops.SORT, (input,), {"dim": dim, "descending": descending}), "sort")
+    rule = ops.SORT if stable is _NOT_GIVEN else ops.SORT_STABLE  # sort.stable: SortBackward1
+    return ReturnType(*apply(rule, (input,), {"dim": dim, "descending": descending}), "sort")
 
 
 def msort(input: Tensor) -> Tensor:

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from engine.special import _digamma64
+from engine.special_kernels import _digamma64
 
 _THIRD_F32 = float(np.float32(1.0) / np.float32(3.0))  # 1.0f / 3.0f
 _C_0331 = float(np.float32(0.0331))

@@ -6,7 +6,9 @@ from typing import Any
 
 import numpy as np
 
+from engine import bitwise as _bitwise
 from engine import creation as _creation
+from engine import more_math as _more_math
 from engine import functions as f
 from engine import ops
 from engine.tensor import Tensor
@@ -48,6 +50,16 @@ def _div_(self: Tensor, other: Any, *, rounding_mode: Any = f._TRUE_DIVISION) ->
     if rounding_mode is not None:
         f._check_integer_divisor(self, other)
     return f._inplace(self, ops.DIV_MODE, (other,), {"rounding_mode": rounding_mode})
+
+
+def _mod_inplace(tensor_rule: Any, scalar_rule: Any) -> Any:
+    def method(self: Tensor, other: Any) -> Tensor:
+        f._check_integer_divisor(self, other)
+        if isinstance(other, Tensor):
+            return f._inplace(self, tensor_rule, (other,))
+        return f._inplace(self, scalar_rule, (), {"other": other})
+
+    return method
 
 
 def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
@@ -127,10 +139,9 @@ METHODS = {
     "__mul__": f.mul, "__rmul__": f.mul, "__truediv__": f.div_op, "__rtruediv__": _reflected(f.div_op),
     "__neg__": f.neg, "__pos__": lambda self: self, "__pow__": f.pow, "__rpow__": _reflected(f.pow),
     "__matmul__": f.matmul, "__rmatmul__": _reflected(f.matmul), "__abs__": f.abs,
-    "__mod__": f.remainder, "__floordiv__": f.floor_divide,
+    "__mod__": f.remainder, "__rmod__": _reflected(f.remainder), "__floordiv__": f.floor_divide,
     "__rfloordiv__": _reflected(f.floor_divide),
     "__lt__": f.lt, "__le__": f.le, "__gt__": f.gt, "__ge__": f.ge, "__eq__": f.eq, "__ne__": f.ne,
-    "__and__": f.logical_and, "__or__": f.logical_or, "__invert__": f.logical_not,
     "__getitem__": f.getitem, "__setitem__": f.setitem,
     "__iadd__": _inplace_binary(ops.ADD), "__isub__": _inplace_binary(ops.SUB),
     "__imul__": _inplace_binary(ops.MUL), "__itruediv__": _div_, "__ipow__": _pow_,
@@ -220,6 +231,14 @@ METHODS = {
     "log_normal_": _creation.log_normal_, "bernoulli_": _creation.bernoulli_, "bernoulli": _creation.bernoulli,
 }
 
+METHODS.update({
+    "fmod_": _mod_inplace(ops.FMOD_TENSOR, ops.FMOD),
+    "remainder_": _mod_inplace(ops.REMAINDER_TENSOR, ops.REMAINDER),
+    "__imod__": _mod_inplace(ops.REMAINDER_TENSOR, ops.REMAINDER),
+})
+METHODS.update(_bitwise.METHODS)
+METHODS.update(_more_math.METHODS)  # & | ^ ~ << >> and their in-place forms
+
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
 
@@ -265,3 +284,31 @@ Tensor.mH = _matrix_transpose("mH", "Consider using x.conj().")  # type: ignore[
 Tensor.H = property(_adjoint_2d)  # type: ignore[attr-defined]
 Tensor.adjoint = lambda self: Tensor.mH.fget(self)  # type: ignore[attr-defined]
 Tensor.is_sparse = False  # type: ignore[attr-defined]
+
+
+def _storage_offset(self: Tensor) -> int:
+    """Where a view starts in its base's storage, in elements (0 for a tensor that owns its data)."""
+    base = self._base
+    if base is None or not self._data.itemsize:
+        return 0
+    return (self.data_ptr() - base.data_ptr()) // self._data.itemsize
+
+
+Tensor.storage_offset = _storage_offset  # type: ignore[attr-defined]
+Tensor.itemsize = property(lambda self: self.element_size())  # type: ignore[attr-defined]
+Tensor.nbytes = property(lambda self: self.numel() * self.element_size())  # type: ignore[attr-defined]
+Tensor.is_complex = lambda self: False  # type: ignore[attr-defined] - no complex dtypes
+
+
+class layout:  # noqa: N801 - PyTorch's spelling
+    """A tensor's memory layout: every engine tensor is strided."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+
+strided = layout("strided")
+Tensor.layout = property(lambda self: strided)  # type: ignore[attr-defined]

@@ -14,7 +14,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from engine import conv, messages, special
+from engine import conv, messages
+from engine import special_kernels as special
 from engine.rules import ArrayMath, Rule
 
 TABLE: dict[str, Rule] = {}
@@ -716,7 +717,7 @@ LOG10 = rule("log10", "Log10Backward0", np.log10,
              elementwise=True)
 EXPM1 = rule("expm1", "Expm1Backward0", _via64(np.expm1), (lambda F, g, result: g * (result + 1),),
              ("grad * (result + 1)",), elementwise=True)
-EXP2 = rule("exp2", "Exp2Backward0", np.exp2, (lambda F, g, result: g * result * 0.6931471805599453,),
+EXP2 = rule("exp2", "Exp2Backward0", np.exp2, (lambda F, g, result: _scale(F, g * result, 0.6931471805599453),),
             ("grad * result * ln 2",), elementwise=True)
 RSQRT = rule("rsqrt", "RsqrtBackward0", lambda a: 1 / np.sqrt(a),
              (lambda F, g, result: g * result * result * result * -0.5,), ("-0.5 * grad * result³",),
@@ -752,10 +753,38 @@ NAN_TO_NUM = rule("nan_to_num", "NanToNumBackward0",
                   lambda a, nan=0.0, posinf=None, neginf=None: np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf),
                   (lambda F, g, self: g * np.isfinite(F.raw(self)),), ("grad where self is finite, else 0",),
                   elementwise=True, exact_dtype=True)
-REMAINDER = rule("remainder", "RemainderBackward0", lambda a, other: np.remainder(a, other),
+def _remainder(a: Any, other: Any) -> Any:
+    """PyTorch's remainder: fmod, moved by the divisor when the signs differ (-1.5 % 1.5 is -0.0, as in C)."""
+    if np.result_type(a, other).kind != "f":
+        return np.remainder(a, other)
+    mod = np.fmod(a, other)
+    moved = (mod != 0) & ((np.asarray(other) < 0) != (mod < 0))
+    return np.where(moved, mod + other, mod).astype(mod.dtype, copy=False)
+
+
+REMAINDER = rule("remainder", "RemainderBackward0", _remainder,
                  (lambda F, g: g,), ("grad",), elementwise=True)
 FMOD = rule("fmod", "FmodBackward0", lambda a, other: np.fmod(a, other), (lambda F, g: g,), ("grad",),
             elementwise=True)
+
+
+def _rounded_quotient_grad(rounding_mode: str) -> Any:
+    """-grad * self.div(other, rounding_mode): the divisor's gradient of remainder (floor) and fmod (trunc)."""
+
+    def grad(F: Any, g: Any, self: Any, other: Any) -> Any:
+        return -g * F.op("div_mode", self, other, rounding_mode=rounding_mode)
+
+    return grad
+
+
+REMAINDER_TENSOR = rule("remainder_tensor", "RemainderBackward1", _remainder,
+                        (lambda F, g: g, _rounded_quotient_grad("floor")),
+                        ("grad", "-grad * self.div(other, rounding_mode='floor')"), inputs=BINARY,
+                        elementwise=True, promotes=True)
+FMOD_TENSOR = rule("fmod_tensor", "FmodBackward1", np.fmod,
+                   (lambda F, g: g, _rounded_quotient_grad("trunc")),
+                   ("grad", "-grad * self.div(other, rounding_mode='trunc')"), inputs=BINARY,
+                   elementwise=True, promotes=True)
 
 # --- activations ---------------------------------------------------------------------------------
 LEAKY_RELU = rule(
@@ -1199,6 +1228,9 @@ def _sort_grad(F: Any, g: Any, dim: int, indices: Any, self_sym_sizes: tuple) ->
 SORTED = {"outputs": 2, "differentiable_outputs": (0,), "output_names": ("result", "indices")}
 SORT = rule("sort", "SortBackward0", lambda a, dim, descending=False: _sort(a, dim, descending),
             (_sort_grad,), ("grad put back at indices along dim",), defaults={"descending": False}, **SORTED)
+# sort.stable, the overload a call naming `stable` (whatever its value) records
+SORT_STABLE = rule("sort_stable", "SortBackward1", SORT.forward, (_sort_grad,), ("grad put back at indices along dim",),
+                   defaults={"descending": False}, **SORTED)
 TOPK = rule("topk", "TopkBackward0", lambda a, k, dim, largest=True: _sort(a, dim, largest, k), (_sort_grad,),
             ("grad put back at indices along dim, zeros elsewhere",), defaults={"largest": True}, **SORTED)
 CUMSUM = rule("cumsum", "CumsumBackward0", _along(np.cumsum), (lambda F, g, dim: _reverse_cumsum(F, g, dim),),
@@ -4512,3 +4544,111 @@ STANDARD_GAMMA = rule("_standard_gamma", "StandardGammaBackward0", _standard_gam
 # The factor's node: PyTorch records it under create_graph but implements no derivative for it.
 STANDARD_GAMMA_GRAD = rule("_standard_gamma_grad", "StandardGammaGradBackward0", _standard_gamma_grad,
                            (_unique_not_implemented("_standard_gamma_grad"),), ("not implemented in PyTorch",))
+
+
+# --- fmax, fmin, copysign, erfc, i0 and torch.special's entr, erfcx, log_ndtr, i1, xlog1py ----------------
+def _nan_aware_grad(compare: Any, index: int) -> Any:
+    """fmax/fmin: the gradient goes to self where self wins (compare(self, other) or other is NaN), else to other."""
+
+    def grad(F: Any, g: Any, self: Any, other: Any) -> Any:
+        s, o = np.asarray(F.raw(self)), np.asarray(F.raw(other))
+        self_wins = compare(s, o) | np.isnan(o)
+        return F.op("masked_fill", g, mask=~self_wins if index == 0 else self_wins, value=0)
+
+    return grad
+
+
+FMAX = rule("fmax", "FmaxBackward0", np.fmax,
+            (_nan_aware_grad(np.greater_equal, 0), _nan_aware_grad(np.greater_equal, 1)),
+            ("grad where self >= other or other is NaN", "grad where self < other"), inputs=BINARY,
+            elementwise=True, promotes=True)
+FMIN = rule("fmin", "FminBackward0", np.fmin,
+            (_nan_aware_grad(np.less_equal, 0), _nan_aware_grad(np.less_equal, 1)),
+            ("grad where self <= other or other is NaN", "grad where self > other"), inputs=BINARY,
+            elementwise=True, promotes=True)
+
+
+def _copysign_self_grad(F: Any, g: Any, self: Any, result: Any) -> Any:
+    """copysign_tensor_self_backward: grad * result / self, 0 where self is 0."""
+    ratio = F.op("masked_fill", result / self, mask=np.asarray(F.raw(self)) == 0, value=0)
+    return g * ratio
+
+
+def _copysign(a: Any, other: Any) -> Any:
+    out = np.copysign(a, other)
+    return out if np.result_type(a, other).kind == "f" else out.astype(np.float32)
+
+
+COPYSIGN = rule("copysign", "CopysignBackward0", _copysign,
+                (_copysign_self_grad, lambda F, g: F.zeros_like(g)), ("grad * result / self (0 at 0)", "0"),
+                inputs=BINARY, elementwise=True, promotes=True)
+COPYSIGN_SCALAR = rule("copysign_scalar", "CopysignBackward1", _copysign, (_copysign_self_grad,),
+                       ("grad * result / self (0 at 0)",), elementwise=True)
+ERFC = rule("erfc", "ErfcBackward0", special.erfc,
+            (lambda F, g, self: _scale(F, F.exp(-(self ** 2)), -1.1283791670955126) * g,),
+            ("-grad * 2/sqrt(pi) * exp(-self²)",), elementwise=True)
+I0 = rule("i0", "I0Backward0", special.i0, (lambda F, g, self: g * F.op("special_i1", self),),
+          ("grad * i1(self)",), elementwise=True)
+
+
+def _i1_grad(F: Any, g: Any, self: Any, result: Any) -> Any:
+    """i1_backward: grad * (i0(x) - i1(x) / x), 0.5 where |x| <= eps."""
+    raw = np.asarray(F.raw(self))
+    eps = np.finfo(raw.dtype if raw.dtype.kind == "f" else np.float32).eps
+    not_tiny = np.abs(raw) > eps
+    safe = F.where(not_tiny, self, np.asarray(eps, raw.dtype))
+    gradx = F.op("i0", safe) - result * F.op("reciprocal", safe)
+    return g * F.where(not_tiny, gradx, np.asarray(0.5, raw.dtype))
+
+
+SPECIAL_I1 = rule("special_i1", "SpecialI1Backward0", special.i1, (_i1_grad,), ("grad * (i0(self) - result / self)",),
+                  elementwise=True)
+SPECIAL_ENTR = rule("special_entr", "SpecialEntrBackward0", special.entr,
+                    (lambda F, g, self: g * -(F.log(self) + 1),), ("-grad * (1 + log(self))",), elementwise=True)
+SPECIAL_ERFCX = rule("special_erfcx", "SpecialErfcxBackward0", special.erfcx,
+                     (lambda F, g, self, result: (self * 2.0 * result - 1.1283791670955126) * g,),
+                     ("(2 * self * result - 2/sqrt(pi)) * grad",), elementwise=True)
+SPECIAL_LOG_NDTR = rule("special_log_ndtr", "SpecialLogNdtrBackward0", special.log_ndtr,
+                        (lambda F, g, self, result: g / 2.5066282746310002 * F.exp(-(result + self * self / 2)),),
+                        ("grad / sqrt(2π) * exp(-(result + self² / 2))",), elementwise=True)
+
+
+def _xlog1py_self_grad(F: Any, g: Any, other: Any, self: Any) -> Any:
+    out = F.op("special_xlog1py", g, other)
+    mask = (np.asarray(F.raw(self)) == 0) & (np.asarray(F.raw(other)) <= -1)
+    return F.op("masked_fill", out, mask=mask, value=0)
+
+
+SPECIAL_XLOG1PY = rule("special_xlog1py", "SpecialXlog1PyBackward0", special.xlog1py,
+                       (_xlog1py_self_grad, lambda F, g, other, self: g * self / (other + 1)),
+                       ("xlog1py(grad, other) (0 where self = 0, other <= -1)", "grad * self / (other + 1)"),
+                       inputs=BINARY, elementwise=True, promotes=True)
+SPECIAL_XLOG1PY_SCALAR_SELF = rule(
+    "special_xlog1py_scalar_self", "SpecialXlog1PyBackward1", lambda other, self: special.xlog1py(self, other),
+    (lambda F, g, other, self: g * self / (other + 1),), ("grad * self / (other + 1)",), inputs=("other",),
+    elementwise=True, extra_saves=("self",))
+
+
+def _xlog1py_scalar_other_grad(F: Any, g: Any, other: Any, self: Any) -> Any:
+    out = F.op("special_xlog1py", g, _wrapped_scalar(F, other, g))
+    if other > -1:
+        return out
+    return F.op("masked_fill", out, mask=np.asarray(F.raw(self)) == 0, value=0)
+
+
+SPECIAL_XLOG1PY_SCALAR_OTHER = rule(
+    "special_xlog1py_scalar_other", "SpecialXlog1PyBackward2", lambda a, other: special.xlog1py(a, other),
+    (_xlog1py_scalar_other_grad,), ("xlog1py(grad, other) (0 where self = 0 if other <= -1)",),
+    elementwise=True, extra_saves=("other",))
+
+
+def _ndtri(a: Any) -> Any:
+    """The standard normal quantile: √2 erfinv(2p - 1)."""
+    x = np.asarray(a, np.float64)
+    out = special.erfinv(2 * x - 1) * _SQRT2
+    return out.astype(a.dtype if np.asarray(a).dtype.kind == "f" else np.float32)
+
+
+SPECIAL_NDTRI = rule("special_ndtri", "SpecialNdtriBackward0", _ndtri,
+                     (lambda F, g, result: g * 2.5066282746310002 * F.exp(result * result / 2),),
+                     ("grad * sqrt(2π) * exp(result² / 2)",), elementwise=True)

@@ -1,177 +1,79 @@
-"""Special functions on arrays (lgamma, digamma, polygamma, erfinv) computed as PyTorch's CPU kernels do."""
+"""torch.special: PyTorch's special functions on tensors, most of them aliases of torch functions."""
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
-import numpy as np
-
-_lgamma_scalar = np.frompyfunc(math.lgamma, 1, 1)
-_erf_scalar = np.frompyfunc(math.erf, 1, 1)
-
-# cephes psi: the asymptotic series' coefficients and digamma(10)
-_PSI_A = (8.33333333333333333333e-2, -2.10927960927960927961e-2, 7.57575757575757575758e-3,
-          -4.16666666666666666667e-3, 3.96825396825396825397e-3, -8.33333333333333333333e-3,
-          8.33333333333333333333e-2)
-_PSI_10 = 2.25175258906672110764
-# cephes zeta: Euler-Maclaurin correction terms
-_ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
-           -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
-           1.8152105401943546773e17, -7.1661652561756670113e18)
+from engine import functions as _f
+from engine import more_math as _more
+from engine import ops as _ops
+from engine.rules import apply as _apply
+from engine.tensor import Tensor as _Tensor
 
 
-def _float_kind(a: Any) -> np.dtype:
-    """The float dtype of the result: the input's, float32 for integers and booleans."""
-    dtype = np.asarray(a).dtype
-    return dtype if dtype.kind == "f" else np.dtype(np.float32)
+def _named(fn: Callable, name: str) -> Callable:
+    def special_fn(*args: Any, **kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+
+    special_fn.__name__ = special_fn.__qualname__ = f"special_{name}"
+    return special_fn
 
 
-def _wide(a: Any) -> np.ndarray:
-    return np.asarray(a, dtype=np.float64)
+def _unary(rule: Any, name: str) -> Callable:
+    return _named(lambda input: _apply(rule, (input,)), name)
 
 
-def lgamma(a: Any) -> np.ndarray:
-    """log|Γ(x)|: inf at the poles (0 and the negative integers)."""
-    x = _wide(a)
-    poles = (x <= 0) & (x == np.floor(x))
-    safe = np.where(poles | ~np.isfinite(x), 1.0, x)
-    out = np.asarray(_lgamma_scalar(safe)).astype(np.float64)  # 0-d: frompyfunc gives a float
-    out = np.where(poles | np.isinf(x), np.inf, np.where(np.isnan(x), np.nan, out))
-    return out.astype(_float_kind(a))
+expit = _named(_f.sigmoid, "expit")
+logit = _named(_f.logit, "logit")
+gammaln = _named(_f.lgamma, "gammaln")
+log1p = _named(_f.log1p, "log1p")
+sinc = _named(_f.sinc, "sinc")
+xlogy = _named(_f.xlogy, "xlogy")
+erf = _named(_f.erf, "erf")
+erfc = _named(_more.erfc, "erfc")
+erfinv = _named(_f.erfinv, "erfinv")
+i0 = _named(_more.i0, "i0")
+psi = _named(_f.digamma, "psi")
+digamma = _named(_f.digamma, "digamma")
+polygamma = _named(_f.polygamma, "polygamma")
+expm1 = _named(_f.expm1, "expm1")
+exp2 = _named(_f.exp2, "exp2")
+logsumexp = _named(_f.logsumexp, "logsumexp")
+softmax = _named(_f.softmax, "softmax")
+log_softmax = _named(_f.log_softmax, "log_softmax")
+entr = _unary(_ops.SPECIAL_ENTR, "entr")
+erfcx = _unary(_ops.SPECIAL_ERFCX, "erfcx")
+log_ndtr = _unary(_ops.SPECIAL_LOG_NDTR, "log_ndtr")
+ndtri = _unary(_ops.SPECIAL_NDTRI, "ndtri")
+i1 = _unary(_ops.SPECIAL_I1, "i1")
 
 
-def _digamma64(x: np.ndarray) -> np.ndarray:
-    """digamma in float64: reflection below 0, recurrence up to 10, then cephes' series."""
-    x = np.array(x, dtype=np.float64)
-    out = np.empty_like(x)
-    negative = x < 0
-    if negative.any():
-        xn = x[negative]
-        r = np.modf(xn)[0]
-        reflected = _digamma64(1 - xn) - np.pi / np.tan(np.pi * r)
-        out[negative] = np.where(xn == np.trunc(xn), np.nan, reflected)
-    zero = x == 0
-    out[zero] = np.copysign(np.inf, -x[zero])
-    rest = ~negative & ~zero
-    xs = x[rest]
-    acc = np.zeros_like(xs)
-    for _ in range(10):
-        small = xs < 10
-        if not small.any():
-            break
-        acc = np.where(small, acc - 1 / np.where(small, xs, 1), acc)
-        xs = np.where(small, xs + 1, xs)
-    z = 1 / (xs * xs)
-    poly = np.zeros_like(xs)
-    for c in _PSI_A:
-        poly = poly * z + c
-    series = np.where(xs < 1e17, z * poly, 0.0)
-    value = np.where(xs == 10, acc + _PSI_10, acc + np.log(xs) - 0.5 / xs - series)
-    out[rest] = value
-    return out
+def _round(input: _Tensor, *, decimals: int = 0) -> _Tensor:
+    return _apply(_ops.ROUND_DECIMALS, (input,), {"decimals": decimals})  # the decimals overload: RoundBackward1
 
 
-def digamma(a: Any) -> np.ndarray:
-    """ψ(x), the derivative of lgamma: -inf at +0, +inf at -0, NaN at the negative integers."""
-    return _digamma64(_wide(a)).astype(_float_kind(a))
+def _ndtr(input: _Tensor) -> _Tensor:
+    """(1 + erf(x / √2)) / 2, recorded as PyTorch's composite records it."""
+    scaled = _apply(_ops.MUL_SCALAR, (input,), {"other": math.sqrt(0.5)})
+    shifted = _apply(_ops.ADD_SCALAR, (_f.erf(scaled),), {"other": 1})
+    return _apply(_ops.MUL_SCALAR, (shifted,), {"other": 0.5})
 
 
-def _trigamma64(x: np.ndarray) -> np.ndarray:
-    """ψ'(x) as PyTorch's calc_trigamma: reflection below 1/2, six recurrence steps, then a series."""
-    x = np.array(x, dtype=np.float64)
-    sign = np.ones_like(x)
-    result = np.zeros_like(x)
-    low = x < 0.5
-    s = np.sin(np.pi * x)
-    result = np.where(low, result - (np.pi * np.pi) / (s * s), result)
-    sign = np.where(low, -1.0, sign)
-    x = np.where(low, 1 - x, x)
-    for _ in range(6):
-        result = result + 1 / (x * x)
-        x = x + 1
-    ixx = 1 / (x * x)
-    result = result + (1 + 1 / (2 * x) + ixx * (1.0 / 6 - ixx * (1.0 / 30 - ixx * (1.0 / 42)))) / x
-    return sign * result
+def _xlog1py(input: Any, other: Any) -> _Tensor:
+    """input * log1p(other), 0 where input is 0."""
+    if not isinstance(input, _Tensor):
+        return _apply(_ops.SPECIAL_XLOG1PY_SCALAR_SELF, (other,), {"self": input})
+    if not isinstance(other, _Tensor):
+        return _apply(_ops.SPECIAL_XLOG1PY_SCALAR_OTHER, (input,), {"other": other})
+    _f._check_broadcast(input, other)
+    return _apply(_ops.SPECIAL_XLOG1PY, (input, other))
 
 
-def _zeta64(s: float, q: np.ndarray) -> np.ndarray:
-    """The Hurwitz zeta function ζ(s, q) for an integer s > 1 (cephes' Euler-Maclaurin summation)."""
-    q = np.array(q, dtype=np.float64)
-    out = np.empty_like(q)
-    bad = (q <= 0) & (q == np.floor(q))
-    out[bad] = np.inf
-    ok = ~bad  # s is an integer here, so q^-s is defined for negative q too
-    qs = q[ok]
-    total = qs ** -s
-    a = qs.copy()
-    done = np.zeros(qs.shape, bool)
-    b = np.zeros_like(qs)
-    i = 0
-    while True:  # at least 9 terms, and on until a > 9
-        active = ~done & ((i < 9) | (a <= 9.0))
-        if not active.any():
-            break
-        i += 1
-        a = np.where(active, a + 1.0, a)
-        b = np.where(active, a ** -s, b)
-        total = np.where(active, total + b, total)
-        done |= active & (np.abs(b / total) < 1.11e-16)
-    w = a
-    total = total + np.where(done, 0.0, b * w / (s - 1) - 0.5 * b)
-    fac = np.ones_like(qs)
-    k = 0.0
-    term_done = done.copy()
-    for coeff in _ZETA_A:
-        fac = fac * (s + k)
-        b = b / w
-        t = fac * b / coeff
-        total = np.where(term_done, total, total + t)
-        term_done |= np.abs(t / total) < 1.11e-16
-        k += 1.0
-        fac = fac * (s + k)
-        b = b / w
-        k += 1.0
-    out[ok] = total
-    return out
+round = _named(_round, "round")  # noqa: A001 - PyTorch's name
+ndtr = _named(_ndtr, "ndtr")
+xlog1py = _named(_xlog1py, "xlog1py")
 
-
-def polygamma(a: Any, n: int) -> np.ndarray:
-    """ψ⁽ⁿ⁾(x): digamma for n = 0, trigamma for n = 1, (-1)^(n+1) n! ζ(n+1, x) above."""
-    x = _wide(a)
-    if n == 0:
-        out = _digamma64(x)
-    elif n == 1:
-        out = _trigamma64(x)
-    else:
-        out = (-1.0) ** (n + 1) * math.exp(math.lgamma(n + 1.0)) * _zeta64(n + 1.0, x)
-    return out.astype(_float_kind(a))
-
-
-# erfinv's initial rational approximations (the central range and the tails), as in PyTorch's calc_erfinv
-_ERFINV_A = (0.886226899, -1.645349621, 0.914624893, -0.140543331)
-_ERFINV_B = (-2.118377725, 1.442710462, -0.329097515, 0.012229801)
-_ERFINV_C = (-1.970840454, -1.624906493, 3.429567803, 1.641345311)
-_ERFINV_D = (3.543889200, 1.637067800)
-
-
-def erfinv(a: Any) -> np.ndarray:
-    """The inverse of erf on [-1, 1] (±inf at ±1, NaN outside): a rational first guess refined by
-    two Newton steps in float64."""
-    y = _wide(a)
-    ay = np.abs(y)
-    z = y * y
-    central = y * (((_ERFINV_A[3] * z + _ERFINV_A[2]) * z + _ERFINV_A[1]) * z + _ERFINV_A[0]) / (
-        (((_ERFINV_B[3] * z + _ERFINV_B[2]) * z + _ERFINV_B[1]) * z + _ERFINV_B[0]) * z + 1.0)
-    t = np.sqrt(-np.log(np.clip((1.0 - ay) / 2.0, 1e-300, None)))
-    tail = np.copysign(((_ERFINV_C[3] * t + _ERFINV_C[2]) * t + _ERFINV_C[1]) * t + _ERFINV_C[0], y) / (
-        (_ERFINV_D[1] * t + _ERFINV_D[0]) * t + 1.0)
-    x = np.where(ay <= 0.7, central, tail)
-    inside = ay < 1
-    x = np.where(inside, x, 0.0)
-    for _ in range(2):
-        err = np.asarray(_erf_scalar(x)).astype(np.float64) - np.where(inside, y, 0.0)
-        x = x - err / (2.0 / math.sqrt(math.pi) * np.exp(-x * x))
-    out = np.where(ay == 1, np.copysign(np.inf, y), np.where(ay > 1, np.nan, x))
-    out = np.where(np.isnan(y), np.nan, out)
-    return out.astype(_float_kind(a))
+__all__ = ["digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0", "i1",
+           "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "ndtr", "ndtri", "polygamma", "psi", "round",
+           "sinc", "softmax", "xlog1py", "xlogy"]
