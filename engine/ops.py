@@ -2385,6 +2385,57 @@ CONSTANT_PAD_ND = rule("constant_pad_nd", "ConstantPadNdBackward0", _constant_pa
                        ("grad with the padding cut off",), defaults={"value": 0})
 
 
+def _pad_maps(shape: tuple, padding: tuple, mode: str) -> tuple:
+    """For reflection / replication padding: the input index each output position reads, per padded dim
+    (the last len(padding) // 2 dims), as open-mesh index arrays."""
+    maps = []
+    for i in reversed(range(len(padding) // 2)):
+        size, lo, hi = shape[len(shape) - 1 - i], padding[2 * i], padding[2 * i + 1]
+        j = np.arange(size + lo + hi) - lo
+        if mode == "reflect":
+            j = np.abs(j)
+            j = np.where(j > size - 1, 2 * (size - 1) - j, j)
+        else:
+            j = np.clip(j, 0, size - 1)
+        maps.append(j)
+    return (Ellipsis,) + np.ix_(*maps)
+
+
+def _pad_rules(mode: str, dims: int) -> tuple[Rule, Rule]:
+    """reflection_pad{dims}d / replication_pad{dims}d (grad_fn ReflectionPad1DBackward0...) and its
+    backward op (the gradient summed back onto the input positions each output read)."""
+    kind = "reflection" if mode == "reflect" else "replication"
+    name, node = f"{kind}_pad{dims}d", f"{kind.capitalize()}Pad{dims}DBackward0"
+
+    def forward(a: Any, padding: tuple) -> Any:
+        a = np.asarray(a)
+        return np.ascontiguousarray(a[_pad_maps(a.shape, padding, mode)])
+
+    def backward(grad_output: Any, self: Any, padding: tuple) -> Any:
+        g = np.asarray(grad_output)
+        shape = np.shape(self)
+        gi = np.zeros(shape, g.dtype)
+        np.add.at(gi, _pad_maps(shape, padding, mode), g)
+        return gi
+
+    forward_rule = rule(name, node, forward,
+                        (lambda F, g, padding, self: getattr(F, f"{name}_backward")(g, self, padding=padding),),
+                        (f"{name}_backward(grad)",), exact_dtype=True)
+    backward_rule = backward_function(
+        f"{name}_backward", node.replace("Backward0", "BackwardBackward0"), backward,
+        (lambda F, g, padding: F.op(name, g, padding=padding), lambda F, g: F.zeros_like(g)),
+        (f"{name}(grad)", "0"), inputs=("grad_output", "self"), exact_dtype=True)
+    return forward_rule, backward_rule
+
+
+REFLECTION_PAD1D, REFLECTION_PAD1D_BACKWARD = _pad_rules("reflect", 1)
+REFLECTION_PAD2D, REFLECTION_PAD2D_BACKWARD = _pad_rules("reflect", 2)
+REFLECTION_PAD3D, REFLECTION_PAD3D_BACKWARD = _pad_rules("reflect", 3)
+REPLICATION_PAD1D, REPLICATION_PAD1D_BACKWARD = _pad_rules("replicate", 1)
+REPLICATION_PAD2D, REPLICATION_PAD2D_BACKWARD = _pad_rules("replicate", 2)
+REPLICATION_PAD3D, REPLICATION_PAD3D_BACKWARD = _pad_rules("replicate", 3)
+
+
 def _batched(fn: Any) -> Any:
     """A pooling kernel that also takes one unbatched (C, H, W) input, like PyTorch's."""
 

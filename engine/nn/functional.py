@@ -273,6 +273,27 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     return out
 
 
+def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
+                  weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """PyTorch's instance_norm: batch_norm of the input viewed as (1, N * C, ...), with weight, bias and the
+    running statistics repeated N times (their mean over N written back), viewed back (ViewBackward0)."""
+    size = input._data.shape
+    if use_input_stats and math.prod(size[2:]) == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {Size(size)}")
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    b, c = size[0], size[1]
+    weight_, bias_, mean_, var_ = (None if t is None else f.repeat(t, b)
+                                   for t in (weight, bias, running_mean, running_var))
+    reshaped = f.view(f.contiguous(input), (1, b * c) + tuple(size[2:]))
+    out = batch_norm(reshaped, mean_, var_, weight_, bias_, use_input_stats, momentum, eps)
+    for running, repeated in ((running_mean, mean_), (running_var, var_)):
+        if running is not None:
+            running._data[...] = np.mean(repeated._data.reshape(b, c), axis=0)
+    return f.view(out, size)
+
+
 def _update_running_stats(data: np.ndarray, running_mean: Tensor | None, running_var: Tensor | None,
                           momentum: float) -> None:
     """running = (1 - momentum) * running + momentum * batch statistic (the variance unbiased),
@@ -325,12 +346,96 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
         raise RuntimeError("Padding length should be less than or equal to two times the input dimension "
                            f"but got padding length {len(pad)} and input of dimension {len(shape)}")
     if mode != "constant":
-        raise NotImplementedError(f"F.pad with mode={mode!r} is not supported; only mode='constant' is")
+        return _pad_nonconstant(input, pad, mode, value)
     for i in range(len(pad) // 2):
         d = len(shape) - 1 - i
         if shape[d] + pad[2 * i] + pad[2 * i + 1] < 0:
             raise RuntimeError("narrow(): length must be non-negative.")
     return apply(ops.CONSTANT_PAD_ND, (input,), {"pad": pad, "value": 0 if value is None else value})
+
+
+_PAD_SIZES = ("Supported combinations for non-constant padding:\n"
+              "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+              "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+              "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+
+
+def _pad_nonconstant(input: Tensor, pad: tuple, mode: str, value: float | None) -> Tensor:
+    """F.pad's 'reflect' / 'replicate' (ReflectionPad1DBackward0...) and 'circular' (slices of a new
+    tensor copied in place, so CopySlices, as PyTorch's _pad_circular)."""
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    shape = input._data.shape
+    dims = len(pad) // 2
+    if dims not in (1, 2, 3) or len(shape) not in (dims + 1, dims + 2):
+        raise NotImplementedError(f"Padding size {len(pad)} is not supported for {len(shape)}D input tensor.\n"
+                                  + _PAD_SIZES)
+    if mode == "circular":
+        return _pad_circular(input, pad)
+    kind = "reflection" if mode == "reflect" else "replication"
+    if input._data.dtype == np.bool_:
+        raise NotImplementedError(f'"{kind}_pad{dims}d" not implemented for \'Bool\'')
+    batched = len(shape) == dims + 2
+    if any(s == 0 for s in shape[1 if batched else 0:]):
+        raise RuntimeError(f"Expected {dims + 1}D or {dims + 2}D (batch mode) tensor with possibly 0 batch size and "
+                           f"other non-zero dimensions for input, but got: {list(shape)}")
+    for i in range(dims):  # the last dim first (Argument #4 is its padding)
+        d = len(shape) - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        if mode == "reflect" and not (lo < shape[d] and hi < shape[d]):
+            raise RuntimeError(f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding input "
+                               f"dimension, but got: padding ({lo}, {hi}) at dimension {d} of input {list(shape)}")
+    out = list(shape)
+    for i in range(dims):
+        out[len(shape) - 1 - i] += pad[2 * i] + pad[2 * i + 1]
+    if dims == 1 and out[-1] < 1:
+        raise RuntimeError(f"input (W: {shape[-1]}) is too small. Calculated output W: {out[-1]}")
+    negative = [n for n in out if n < 0]
+    if negative:
+        if mode == "reflect" and dims == 2:
+            raise RuntimeError("numel: integer multiplication overflow")
+        raise RuntimeError(f"Trying to create tensor with negative dimension {negative[0]}: {out}")
+    return apply(ops.TABLE[f"{kind}_pad{dims}d"], (input,), {"padding": pad})
+
+
+def _pad_circular(input: Tensor, pad: tuple) -> Tensor:
+    """PyTorch's _pad_circular: the input copied into the middle of a new tensor, then each padded dim's
+    left and right bands copied from the opposite side (corners written more than once)."""
+    shape = input._data.shape
+    dims = len(pad) // 2
+    if len(shape) - dims not in (1, 2):
+        raise RuntimeError("Invalid padding size, expected 1 or 2 non-padded dimensions, which would be equivalent "
+                           f"to padding of length {(len(shape) - 1) * 2} or {(len(shape) - 2) * 2} respectively "
+                           f"but got {len(pad)}")
+    out_shape = list(shape)
+    for i in range(dims):
+        d = len(shape) - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        out_shape[d] = shape[d] + lo + hi
+        if lo > shape[d] or hi > shape[d]:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if out_shape[d] < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+    out = input.new_empty(tuple(out_shape))
+    if out._data.size == 0:
+        return out
+    out_slice, in_slice = out, input
+    for i in range(dims):
+        d = len(shape) - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        out_slice = f.narrow(out_slice, d, max(lo, 0), out_shape[d] - max(hi, 0) - max(lo, 0))
+        in_slice = f.narrow(in_slice, d, max(-lo, 0), shape[d] - max(-hi, 0) - max(-lo, 0))
+    out_slice.copy_(in_slice)
+    for i in range(dims):
+        d = len(shape) - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        if lo > 0:
+            f.narrow(out, d, 0, lo).copy_(f.narrow(out, d, out_shape[d] - lo - max(hi, 0), lo))
+        if hi > 0:
+            f.narrow(out, d, out_shape[d] - hi, hi).copy_(f.narrow(out, d, max(lo, 0), hi))
+    return out
 
 
 # --- convolution and pooling ----------------------------------------------------------------

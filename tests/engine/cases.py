@@ -835,4 +835,14 @@ CASES: list[tuple[str, str, tuple, dict]] = [
     ("multihead_attention", "T.manual_seed(0)\nm = T.nn.MultiheadAttention(4, 2).to(a.dtype)\n"
      "out = sum(m(a, b, b, key_padding_mask=T.tensor([[False, True]]))[0] + m(a, b, b, need_weights=False)[0])",
      ((3, 1, 4), (2, 1, 4)), {}),
+    # padding modes (reflection_pad*d / replication_pad*d and their backward ops; circular is CopySlices)
+    ("pad_reflect1d", "out = F.pad(a, (2, 1), mode='reflect')", ((2, 3, 4),), {}),
+    ("pad_reflect2d", "out = T.nn.ReflectionPad2d((1, 0, 2, 1))(a)", ((1, 2, 3, 3),), {}),
+    ("pad_reflect3d", "out = F.pad(a, (1, 1, 0, 1, 1, 0), mode='reflect')", ((2, 2, 3, 2),), {}),
+    ("pad_replicate1d", "out = F.pad(a, (-1, 3), mode='replicate')", ((3, 4),), {}),
+    ("pad_replicate2d", "out = T.nn.ReplicationPad2d((2, 1, 0, 2))(a)", ((1, 1, 2, 3),), {}),
+    ("pad_replicate3d", "out = F.pad(a, (1, 0, 2, 1, 0, 1), mode='replicate')", ((1, 1, 2, 2, 2),), {}),
+    ("pad_circular2d", "out = F.pad(a, (1, 2, 2, 0), mode='circular')", ((1, 2, 3, 3),), {}),
+    ("conv2d_padding_mode", "out = F.conv2d(F.pad(a, (1, 1, 2, 2), mode='reflect'), b)", ((1, 2, 3, 4), (2, 2, 3, 3)),
+     {}),
 ]
