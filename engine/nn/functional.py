@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from engine import functions as f
-from engine import conv, grad_mode, messages, ops
+from engine import conv, creation, grad_mode, messages, ops
 from engine.rules import apply
 from engine.tensor import Size, Tensor
 
@@ -436,6 +436,152 @@ def _pad_circular(input: Tensor, pad: tuple) -> Tensor:
         if hi > 0:
             f.narrow(out, d, out_shape[d] - hi, hi).copy_(f.narrow(out, d, max(lo, 0), hi))
     return out
+
+
+# --- unpooling, pixel shuffle, fold / unfold, gumbel softmax ---------------------------------------------
+def _unpool_output_size(input: Tensor, kernel_size: tuple, stride: tuple, padding: tuple,
+                        output_size: Any) -> list:
+    input_size = input._data.shape
+    n = len(kernel_size)
+    default = [(input_size[-n + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d] for d in range(n)]
+    if output_size is None:
+        return default
+    if len(output_size) == n + 2:
+        output_size = output_size[2:]
+    if len(output_size) != n:
+        raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} elements, but it has a "
+                         f"length of '{len(output_size)}'")
+    for d in range(n):
+        low, high = default[d] - stride[d], default[d] + stride[d]
+        if not low < output_size[d] < high:
+            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {low} and {high})')
+    return output_size
+
+
+def _max_unpool(input: Tensor, indices: Tensor, output_size: list) -> Tensor:
+    """PyTorch's max_unpool2d (MaxUnpool2DBackward0), after its index check."""
+    idx = indices._data
+    plane = int(np.prod(output_size))
+    bad = idx[(idx < 0) | (idx >= plane)]
+    if bad.size:
+        sizes = "x".join(str(v) for v in output_size)
+        raise RuntimeError(f"Found an invalid max index: {int(bad.flat[0])} (output volumes are of size {sizes})")
+    return apply(ops.MAX_UNPOOL2D, (input,), {"indices": idx, "output_size": tuple(int(v) for v in output_size)})
+
+
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Tensor:
+    kernel = _ntuple(kernel_size, 1)
+    step = kernel if stride is None else _ntuple(stride, 1)
+    size = _unpool_output_size(input, kernel, step, _ntuple(padding, 1), output_size)
+    out = _max_unpool(f.unsqueeze(input, -1), f.unsqueeze(indices, -1), list(size) + [1])
+    return f.squeeze(out, -1)
+
+
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Tensor:
+    kernel = _ntuple(kernel_size, 2)
+    step = kernel if stride is None else _ntuple(stride, 2)
+    return _max_unpool(input, indices, _unpool_output_size(input, kernel, step, _ntuple(padding, 2), output_size))
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    shape = input._data.shape
+    if len(shape) < 3:
+        raise RuntimeError("pixel_shuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{len(shape)} dimension(s)")
+    r = int(upscale_factor)
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    if shape[-3] % (r * r):
+        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
+                           f"upscale_factor, but input.size(-3)={shape[-3]} is not divisible by {r * r}")
+    return apply(ops.PIXEL_SHUFFLE, (input,), {"upscale_factor": r})
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    shape = input._data.shape
+    if len(shape) < 3:
+        raise RuntimeError("pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{len(shape)} dimension(s)")
+    r = int(downscale_factor)
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    for name, d in (("height", -2), ("width", -1)):
+        if shape[d] % r:
+            raise RuntimeError(f"pixel_unshuffle expects {name} to be divisible by downscale_factor, but "
+                               f"input.size({d})={shape[d]} is not divisible by {r}")
+    return apply(ops.PIXEL_UNSHUFFLE, (input,), {"downscale_factor": r})
+
+
+def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
+    """im2col (Im2ColBackward0): (N, C * prod(kernel_size), L), one column per sliding block."""
+    geometry = {"kernel_size": _ntuple(kernel_size, 2), "dilation": _ntuple(dilation, 2),
+                "padding": _ntuple(padding, 2), "stride": _ntuple(stride, 2)}
+    shape = input._data.shape
+    if len(shape) not in (3, 4) or 0 in shape[-3:]:
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
+                           f"dimensions for input, but got: {list(shape)}")
+    g = geometry
+    blocks = tuple(conv.conv_out_size(s, k, st, p, d) for s, k, st, p, d in
+                   zip(shape[-2:], g["kernel_size"], g["stride"], g["padding"], g["dilation"]))
+    if min(blocks) < 1:
+        raise RuntimeError(f"Given input with spatial size {tuple(shape[-2:])}, kernel_size={g['kernel_size']}, "
+                           f"dilation={g['dilation']}, padding={g['padding']}, calculated shape of the array of "
+                           f"sliding blocks as {blocks}, but its components must be at least one.")
+    return apply(ops.IM2COL, (input,), geometry)
+
+
+def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+         stride: Any = 1) -> Tensor:
+    """col2im (Col2ImBackward0): the columns of unfold summed back into an image."""
+    out = _ntuple(output_size, 2)
+    g = {"kernel_size": _ntuple(kernel_size, 2), "dilation": _ntuple(dilation, 2),
+         "padding": _ntuple(padding, 2), "stride": _ntuple(stride, 2)}
+    shape = input._data.shape
+    if len(shape) not in (2, 3) or 0 in shape[-2:]:
+        raise RuntimeError("Expected 2D or 3D (batch mode) tensor with possibly 0 batch size and non-zero "
+                           f"dimensions for input, but got: {list(shape)}")
+    k = g["kernel_size"][0] * g["kernel_size"][1]
+    if shape[-2] % k:
+        raise RuntimeError("Expected size of input's dimension 1 to be divisible by the product of kernel_size, "
+                           f"but got input.size(1)={shape[-2]} and kernel_size={g['kernel_size']}.")
+    blocks = tuple(conv.conv_out_size(s, kk, st, p, d) for s, kk, st, p, d in
+                   zip(out, g["kernel_size"], g["stride"], g["padding"], g["dilation"]))
+    if blocks[0] * blocks[1] != shape[-1]:
+        raise RuntimeError(f"Given output_size={out}, kernel_size={g['kernel_size']}, dilation={g['dilation']}, "
+                           f"padding={g['padding']}, stride={g['stride']}, expected size of input's dimension 2 to "
+                           f"match the calculated number of sliding blocks {blocks[0]} * {blocks[1]} = "
+                           f"{blocks[0] * blocks[1]}, but got input.size(2)={shape[-1]}.")
+    return apply(ops.COL2IM, (input,), {"output_size": out, **g})
+
+
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+    """(sum of x ** p over each window) ** (1 / p), through avg_pool1d as PyTorch computes it."""
+    out = avg_pool1d(f.pow(input, norm_type), kernel_size, stride, 0, ceil_mode)
+    k = kernel_size if isinstance(kernel_size, int) else kernel_size[0]
+    return f.pow(f.mul(f.mul(f.sign(out), relu(f.abs(out))), k), 1.0 / norm_type)
+
+
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+    kw, kh = _ntuple(kernel_size, 2)
+    out = avg_pool2d(f.pow(input, norm_type), kernel_size, stride, 0, ceil_mode)
+    return f.pow(f.mul(f.mul(f.sign(out), relu(f.abs(out))), kw * kh), 1.0 / norm_type)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
+    """Softmax of (logits + Gumbel noise) / tau, the noise -log(Exponential(1)) drawn from the generator as
+    PyTorch draws it; hard=True gives the one-hot of the maximum with the soft gradient (straight through)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = f.neg(f.log(creation.empty_like(logits).exponential_()))
+    gumbels = f.div(f.add(logits, gumbels), tau)
+    y_soft = f.softmax(gumbels, dim)
+    if not hard:
+        return y_soft
+    index = f.max(y_soft, dim, keepdim=True)[1]
+    y_hard = creation.zeros_like(logits).scatter_(dim, index, 1.0)
+    return f.add(f.sub(y_hard, f.detach(y_soft)), y_soft)
 
 
 # --- convolution and pooling ----------------------------------------------------------------

@@ -845,4 +845,15 @@ CASES: list[tuple[str, str, tuple, dict]] = [
     ("pad_circular2d", "out = F.pad(a, (1, 2, 2, 0), mode='circular')", ((1, 2, 3, 3),), {}),
     ("conv2d_padding_mode", "out = F.conv2d(F.pad(a, (1, 1, 2, 2), mode='reflect'), b)", ((1, 2, 3, 4), (2, 2, 3, 3)),
      {}),
+    # unpooling, pixel shuffle, unfold / fold, instance norm
+    ("max_unpool2d", "o, i = F.max_pool2d(a, 2, return_indices=True)\nout = F.max_unpool2d(o * b, i, 2)",
+     ((1, 2, 4, 4), (1, 2, 2, 2)), {}),
+    ("max_unpool1d", "o, i = F.max_pool1d(a, 2, return_indices=True)\nout = T.nn.MaxUnpool1d(2)(o, i, output_size=(7,))",
+     ((2, 2, 6),), {}),
+    ("pixel_shuffle", "out = F.pixel_shuffle(a, 2) * b", ((1, 8, 2, 3), (2, 4, 6)), {}),
+    ("pixel_unshuffle", "out = T.nn.PixelUnshuffle(2)(a) * b", ((2, 1, 4, 2), (4, 2, 1)), {}),
+    ("unfold", "out = F.unfold(a, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)) * b", ((1, 2, 3, 4), (12, 1)),
+     {}),
+    ("fold", "out = F.fold(a, (3, 4), 2, padding=1, stride=2) * b", ((2, 8, 6), (3, 4)), {}),
+    ("instance_norm", "out = F.instance_norm(a, weight=b, bias=c)", ((2, 3, 4), (3,), (3,)), {}),
 ]
