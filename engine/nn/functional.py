@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 
 from engine import functions as f
-from engine import conv, creation, grad_mode, messages, ops
+from engine import conv, grad_mode, messages, ops
+from engine import creation as _creation
 from engine.rules import apply
 from engine.tensor import Size, Tensor
 
@@ -574,13 +575,13 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     PyTorch draws it; hard=True gives the one-hot of the maximum with the soft gradient (straight through)."""
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
-    gumbels = f.neg(f.log(creation.empty_like(logits).exponential_()))
+    gumbels = f.neg(f.log(_creation.empty_like(logits).exponential_()))
     gumbels = f.div(f.add(logits, gumbels), tau)
     y_soft = f.softmax(gumbels, dim)
     if not hard:
         return y_soft
     index = f.max(y_soft, dim, keepdim=True)[1]
-    y_hard = creation.zeros_like(logits).scatter_(dim, index, 1.0)
+    y_hard = _creation.zeros_like(logits).scatter_(dim, index, 1.0)
     return f.add(f.sub(y_hard, f.detach(y_soft)), y_soft)
 
 
