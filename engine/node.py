@@ -297,7 +297,7 @@ class Node:
         return value
 
 
-_INT64_SLOTS = frozenset({"dim", "dim0", "dim1", "dim2", "dims", "offset", "diagonal", "pad", "shifts", "k",
+_INT64_SLOTS = frozenset({"dim", "dim0", "dim1", "dim2", "dims", "offset", "diagonal", "pad", "padding", "shifts", "k",
                           "dimension"})
 
 

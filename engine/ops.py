@@ -2025,10 +2025,43 @@ def _channels(ndim: int) -> tuple:
     return (0,) + tuple(range(2, ndim)), (1, -1) + (1,) * (ndim - 2)
 
 
+def _F32S_ONLY(*arrays: Any) -> bool:  # noqa: N802
+    return all(a is None or np.asarray(a).dtype == np.float32 for a in arrays)
+
+
+def _batch_norm_float32(input: Any, weight: Any, bias: Any, running_mean: Any, running_var: Any, training: bool,
+                        eps: float, axes: tuple, shape: tuple) -> tuple:
+    """PyTorch's float32 CPU batch norm, in its order: the mean summed in double and rounded to float, the sum
+    of float squares in double, invstd = 1 / sqrt(var + eps) in double (eval: in float, from the running
+    variance), then out = x * alpha + beta with alpha = invstd * weight, beta = bias - mean * alpha, both
+    fused multiply-adds (emulated in double: a float product is exact there)."""
+    f32, f64 = np.float32, np.float64
+    if training:
+        n = input.size // input.shape[1]
+        mean = (np.sum(input, axis=axes, dtype=f64) / n).astype(f32)
+        centered = input - mean.reshape(shape)
+        var_sum = np.sum(centered * centered, axis=axes, dtype=f64).astype(f32)
+        invstd = (1 / np.sqrt(var_sum.astype(f64) / n + eps)).astype(f32)
+        center = mean
+    else:
+        center = np.asarray(running_mean, f32).reshape(-1)
+        invstd = f32(1) / np.sqrt(np.asarray(running_var, f32).reshape(-1) + f32(eps))
+        mean = invstd_out = np.zeros(0, f32)
+    alpha = invstd if weight is None else (invstd * np.asarray(weight).reshape(-1)).astype(f32)
+    b = np.zeros(1, f64) if bias is None else np.asarray(bias, f64).reshape(-1)
+    beta = (b - center.astype(f64) * alpha).astype(f32)
+    out = (input.astype(f64) * alpha.reshape(shape) + beta.reshape(shape)).astype(f32)
+    if training:
+        return out, mean, invstd
+    return out, mean, invstd_out
+
+
 def _batch_norm(input: Any, weight: Any, bias: Any, running_mean: Any = None, running_var: Any = None,
                 training: bool = True, eps: float = 1e-5) -> tuple:
     axes, shape = _channels(input.ndim)
     per_channel = (lambda v: None if v is None else np.reshape(v, shape))
+    if _F32S_ONLY(input, weight, bias, running_mean, running_var) and input.size:
+        return _batch_norm_float32(input, weight, bias, running_mean, running_var, training, eps, axes, shape)
     if training:
         out, mean, invstd = _normalize(input, axes, eps)
         mean, invstd = mean.reshape(-1), invstd.reshape(-1)
@@ -2415,6 +2448,141 @@ def _constant_pad(a: Any, pad: tuple, value: Any = 0) -> Any:
 CONSTANT_PAD_ND = rule("constant_pad_nd", "ConstantPadNdBackward0", _constant_pad,
                        (lambda F, g, pad: F.op("constant_pad_nd", g, pad=tuple(-p for p in pad)),),
                        ("grad with the padding cut off",), defaults={"value": 0})
+
+
+def _pad_maps(shape: tuple, padding: tuple, mode: str) -> tuple:
+    """For reflection / replication padding: the input index each output position reads, per padded dim
+    (the last len(padding) // 2 dims), as open-mesh index arrays."""
+    maps = []
+    for i in reversed(range(len(padding) // 2)):
+        size, lo, hi = shape[len(shape) - 1 - i], padding[2 * i], padding[2 * i + 1]
+        j = np.arange(size + lo + hi) - lo
+        if mode == "reflect":
+            j = np.abs(j)
+            j = np.where(j > size - 1, 2 * (size - 1) - j, j)
+        else:
+            j = np.clip(j, 0, size - 1)
+        maps.append(j)
+    return (Ellipsis,) + np.ix_(*maps)
+
+
+def _pad_rules(mode: str, dims: int) -> tuple[Rule, Rule]:
+    """reflection_pad{dims}d / replication_pad{dims}d (grad_fn ReflectionPad1DBackward0...) and its
+    backward op (the gradient summed back onto the input positions each output read)."""
+    kind = "reflection" if mode == "reflect" else "replication"
+    name, node = f"{kind}_pad{dims}d", f"{kind.capitalize()}Pad{dims}DBackward0"
+
+    def forward(a: Any, padding: tuple) -> Any:
+        a = np.asarray(a)
+        return np.ascontiguousarray(a[_pad_maps(a.shape, padding, mode)])
+
+    def backward(grad_output: Any, self: Any, padding: tuple) -> Any:
+        g = np.asarray(grad_output)
+        shape = np.shape(self)
+        gi = np.zeros(shape, g.dtype)
+        np.add.at(gi, _pad_maps(shape, padding, mode), g)
+        return gi
+
+    forward_rule = rule(name, node, forward,
+                        (lambda F, g, padding, self: getattr(F, f"{name}_backward")(g, self, padding=padding),),
+                        (f"{name}_backward(grad)",), exact_dtype=True)
+    backward_rule = backward_function(
+        f"{name}_backward", node.replace("Backward0", "BackwardBackward0"), backward,
+        (lambda F, g, padding: F.op(name, g, padding=padding), lambda F, g: F.zeros_like(g)),
+        (f"{name}(grad)", "0"), inputs=("grad_output", "self"), exact_dtype=True)
+    return forward_rule, backward_rule
+
+
+REFLECTION_PAD1D, REFLECTION_PAD1D_BACKWARD = _pad_rules("reflect", 1)
+REFLECTION_PAD2D, REFLECTION_PAD2D_BACKWARD = _pad_rules("reflect", 2)
+REFLECTION_PAD3D, REFLECTION_PAD3D_BACKWARD = _pad_rules("reflect", 3)
+REPLICATION_PAD1D, REPLICATION_PAD1D_BACKWARD = _pad_rules("replicate", 1)
+REPLICATION_PAD2D, REPLICATION_PAD2D_BACKWARD = _pad_rules("replicate", 2)
+REPLICATION_PAD3D, REPLICATION_PAD3D_BACKWARD = _pad_rules("replicate", 3)
+
+
+def _max_unpool2d(a: Any, indices: Any, output_size: tuple) -> Any:
+    """Each value written at its index into a zero (oh * ow) plane (the inverse of max_pool2d)."""
+    a, idx = np.asarray(a), np.asarray(indices)
+    lead = a.shape[:-2]
+    planes = int(np.prod(lead))
+    out = np.zeros((planes, int(np.prod(output_size))), a.dtype)
+    np.put_along_axis(out, idx.reshape(planes, -1), a.reshape(planes, -1), axis=1)
+    return out.reshape(lead + tuple(output_size))
+
+
+MAX_UNPOOL2D = rule("max_unpool2d", "MaxUnpool2DBackward0", _max_unpool2d,
+                    (lambda F, g, indices: _max_pool_double_backward(F, g, indices),),
+                    ("grad read at each index (max_pool_double_backward)",), exact_dtype=True)
+
+
+def _pixel_shuffle(a: Any, upscale_factor: int) -> Any:
+    a = np.asarray(a)
+    r = upscale_factor
+    *lead, c, h, w = a.shape
+    out = a.reshape(*lead, c // (r * r), r, r, h, w)
+    n = len(lead)
+    out = out.transpose(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return np.ascontiguousarray(out.reshape(*lead, c // (r * r), h * r, w * r))
+
+
+def _pixel_unshuffle(a: Any, downscale_factor: int) -> Any:
+    a = np.asarray(a)
+    r = downscale_factor
+    *lead, c, h, w = a.shape
+    out = a.reshape(*lead, c, h // r, r, w // r, r)
+    n = len(lead)
+    out = out.transpose(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return np.ascontiguousarray(out.reshape(*lead, c * r * r, h // r, w // r))
+
+
+PIXEL_SHUFFLE = rule("pixel_shuffle", "PixelShuffleBackward0", _pixel_shuffle,
+                     (lambda F, g, upscale_factor: F.op("pixel_unshuffle", g, downscale_factor=upscale_factor),),
+                     ("pixel_unshuffle(grad, upscale_factor)",), exact_dtype=True)
+PIXEL_UNSHUFFLE = rule("pixel_unshuffle", "PixelUnshuffleBackward0", _pixel_unshuffle,
+                       (lambda F, g, downscale_factor: F.op("pixel_shuffle", g, upscale_factor=downscale_factor),),
+                       ("pixel_shuffle(grad, downscale_factor)",), exact_dtype=True)
+
+
+def _im2col(a: Any, kernel_size: tuple, dilation: tuple, padding: tuple, stride: tuple) -> Any:
+    """(N, C * kh * kw, L): every sliding block of the (padded) input as a column."""
+    a = np.asarray(a)
+    unbatched = a.ndim == 3
+    x = a[None] if unbatched else a
+    out = tuple(conv.conv_out_size(*g) for g in zip(x.shape[2:], kernel_size, stride, padding, dilation))
+    cols = conv._columns(x, tuple(kernel_size), tuple(stride), tuple(padding), tuple(dilation), 1, out)
+    cols = np.ascontiguousarray(np.swapaxes(cols[:, 0], 1, 2))
+    return cols[0] if unbatched else cols
+
+
+def _col2im(a: Any, output_size: tuple, kernel_size: tuple, dilation: tuple, padding: tuple,
+            stride: tuple) -> Any:
+    """The columns of im2col summed back into an (N, C, *output_size) image (overlaps add up)."""
+    a = np.asarray(a)
+    unbatched = a.ndim == 2
+    cols = a[None] if unbatched else a
+    out = tuple(conv.conv_out_size(*g) for g in zip(output_size, kernel_size, stride, padding, dilation))
+    n, c = cols.shape[0], cols.shape[1] // int(np.prod(kernel_size))
+    cols = cols.reshape((n, c) + tuple(kernel_size) + out)
+    padded = tuple(s + 2 * p for s, p in zip(output_size, padding))
+    image = np.zeros((n, c) + padded, a.dtype)
+    for k in np.ndindex(*kernel_size):
+        window = tuple(slice(i * dl, i * dl + st * (m - 1) + 1, st) for i, dl, st, m in zip(k, dilation, stride, out))
+        image[(slice(None), slice(None)) + window] += cols[(slice(None), slice(None)) + k]
+    crop = tuple(slice(p, p + s) for p, s in zip(padding, output_size))
+    image = np.ascontiguousarray(image[(slice(None), slice(None)) + crop])
+    return image[0] if unbatched else image
+
+
+IM2COL = rule("im2col", "Im2ColBackward0", _im2col,
+              (lambda F, g, dilation, kernel_size, padding, self_sym_argsize_minus_2, self_sym_argsize_minus_1, stride:
+               F.op("col2im", g, output_size=(self_sym_argsize_minus_2, self_sym_argsize_minus_1),
+                    kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride),),
+              ("col2im(grad)",), exact_dtype=True)
+COL2IM = rule("col2im", "Col2ImBackward0", _col2im,
+              (lambda F, g, dilation, kernel_size, padding, stride: F.op(
+                  "im2col", g, kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride),),
+              ("im2col(grad)",), exact_dtype=True)
 
 
 def _batched(fn: Any) -> Any:

@@ -739,6 +739,14 @@ class _ConvNd(Module):
         self.output_padding = functional._ntuple(output_padding, n)
         self.groups = groups
         self.padding_mode = padding_mode
+        if isinstance(self.padding, str):  # F.pad's widths for a padding_mode: the last dim first
+            self._reversed_padding_repeated_twice = [0, 0] * n
+            if self.padding == "same":
+                for d, k, i in zip(self.dilation, self.kernel_size, range(n - 1, -1, -1)):
+                    total = d * (k - 1)
+                    self._reversed_padding_repeated_twice[2 * i:2 * i + 2] = [total // 2, total - total // 2]
+        else:
+            self._reversed_padding_repeated_twice = tuple(p for p in reversed(self.padding) for _ in range(2))
         channels = (in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups)
         self.weight = Parameter(creation.empty(*channels, *self.kernel_size, dtype=dtype))
         _optional_parameter(self, "bias", (out_channels,), bias, dtype)
@@ -752,9 +760,10 @@ class _ConvNd(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input: Tensor) -> Tensor:
-        if self.padding_mode != "zeros":
-            raise NotImplementedError(f"padding_mode='{self.padding_mode}' is not supported; only 'zeros' is")
         conv = functional.conv1d if self._dims == 1 else functional.conv2d
+        if self.padding_mode != "zeros":
+            padded = functional.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return conv(padded, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
         return conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
     def extra_repr(self) -> str:
@@ -1755,3 +1764,231 @@ def _remove(name: str, *registries: dict | set | None) -> None:
             registry.discard(name)
         elif registry is not None:
             registry.pop(name, None)
+
+
+# --- padding layers with a mode (F.pad 'reflect' / 'replicate' / 'circular') and 3-d constant padding --------
+class _ModePadNd(Module):
+    _dims = 1
+    _mode = "reflect"
+
+    def __init__(self, padding: Any) -> None:
+        super().__init__()
+        self.padding = (padding,) * (2 * self._dims) if isinstance(padding, int) else tuple(padding)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.pad(input, self.padding, self._mode)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
+class ReflectionPad1d(_ModePadNd):
+    _dims, _mode = 1, "reflect"
+
+
+class ReflectionPad2d(_ModePadNd):
+    _dims, _mode = 2, "reflect"
+
+
+class ReflectionPad3d(_ModePadNd):
+    _dims, _mode = 3, "reflect"
+
+
+class ReplicationPad1d(_ModePadNd):
+    _dims, _mode = 1, "replicate"
+
+
+class ReplicationPad2d(_ModePadNd):
+    _dims, _mode = 2, "replicate"
+
+
+class ReplicationPad3d(_ModePadNd):
+    _dims, _mode = 3, "replicate"
+
+
+class _CircularPadNd(_ModePadNd):
+    _mode = "circular"
+
+    def forward(self, input: Tensor) -> Tensor:
+        ndim = input._data.ndim
+        if ndim not in (self._dims + 1, self._dims + 2):
+            raise ValueError(f"expected {self._dims + 1}D or {self._dims + 2}D input (got {ndim}D input)")
+        return super().forward(input)
+
+
+class CircularPad1d(_CircularPadNd):
+    _dims = 1
+
+
+class CircularPad2d(_CircularPadNd):
+    _dims = 2
+
+
+class CircularPad3d(_CircularPadNd):
+    _dims = 3
+
+
+class ConstantPad3d(_ConstantPadNd):
+    _dims = 3
+
+
+class ZeroPad3d(_ZeroPad):
+    _dims = 3
+
+
+__all__ += ["ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
+            "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad3d", "ZeroPad3d"]
+
+
+# --- instance normalization ----------------------------------------------------------------------------
+class _InstanceNorm(_BatchNorm):
+    """InstanceNorm1d/2d/3d: each sample's channels normalized on their own (F.instance_norm), no affine
+    parameters nor running statistics unless asked."""
+
+    _no_batch_dim = 2
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = False,
+                 track_running_stats: bool = False, device: Any = None, dtype: Any = None, *,
+                 bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+
+    def _apply_instance_norm(self, input: Tensor) -> Tensor:
+        return functional.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                                        self.training or not self.track_running_stats,
+                                        self.momentum if self.momentum is not None else 0.0, self.eps)
+
+    def forward(self, input: Tensor) -> Tensor:
+        ndim = input.dim()
+        if ndim not in (self._no_batch_dim, self._no_batch_dim + 1):
+            raise ValueError(f"expected {self._no_batch_dim}D or {self._no_batch_dim + 1}D input (got {ndim}D input)")
+        feature_dim = ndim - self._no_batch_dim
+        if input.size(feature_dim) != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={feature_dim} to match num_features "
+                                 f"({self.num_features}), but got: {input.size(feature_dim)}.")
+            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
+                          "warning by not passing in num_features, which is not used because affine=False",
+                          stacklevel=2)
+        if ndim == self._no_batch_dim:
+            return _f.squeeze(self._apply_instance_norm(_f.unsqueeze(input, 0)), 0)
+        return self._apply_instance_norm(input)
+
+
+class InstanceNorm1d(_InstanceNorm):
+    _no_batch_dim = 2
+
+
+class InstanceNorm2d(_InstanceNorm):
+    _no_batch_dim = 3
+
+
+class InstanceNorm3d(_InstanceNorm):
+    _no_batch_dim = 4
+
+
+__all__ += ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+
+
+# --- unpooling, pixel shuffle, fold / unfold, power-average pooling -----------------------------------------
+class _MaxUnpoolNd(Module):
+    _dims = 2
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
+        super().__init__()
+        self.kernel_size = functional._ntuple(kernel_size, self._dims)
+        self.stride = functional._ntuple(stride if stride is not None else kernel_size, self._dims)
+        self.padding = functional._ntuple(padding, self._dims)
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
+        unpool = functional.max_unpool1d if self._dims == 1 else functional.max_unpool2d
+        return unpool(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    _dims = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    _dims = 2
+
+
+class PixelShuffle(Module):
+    def __init__(self, upscale_factor: int) -> None:
+        super().__init__()
+        self.upscale_factor = upscale_factor
+
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.pixel_shuffle(input, self.upscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"upscale_factor={self.upscale_factor}"
+
+
+class PixelUnshuffle(Module):
+    def __init__(self, downscale_factor: int) -> None:
+        super().__init__()
+        self.downscale_factor = downscale_factor
+
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.pixel_unshuffle(input, self.downscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"downscale_factor={self.downscale_factor}"
+
+
+class Unfold(Module):
+    def __init__(self, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> None:
+        super().__init__()
+        self.kernel_size, self.dilation, self.padding, self.stride = kernel_size, dilation, padding, stride
+
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, padding={self.padding}, "
+                f"stride={self.stride}")
+
+
+class Fold(Module):
+    def __init__(self, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+                 stride: Any = 1) -> None:
+        super().__init__()
+        self.output_size, self.kernel_size = output_size, kernel_size
+        self.dilation, self.padding, self.stride = dilation, padding, stride
+
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self) -> str:
+        return (f"output_size={self.output_size}, kernel_size={self.kernel_size}, dilation={self.dilation}, "
+                f"padding={self.padding}, stride={self.stride}")
+
+
+class _LPPoolNd(Module):
+    _dims = 1
+
+    def __init__(self, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
+
+    def forward(self, input: Tensor) -> Tensor:
+        pool = functional.lp_pool1d if self._dims == 1 else functional.lp_pool2d
+        return pool(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+    def extra_repr(self) -> str:
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPoolNd):
+    _dims = 1
+
+
+class LPPool2d(_LPPoolNd):
+    _dims = 2
+
+
+__all__ += ["MaxUnpool1d", "MaxUnpool2d", "PixelShuffle", "PixelUnshuffle", "Unfold", "Fold", "LPPool1d", "LPPool2d"]

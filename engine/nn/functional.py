@@ -10,6 +10,7 @@ import numpy as np
 
 from engine import functions as f
 from engine import conv, grad_mode, messages, ops
+from engine import creation as _creation
 from engine.rules import apply
 from engine.tensor import Size, Tensor
 
@@ -273,6 +274,27 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     return out
 
 
+def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
+                  weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """PyTorch's instance_norm: batch_norm of the input viewed as (1, N * C, ...), with weight, bias and the
+    running statistics repeated N times (their mean over N written back), viewed back (ViewBackward0)."""
+    size = input._data.shape
+    if use_input_stats and math.prod(size[2:]) == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {Size(size)}")
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    b, c = size[0], size[1]
+    weight_, bias_, mean_, var_ = (None if t is None else f.repeat(t, b)
+                                   for t in (weight, bias, running_mean, running_var))
+    reshaped = f.view(f.contiguous(input), (1, b * c) + tuple(size[2:]))
+    out = batch_norm(reshaped, mean_, var_, weight_, bias_, use_input_stats, momentum, eps)
+    for running, repeated in ((running_mean, mean_), (running_var, var_)):
+        if running is not None:
+            running._data[...] = np.mean(repeated._data.reshape(b, c), axis=0)
+    return f.view(out, size)
+
+
 def _update_running_stats(data: np.ndarray, running_mean: Tensor | None, running_var: Tensor | None,
                           momentum: float) -> None:
     """running = (1 - momentum) * running + momentum * batch statistic (the variance unbiased),
@@ -325,12 +347,242 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
         raise RuntimeError("Padding length should be less than or equal to two times the input dimension "
                            f"but got padding length {len(pad)} and input of dimension {len(shape)}")
     if mode != "constant":
-        raise NotImplementedError(f"F.pad with mode={mode!r} is not supported; only mode='constant' is")
+        return _pad_nonconstant(input, pad, mode, value)
     for i in range(len(pad) // 2):
         d = len(shape) - 1 - i
         if shape[d] + pad[2 * i] + pad[2 * i + 1] < 0:
             raise RuntimeError("narrow(): length must be non-negative.")
     return apply(ops.CONSTANT_PAD_ND, (input,), {"pad": pad, "value": 0 if value is None else value})
+
+
+_PAD_SIZES = ("Supported combinations for non-constant padding:\n"
+              "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+              "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+              "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+
+
+def _pad_nonconstant(input: Tensor, pad: tuple, mode: str, value: float | None) -> Tensor:
+    """F.pad's 'reflect' / 'replicate' (ReflectionPad1DBackward0...) and 'circular' (slices of a new
+    tensor copied in place, so CopySlices, as PyTorch's _pad_circular)."""
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    shape = input._data.shape
+    dims = len(pad) // 2
+    if dims not in (1, 2, 3) or len(shape) not in (dims + 1, dims + 2):
+        raise NotImplementedError(f"Padding size {len(pad)} is not supported for {len(shape)}D input tensor.\n"
+                                  + _PAD_SIZES)
+    if mode == "circular":
+        return _pad_circular(input, pad)
+    kind = "reflection" if mode == "reflect" else "replication"
+    if input._data.dtype == np.bool_:
+        raise NotImplementedError(f'"{kind}_pad{dims}d" not implemented for \'Bool\'')
+    batched = len(shape) == dims + 2
+    if any(s == 0 for s in shape[1 if batched else 0:]):
+        raise RuntimeError(f"Expected {dims + 1}D or {dims + 2}D (batch mode) tensor with possibly 0 batch size and "
+                           f"other non-zero dimensions for input, but got: {list(shape)}")
+    for i in range(dims):  # the last dim first (Argument #4 is its padding)
+        d = len(shape) - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        if mode == "reflect" and not (lo < shape[d] and hi < shape[d]):
+            raise RuntimeError(f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding input "
+                               f"dimension, but got: padding ({lo}, {hi}) at dimension {d} of input {list(shape)}")
+    out = list(shape)
+    for i in range(dims):
+        out[len(shape) - 1 - i] += pad[2 * i] + pad[2 * i + 1]
+    if dims == 1 and out[-1] < 1:
+        raise RuntimeError(f"input (W: {shape[-1]}) is too small. Calculated output W: {out[-1]}")
+    negative = [n for n in out if n < 0]
+    if negative:
+        if mode == "reflect" and dims == 2:
+            raise RuntimeError("numel: integer multiplication overflow")
+        raise RuntimeError(f"Trying to create tensor with negative dimension {negative[0]}: {out}")
+    return apply(ops.TABLE[f"{kind}_pad{dims}d"], (input,), {"padding": pad})
+
+
+def _pad_circular(input: Tensor, pad: tuple) -> Tensor:
+    """PyTorch's _pad_circular: the input copied into the middle of a new tensor, then each padded dim's
+    left and right bands copied from the opposite side (corners written more than once)."""
+    shape = input._data.shape
+    dims = len(pad) // 2
+    if len(shape) - dims not in (1, 2):
+        raise RuntimeError("Invalid padding size, expected 1 or 2 non-padded dimensions, which would be equivalent "
+                           f"to padding of length {(len(shape) - 1) * 2} or {(len(shape) - 2) * 2} respectively "
+                           f"but got {len(pad)}")
+    out_shape = list(shape)
+    for i in range(dims):
+        d = len(shape) - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        out_shape[d] = shape[d] + lo + hi
+        if lo > shape[d] or hi > shape[d]:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if out_shape[d] < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+    out = input.new_empty(tuple(out_shape))
+    if out._data.size == 0:
+        return out
+    out_slice, in_slice = out, input
+    for i in range(dims):
+        d = len(shape) - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        out_slice = f.narrow(out_slice, d, max(lo, 0), out_shape[d] - max(hi, 0) - max(lo, 0))
+        in_slice = f.narrow(in_slice, d, max(-lo, 0), shape[d] - max(-hi, 0) - max(-lo, 0))
+    out_slice.copy_(in_slice)
+    for i in range(dims):
+        d = len(shape) - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        if lo > 0:
+            f.narrow(out, d, 0, lo).copy_(f.narrow(out, d, out_shape[d] - lo - max(hi, 0), lo))
+        if hi > 0:
+            f.narrow(out, d, out_shape[d] - hi, hi).copy_(f.narrow(out, d, max(lo, 0), hi))
+    return out
+
+
+# --- unpooling, pixel shuffle, fold / unfold, gumbel softmax ---------------------------------------------
+def _unpool_output_size(input: Tensor, kernel_size: tuple, stride: tuple, padding: tuple,
+                        output_size: Any) -> list:
+    input_size = input._data.shape
+    n = len(kernel_size)
+    default = [(input_size[-n + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d] for d in range(n)]
+    if output_size is None:
+        return default
+    if len(output_size) == n + 2:
+        output_size = output_size[2:]
+    if len(output_size) != n:
+        raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} elements, but it has a "
+                         f"length of '{len(output_size)}'")
+    for d in range(n):
+        low, high = default[d] - stride[d], default[d] + stride[d]
+        if not low < output_size[d] < high:
+            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {low} and {high})')
+    return output_size
+
+
+def _max_unpool(input: Tensor, indices: Tensor, output_size: list) -> Tensor:
+    """PyTorch's max_unpool2d (MaxUnpool2DBackward0), after its index check."""
+    idx = indices._data
+    plane = int(np.prod(output_size))
+    bad = idx[(idx < 0) | (idx >= plane)]
+    if bad.size:
+        sizes = "x".join(str(v) for v in output_size)
+        raise RuntimeError(f"Found an invalid max index: {int(bad.flat[0])} (output volumes are of size {sizes})")
+    return apply(ops.MAX_UNPOOL2D, (input,), {"indices": idx, "output_size": tuple(int(v) for v in output_size)})
+
+
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Tensor:
+    kernel = _ntuple(kernel_size, 1)
+    step = kernel if stride is None else _ntuple(stride, 1)
+    size = _unpool_output_size(input, kernel, step, _ntuple(padding, 1), output_size)
+    out = _max_unpool(f.unsqueeze(input, -1), f.unsqueeze(indices, -1), list(size) + [1])
+    return f.squeeze(out, -1)
+
+
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Tensor:
+    kernel = _ntuple(kernel_size, 2)
+    step = kernel if stride is None else _ntuple(stride, 2)
+    return _max_unpool(input, indices, _unpool_output_size(input, kernel, step, _ntuple(padding, 2), output_size))
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    shape = input._data.shape
+    if len(shape) < 3:
+        raise RuntimeError("pixel_shuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{len(shape)} dimension(s)")
+    r = int(upscale_factor)
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    if shape[-3] % (r * r):
+        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
+                           f"upscale_factor, but input.size(-3)={shape[-3]} is not divisible by {r * r}")
+    return apply(ops.PIXEL_SHUFFLE, (input,), {"upscale_factor": r})
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    shape = input._data.shape
+    if len(shape) < 3:
+        raise RuntimeError("pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{len(shape)} dimension(s)")
+    r = int(downscale_factor)
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    for name, d in (("height", -2), ("width", -1)):
+        if shape[d] % r:
+            raise RuntimeError(f"pixel_unshuffle expects {name} to be divisible by downscale_factor, but "
+                               f"input.size({d})={shape[d]} is not divisible by {r}")
+    return apply(ops.PIXEL_UNSHUFFLE, (input,), {"downscale_factor": r})
+
+
+def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
+    """im2col (Im2ColBackward0): (N, C * prod(kernel_size), L), one column per sliding block."""
+    geometry = {"kernel_size": _ntuple(kernel_size, 2), "dilation": _ntuple(dilation, 2),
+                "padding": _ntuple(padding, 2), "stride": _ntuple(stride, 2)}
+    shape = input._data.shape
+    if len(shape) not in (3, 4) or 0 in shape[-3:]:
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
+                           f"dimensions for input, but got: {list(shape)}")
+    g = geometry
+    blocks = tuple(conv.conv_out_size(s, k, st, p, d) for s, k, st, p, d in
+                   zip(shape[-2:], g["kernel_size"], g["stride"], g["padding"], g["dilation"]))
+    if min(blocks) < 1:
+        raise RuntimeError(f"Given input with spatial size {tuple(shape[-2:])}, kernel_size={g['kernel_size']}, "
+                           f"dilation={g['dilation']}, padding={g['padding']}, calculated shape of the array of "
+                           f"sliding blocks as {blocks}, but its components must be at least one.")
+    return apply(ops.IM2COL, (input,), geometry)
+
+
+def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+         stride: Any = 1) -> Tensor:
+    """col2im (Col2ImBackward0): the columns of unfold summed back into an image."""
+    out = _ntuple(output_size, 2)
+    g = {"kernel_size": _ntuple(kernel_size, 2), "dilation": _ntuple(dilation, 2),
+         "padding": _ntuple(padding, 2), "stride": _ntuple(stride, 2)}
+    shape = input._data.shape
+    if len(shape) not in (2, 3) or 0 in shape[-2:]:
+        raise RuntimeError("Expected 2D or 3D (batch mode) tensor with possibly 0 batch size and non-zero "
+                           f"dimensions for input, but got: {list(shape)}")
+    k = g["kernel_size"][0] * g["kernel_size"][1]
+    if shape[-2] % k:
+        raise RuntimeError("Expected size of input's dimension 1 to be divisible by the product of kernel_size, "
+                           f"but got input.size(1)={shape[-2]} and kernel_size={g['kernel_size']}.")
+    blocks = tuple(conv.conv_out_size(s, kk, st, p, d) for s, kk, st, p, d in
+                   zip(out, g["kernel_size"], g["stride"], g["padding"], g["dilation"]))
+    if blocks[0] * blocks[1] != shape[-1]:
+        raise RuntimeError(f"Given output_size={out}, kernel_size={g['kernel_size']}, dilation={g['dilation']}, "
+                           f"padding={g['padding']}, stride={g['stride']}, expected size of input's dimension 2 to "
+                           f"match the calculated number of sliding blocks {blocks[0]} * {blocks[1]} = "
+                           f"{blocks[0] * blocks[1]}, but got input.size(2)={shape[-1]}.")
+    return apply(ops.COL2IM, (input,), {"output_size": out, **g})
+
+
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+    """(sum of x ** p over each window) ** (1 / p), through avg_pool1d as PyTorch computes it."""
+    out = avg_pool1d(f.pow(input, norm_type), kernel_size, stride, 0, ceil_mode)
+    k = kernel_size if isinstance(kernel_size, int) else kernel_size[0]
+    return f.pow(f.mul(f.mul(f.sign(out), relu(f.abs(out))), k), 1.0 / norm_type)
+
+
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+    kw, kh = _ntuple(kernel_size, 2)
+    out = avg_pool2d(f.pow(input, norm_type), kernel_size, stride, 0, ceil_mode)
+    return f.pow(f.mul(f.mul(f.sign(out), relu(f.abs(out))), kw * kh), 1.0 / norm_type)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
+    """Softmax of (logits + Gumbel noise) / tau, the noise -log(Exponential(1)) drawn from the generator as
+    PyTorch draws it; hard=True gives the one-hot of the maximum with the soft gradient (straight through)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = f.neg(f.log(_creation.empty_like(logits).exponential_()))
+    gumbels = f.div(f.add(logits, gumbels), tau)
+    y_soft = f.softmax(gumbels, dim)
+    if not hard:
+        return y_soft
+    index = f.max(y_soft, dim, keepdim=True)[1]
+    y_hard = _creation.zeros_like(logits).scatter_(dim, index, 1.0)
+    return f.add(f.sub(y_hard, f.detach(y_soft)), y_soft)
 
 
 # --- convolution and pooling ----------------------------------------------------------------

@@ -853,4 +853,25 @@ CASES: list[tuple[str, str, tuple, dict]] = [
     ("multihead_attention", "T.manual_seed(0)\nm = T.nn.MultiheadAttention(4, 2).to(a.dtype)\n"
      "out = sum(m(a, b, b, key_padding_mask=T.tensor([[False, True]]))[0] + m(a, b, b, need_weights=False)[0])",
      ((3, 1, 4), (2, 1, 4)), {}),
+    # padding modes (reflection_pad*d / replication_pad*d and their backward ops; circular is CopySlices)
+    ("pad_reflect1d", "out = F.pad(a, (2, 1), mode='reflect')", ((2, 3, 4),), {}),
+    ("pad_reflect2d", "out = T.nn.ReflectionPad2d((1, 0, 2, 1))(a)", ((1, 2, 3, 3),), {}),
+    ("pad_reflect3d", "out = F.pad(a, (1, 1, 0, 1, 1, 0), mode='reflect')", ((2, 2, 3, 2),), {}),
+    ("pad_replicate1d", "out = F.pad(a, (-1, 3), mode='replicate')", ((3, 4),), {}),
+    ("pad_replicate2d", "out = T.nn.ReplicationPad2d((2, 1, 0, 2))(a)", ((1, 1, 2, 3),), {}),
+    ("pad_replicate3d", "out = F.pad(a, (1, 0, 2, 1, 0, 1), mode='replicate')", ((1, 1, 2, 2, 2),), {}),
+    ("pad_circular2d", "out = F.pad(a, (1, 2, 2, 0), mode='circular')", ((1, 2, 3, 3),), {}),
+    ("conv2d_padding_mode", "out = F.conv2d(F.pad(a, (1, 1, 2, 2), mode='reflect'), b)", ((1, 2, 3, 4), (2, 2, 3, 3)),
+     {}),
+    # unpooling, pixel shuffle, unfold / fold, instance norm
+    ("max_unpool2d", "o, i = F.max_pool2d(a, 2, return_indices=True)\nout = F.max_unpool2d(o * b, i, 2)",
+     ((1, 2, 4, 4), (1, 2, 2, 2)), {}),
+    ("max_unpool1d", "o, i = F.max_pool1d(a, 2, return_indices=True)\nout = T.nn.MaxUnpool1d(2)(o, i, output_size=(7,))",
+     ((2, 2, 6),), {}),
+    ("pixel_shuffle", "out = F.pixel_shuffle(a, 2) * b", ((1, 8, 2, 3), (2, 4, 6)), {}),
+    ("pixel_unshuffle", "out = T.nn.PixelUnshuffle(2)(a) * b", ((2, 1, 4, 2), (4, 2, 1)), {}),
+    ("unfold", "out = F.unfold(a, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)) * b", ((1, 2, 3, 4), (12, 1)),
+     {}),
+    ("fold", "out = F.fold(a, (3, 4), 2, padding=1, stride=2) * b", ((2, 8, 6), (3, 4)), {}),
+    ("instance_norm", "out = F.instance_norm(a, weight=b, bias=c)", ((2, 3, 4), (3,), (3,)), {}),
 ]
