@@ -100,6 +100,30 @@ class K:
         self.y = t * 2
 print(K(x).y.requires_grad, torch.is_grad_enabled())
 """,
+    # --- a leaf that stops requiring grad after the graph was built ---------------------------------------
+    "requires_grad_false_after_graph": """
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+w = torch.tensor([3.0], requires_grad=True)
+y = x * 2 * w
+x.register_hook(lambda g: print("hook", g))
+x.register_post_accumulate_grad_hook(lambda p: print("post", p.grad))
+x.requires_grad_(False)
+z = x * 2
+print(y.requires_grad, z.requires_grad, x.is_leaf)
+y.sum().backward(retain_graph=True)
+print(x.grad, w.grad)
+x.requires_grad_(True)
+y.sum().backward(retain_graph=True)
+print(x.grad, w.grad)
+x.requires_grad_(False)
+y.sum().backward(retain_graph=True)
+print(x.grad, w.grad)
+err(lambda: torch.autograd.grad(y.sum(), x))
+a = torch.tensor(2.0, requires_grad=True); b = a * a; a.requires_grad_(False); b.backward(); print(a.grad)
+x.detach_()
+print(x.requires_grad)
+""",
+
 }
 
 ADDRESS = re.compile(r" at 0x[0-9a-f]+")
