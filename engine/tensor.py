@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import warnings
 from typing import Any, Callable, Iterator
 
@@ -51,6 +52,9 @@ class Size(tuple, metaclass=_TorchClass):
 
     def numel(self) -> int:
         return int(np.prod(self)) if self else 1
+
+
+_ONE_ELEMENT = "only one element tensors can be converted to Python scalars"
 
 
 class Tensor(metaclass=_TorchClass):
@@ -281,6 +285,8 @@ class Tensor(metaclass=_TorchClass):
         return node.add_tensor_pre_hook(self._output_nr, hook)
 
     def register_post_accumulate_grad_hook(self, hook: Callable) -> RemovableHandle:
+        if not self._requires_grad:
+            raise RuntimeError(messages.HOOK_NO_GRAD)
         if self.grad_fn is not None:
             raise RuntimeError(
                 "post accumulate grad hooks cannot be registered on non-leaf tensors"
@@ -323,6 +329,39 @@ class Tensor(metaclass=_TorchClass):
     def data(self, value: "Tensor") -> None:
         self._data = value._data
 
+    def resize_(self, *sizes: Any, memory_format: Any = None) -> "Tensor":
+        """Resizes in place over the same storage (read from the storage offset on), growing it with zeros
+        where PyTorch would leave memory uninitialised. Not for tensors that require grad."""
+        if self._requires_grad:
+            raise RuntimeError("cannot resize variables that require grad")
+        shape = tuple(int(s) for s in (sizes[0] if len(sizes) == 1 and isinstance(sizes[0], (tuple, list))
+                                       else sizes))
+        if builtins.any(s < 0 for s in shape):
+            raise RuntimeError("numel: integer multiplication overflow")
+        data = self._data
+        if shape == data.shape and data.flags.c_contiguous:
+            return self
+        n = int(np.prod(shape, dtype=np.int64))
+        root = data
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        if root.flags.c_contiguous and root.dtype == data.dtype and data.size:
+            offset = (data.__array_interface__["data"][0] - root.__array_interface__["data"][0]) // data.itemsize
+            storage = root.reshape(-1)[offset:]
+        else:
+            storage = data.reshape(-1)
+        if n <= storage.size:
+            self._data = storage[:n].reshape(shape)
+        else:
+            grown = np.zeros(n, data.dtype)
+            grown[:storage.size] = storage
+            self._data = grown.reshape(shape)
+        self._vc[0] += 1
+        return self
+
+    def resize_as_(self, other: "Tensor", memory_format: Any = None) -> "Tensor":
+        return self.resize_(other._data.shape)
+
     # --- conversions ---------------------------------------------------------------------
     def item(self) -> Any:
         if self._data.size != 1:
@@ -338,13 +377,22 @@ class Tensor(metaclass=_TorchClass):
         return self._data
 
     def __float__(self) -> float:
+        if self._data.size != 1:
+            raise ValueError(_ONE_ELEMENT)
         return float(self.item())
 
     def __int__(self) -> int:
+        if self._data.size != 1:
+            raise ValueError(_ONE_ELEMENT)
         return int(self.item())
 
+    def __complex__(self) -> complex:
+        if self._data.size != 1:
+            raise ValueError(_ONE_ELEMENT)
+        return complex(self.item())
+
     def __index__(self) -> int:
-        if self._data.dtype.kind not in "iub":
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
