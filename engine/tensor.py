@@ -55,6 +55,19 @@ class Size(tuple, metaclass=_TorchClass):
 
 
 _ONE_ELEMENT = "only one element tensors can be converted to Python scalars"
+_scalar_warned = [False]
+
+
+def _warn_scalar_of_grad(t: "Tensor") -> None:
+    """float()/complex() of a tensor that requires grad: PyTorch warns once per process."""
+    if t._requires_grad and not _scalar_warned[0]:
+        _scalar_warned[0] = True
+        warnings.warn(
+            "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+            "Consider using tensor.detach() first. (Triggered internally at "
+            "/__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)",
+            UserWarning, stacklevel=3,
+        )
 
 
 class Tensor(metaclass=_TorchClass):
@@ -376,9 +389,15 @@ class Tensor(metaclass=_TorchClass):
             raise RuntimeError(messages.NUMPY_REQUIRES_GRAD)
         return self._data
 
+    def __array__(self, dtype: Any = None) -> np.ndarray:
+        """np.asarray(t) / np.array(t): the tensor's values (refused when it requires grad), as torch."""
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype, copy=False)
+
     def __float__(self) -> float:
         if self._data.size != 1:
             raise ValueError(_ONE_ELEMENT)
+        _warn_scalar_of_grad(self)
         return float(self.item())
 
     def __int__(self) -> int:
@@ -389,6 +408,7 @@ class Tensor(metaclass=_TorchClass):
     def __complex__(self) -> complex:
         if self._data.size != 1:
             raise ValueError(_ONE_ELEMENT)
+        _warn_scalar_of_grad(self)
         return complex(self.item())
 
     def __index__(self) -> int:

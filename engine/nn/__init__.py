@@ -595,6 +595,16 @@ class _IncompatibleKeys(tuple):
 
 
 # --- containers --------------------------------------------------------------------------------
+def _module_index(idx: Any, size: int) -> int:
+    """An index into a Sequential or ModuleList, with PyTorch's IndexError."""
+    import operator
+
+    idx = operator.index(idx)
+    if not -size <= idx < size:
+        raise IndexError(f"index {idx} is out of range")
+    return idx
+
+
 class Sequential(Module):
     def __init__(self, *args: Any) -> None:
         super().__init__()
@@ -614,7 +624,15 @@ class Sequential(Module):
         mods = list(self._modules.values())
         if isinstance(idx, slice):
             return Sequential(OrderedDict(list(self._modules.items())[idx]))
-        return mods[idx]
+        return mods[_module_index(idx, len(mods))]
+
+    def __add__(self, other: Any) -> "Sequential":
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
+        ret = Sequential()
+        for layer in (*self, *other):
+            ret.append(layer)
+        return ret
 
     def __len__(self) -> int:
         return len(self._modules)
@@ -643,7 +661,8 @@ class ModuleList(Module):
         return self
 
     def __getitem__(self, idx: int) -> Any:
-        return list(self._modules.values())[idx]
+        mods = list(self._modules.values())
+        return mods[idx] if isinstance(idx, slice) else mods[_module_index(idx, len(mods))]
 
     def __len__(self) -> int:
         return len(self._modules)

@@ -284,6 +284,66 @@ err(lambda: torch.nn.Linear(1, 1).load_state_dict([1]))
 print(net.load_state_dict(net.state_dict()), net.state_dict()._metadata)
 """,
 
+    # --- generator repr, numpy interop, fork_rng, checkpoint, Sequential ----------------------------------
+    "generator_repr": """
+print(torch.manual_seed(0)); print(repr(torch.Generator()), str(torch.default_generator))
+""",
+    "numpy_asarray": """
+t = torch.tensor([1.0, 2.0])
+a = np.asarray(t); print(a, a.dtype, a.shape)
+print(np.array(torch.arange(3)).dtype, np.array(torch.ones(2, 2)).shape, np.asarray(t, dtype=np.float64).dtype)
+w = torch.tensor([0.5, 1.5], requires_grad=True)
+print(np.asarray(w.detach() * 2), np.array((w * 2).detach()).tolist())
+err(lambda: np.asarray(w * 2)); err(lambda: np.asarray(w))
+b = np.asarray(t); b[0] = 7.0; print(t)
+""",
+    "fork_rng": """
+torch.manual_seed(123)
+after0 = torch.rand(2)
+with torch.random.fork_rng():
+    torch.manual_seed(0)
+    inner = torch.rand(2)
+after = torch.rand(2)
+torch.manual_seed(0)
+print(inner, torch.equal(inner, torch.rand(2)), after0, after)
+with torch.random.fork_rng(enabled=False):
+    torch.manual_seed(5)
+print(torch.rand(1))
+try:
+    with torch.random.fork_rng():
+        torch.rand(3)
+        raise ValueError("inside")
+except ValueError:
+    pass
+print(torch.rand(1))
+""",
+    "checkpoint_non_reentrant_recomputes": """
+calls = []
+def block(t, w):
+    calls.append(1)
+    h = torch.sigmoid(t * w)
+    return torch.nn.functional.dropout(h, 0.5) * h
+torch.manual_seed(0)
+x = torch.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True); w = torch.tensor([1.5, -0.5], requires_grad=True)
+torch.manual_seed(1)
+y = torch.utils.checkpoint.checkpoint(block, x, w, use_reentrant=False)
+print(len(calls), y, torch.rand(1))
+y.sum().backward(retain_graph=True)
+print(len(calls), x.grad, w.grad, torch.rand(1))
+y.sum().backward()
+print(len(calls), x.grad)
+torch.manual_seed(1); x2 = x.detach().requires_grad_(); w2 = w.detach().requires_grad_()
+block(x2, w2).sum().backward(); print(torch.allclose(x.grad, 2 * x2.grad), torch.allclose(w.grad, 2 * w2.grad))
+calls.clear()
+y = torch.utils.checkpoint.checkpoint(lambda a: (calls.append(1), a + 1)[1], x, use_reentrant=False)
+y.sum().backward(); print(len(calls), type(y.grad_fn).__name__)
+""",
+    "sequential_add_and_index": """
+s = torch.nn.Sequential(torch.nn.ReLU())
+print(s + torch.nn.Sequential(torch.nn.Tanh(), torch.nn.Sigmoid()), s[-1], len(s + s))
+err(lambda: s[5]); err(lambda: s[-2]); err(lambda: torch.nn.ModuleList([torch.nn.ReLU()])[3])
+""",
+
 }
 
 ADDRESS = re.compile(r" at 0x[0-9a-f]+")
