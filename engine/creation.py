@@ -28,8 +28,13 @@ def _finish(array: np.ndarray, requires_grad: bool, source: Any = None) -> Tenso
 
 def _size(size: Sequence) -> tuple:
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        return tuple(int(s) for s in size[0])
-    return tuple(int(s) for s in size)
+        shape = tuple(int(s) for s in size[0])
+    else:
+        shape = tuple(int(s) for s in size)
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
+    return shape
 
 
 def _unwrap(data: Any) -> Any:
@@ -66,6 +71,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         array = np.array(_unwrap(data), dtype=np_dtype)
     except ValueError:
         _check_ragged(data)
+        _raise_data_error(data, final=False)
         raise
     if np_dtype is None and isinstance(data, (np.ndarray, np.generic, Tensor)) and array.dtype.kind in "fiub":
         return _finish(array, requires_grad)  # NumPy data and tensors keep their dtype, as in PyTorch
@@ -79,8 +85,31 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         elif array.dtype.kind in "iu":
             array = array.astype(np.int64)
         elif array.dtype.kind not in "b":
-            raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+            _raise_data_error(data)
     return _finish(array, requires_grad)
+
+
+def _raise_data_error(data: Any, final: bool = True) -> None:
+    """PyTorch's error for data it cannot turn into a tensor: sizes are read along the first elements
+    (a string inside a list is a sequence without end), then every element's dtype is inferred."""
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    x = data
+    while isinstance(x, (list, tuple, str, bytes)) and len(x):
+        if isinstance(x, str):
+            raise ValueError("too many dimensions 'str'")
+        x = x[0]
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (str, bytes)):
+            raise TypeError(f"new(): invalid data type '{type(item).__name__}'")
+        if isinstance(item, (list, tuple)):
+            stack.extend(reversed(item))
+        elif not isinstance(item, (bool, int, float, complex, np.generic, np.ndarray, Tensor)):
+            raise RuntimeError(f"Could not infer dtype of {type(item).__name__}")
+    if final:
+        raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
 
 
 _PYTHON_NUMBERS = frozenset({bool, int, float})
@@ -153,6 +182,9 @@ def _filled(fill: Any, size: Sequence, dtype: Any, requires_grad: bool) -> Tenso
 
 
 def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    flat = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    if any(int(s) < 0 for s in flat):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
     return _filled(0, size, dtype, requires_grad)
 
 
@@ -193,6 +225,10 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, requir
            device: Any = None) -> Tensor:
     if end is None:
         start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     np_dtype = dtypes.to_numpy(dtype)
     if np_dtype is None:
         floating = any(isinstance(v, float) for v in (start, end, step))

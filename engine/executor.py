@@ -534,7 +534,9 @@ def _accumulate(node: AccumulateGrad, grad: Any, create_graph: bool, obs: Any, u
     leaf = node.variable
     before = leaf._grad
     dtype = leaf._data.dtype
-    if create_graph:
+    if not leaf._requires_grad:  # requires_grad_(False) after the graph was built: .grad is left as it is
+        pass
+    elif create_graph:
         g = grad if isinstance(grad, Tensor) else Tensor._make(np.asarray(grad))
         if g._data.dtype != dtype:
             g = g.to(leaf.dtype)
@@ -556,7 +558,7 @@ def _accumulate(node: AccumulateGrad, grad: Any, create_graph: bool, obs: Any, u
             else:
                 np.add(leaf._grad._data, array, out=leaf._grad._data, casting="unsafe")
             leaf._grad._vc[0] += 1
-    if obs is not None:
+    if obs is not None and leaf._requires_grad:
         obs.grad_accumulated(node, leaf, before, grad, leaf._grad)
     hooks = leaf._post_acc_hooks
     if hooks:

@@ -180,6 +180,9 @@ def where(condition: Any, input: Any = None, other: Any = None) -> Any:
     cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     if input is None and other is None:
         return tuple(_constant(i.astype(np.int64)) for i in np.nonzero(cond))
+    if cond.dtype != np.bool_ and cond.dtype != np.uint8:
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{dtypes.from_numpy(cond.dtype).legacy}")
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         return _constant(np.where(cond, input, other).astype(np.float32))
     if isinstance(input, Tensor) and isinstance(other, Tensor):
@@ -282,6 +285,9 @@ def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else tuple(size)
     if tuple(input._data.shape) == shape:
         return input
+    have = input._data.shape
+    if len(shape) > len(have) or builtins.any(d != 1 and d != n for d, n in zip(shape[::-1], have[::-1])):
+        raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(have)}}}.")
     if not shape:  # at::sum_to: a plain sum() to a 0-d shape (SumBackward0)
         return sum(input)
     lead = input._data.ndim - len(shape)
@@ -819,7 +825,10 @@ def zero_(self: Tensor) -> Tensor:
 
 def fill_(self: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor):
-        value = value.item()
+        if value._data.ndim:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value._data.ndim} dimensions.")
+        return _inplace(self, ops.FILL_TENSOR, (value,))
     return _inplace(self, ops.FILL, (), {"value": value})
 
 
@@ -835,6 +844,7 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
         self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)
     )
     if not tracked:
+        _check_masks(self, key)
         v = value._data if isinstance(value, Tensor) else value
         if self._data.dtype == dtypes.BF16:
             v = dtypes.round_bf16(v)
@@ -856,6 +866,16 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
         indices = _advanced_indices(self, key)
         _inplace(self, ops.INDEX_PUT, (value,), {"indices": indices, "accumulate": False})
         return
+    if _whole(self, keys):  # `x[:] = v`, `x[...] = v`: PyTorch writes into x itself, not into a view
+        if isinstance(value, Tensor) and value._data.ndim:
+            _inplace(self, ops.COPY, (value,))
+        else:
+            if not isinstance(value, Tensor):
+                value = _constant(dtypes.cast(np.asarray(value), self._data.dtype))
+            _inplace(self, ops.FILL_TENSOR, (value,))
+        if observe.current is not None:
+            observe.current.inplace_applied(self, self.grad_fn)
+        return
     with _quiet():
         region = getitem(self, key)
     if region is self:
@@ -866,6 +886,21 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
         _regenerate_view(self, self._base)
     if observe.current is not None:
         observe.current.inplace_applied(self, self.grad_fn)
+
+
+def _whole(self: Tensor, keys: tuple) -> bool:
+    """Whether an index selects all of self without a view: only Ellipsis and full slices."""
+    dim = 0
+    for k in keys:
+        if k is Ellipsis:
+            dim = self._data.ndim - builtins.sum(1 for q in keys[keys.index(k) + 1:] if q is not None)
+            continue
+        if not isinstance(k, slice) or dim >= self._data.ndim:
+            return False
+        if k.indices(self._data.shape[dim]) != (0, self._data.shape[dim], 1):
+            return False
+        dim += 1
+    return True
 
 
 def _advanced_indices(self: Tensor, key: Any) -> tuple:
@@ -883,8 +918,33 @@ def _advanced_indices(self: Tensor, key: Any) -> tuple:
         elif isinstance(k, (int, np.integer)) and not isinstance(k, bool):
             out.append(np.asarray(k, np.int64))
         else:
+            if isinstance(k, Tensor) and k._data.dtype == np.bool_:
+                _check_mask_shape(k._data.shape, self._data.shape, len(out))
             out += _index_positions(k)
     return tuple(out)
+
+
+def _check_masks(self: Tensor, key: Any) -> None:
+    """PyTorch's IndexError for boolean masks (of 1 or more dims) whose shape differs from the tensor's."""
+    keys = key if isinstance(key, tuple) else (key,)
+    if not builtins.any(isinstance(k, Tensor) and k._data.dtype == np.bool_ and k._data.ndim for k in keys):
+        return
+    used = [k._data.ndim if isinstance(k, Tensor) and k._data.dtype == np.bool_ else (0 if k is None else 1)
+            for k in keys]
+    dim = 0
+    for i, k in enumerate(keys):
+        if k is Ellipsis:
+            dim = self._data.ndim - builtins.sum(used[i + 1:])
+        elif isinstance(k, Tensor) and k._data.dtype == np.bool_ and k._data.ndim:
+            _check_mask_shape(k._data.shape, self._data.shape, dim)
+        dim += used[i] if k is not Ellipsis else 0
+
+
+def _check_mask_shape(mask: tuple, shape: tuple, dim: int) -> None:
+    for j, n in enumerate(mask):
+        if dim + j < len(shape) and n != shape[dim + j]:
+            raise IndexError(f"The shape of the mask {list(mask)} at index {j} does not match the shape of the "
+                             f"indexed tensor {list(shape)} at index {dim + j}")
 
 
 def _index_positions(k: Any) -> list:
@@ -1217,6 +1277,7 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
         correction: Any = None) -> Tensor:
     if isinstance(dim, bool):
         unbiased, dim = dim, None
+    _check_std_var(input, "std and var")
     dims = _optional_dims(dim, input._data.ndim)
     return apply(ops.VAR, (input,), {"dim": dims, "correction": _correction(unbiased, correction),
                                      "keepdim": keepdim})
@@ -1226,6 +1287,7 @@ def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
         correction: Any = None) -> Tensor:
     if isinstance(dim, bool):
         unbiased, dim = dim, None
+    _check_std_var(input, "std and var")
     dims = _optional_dims(dim, input._data.ndim)
     return apply(ops.STD, (input,), {"dim": dims, "correction": _correction(unbiased, correction),
                                      "keepdim": keepdim})
@@ -1241,10 +1303,16 @@ def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool
     return _stat_mean(ops.STD_MEAN, input, dim, unbiased, keepdim, correction)
 
 
+def _check_std_var(input: Tensor, name: str) -> None:
+    if input._data.dtype.kind not in "fc":
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
+
+
 def _stat_mean(rule: Rule, input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any) -> tuple:
     """(var or std, mean): a plain tuple of two outputs of one node, as in PyTorch."""
     if isinstance(dim, bool):
         unbiased, dim = dim, None
+    _check_std_var(input, "var_mean" if rule is ops.VAR_MEAN else "std_mean")
     dims = _optional_dims(dim, input._data.ndim)
     return tuple(apply(rule, (input,), {"dim": dims, "correction": _correction(unbiased, correction),
                                         "keepdim": keepdim}))
@@ -1369,6 +1437,7 @@ def getitem(self: Tensor, key: Any) -> Tensor:
         elif _is_advanced(k):
             array = k._data if isinstance(k, Tensor) else np.asarray(k)
             if array.dtype == np.bool_ and array.ndim > 0:
+                _check_mask_shape(array.shape, out._data.shape, dim)
                 for j, part in enumerate(np.nonzero(array)):
                     advanced[dim + j] = part.astype(np.int64)
                 dim += array.ndim
@@ -1434,6 +1503,8 @@ def _slice_full(self: Tensor, dim: int, k: slice) -> Tensor:
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     d = _wrap_dim(dim, input._data.ndim)
     idx = np.asarray(index._data)
+    if idx.dtype != np.int64 and idx.dtype != np.int32:
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
     have = input._data.shape
     if idx.ndim != input._data.ndim and idx.ndim and input._data.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
@@ -1516,12 +1587,17 @@ def cat(tensors: Any, dim: int = 0, *, axis: Any = None) -> Tensor:
     tensors = _tensors(tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if not t._data.ndim:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     tensors = tuple(t for t in tensors if not (t._data.ndim == 1 and t._data.size == 0)) or tensors[:1]
     ndim = tensors[0]._data.ndim
     d = _wrap_dim(dim, ndim)
     first = tensors[0]._data.shape
     for i, t in enumerate(tensors[1:], 1):
         shape = t._data.shape
+        if len(shape) != ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ndim} and {len(shape)}")
         for j, (x, y) in enumerate(zip(first, shape)):
             if j != d and x != y:
                 raise RuntimeError(

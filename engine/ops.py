@@ -2820,6 +2820,10 @@ COPY = rule("copy_", "CopyBackwards",
             inputs=("self", "src"), exact_dtype=True)
 FILL = rule("fill_", "FillBackward2", lambda a, value: np.full(np.shape(a), value, np.asarray(a).dtype),
             (lambda F, g: F.zeros_like(g),), ("0",), exact_dtype=True)
+FILL_TENSOR = rule("fill_tensor", "FillBackward3",
+                   lambda a, value: np.full(np.shape(a), np.asarray(value), np.asarray(a).dtype),
+                   (lambda F, g: F.zeros_like(g), lambda F, g: g), ("0", "grad.sum()"),
+                   inputs=("self", "value"), exact_dtype=True)
 ZERO = rule("zero_", "ZeroBackward0", lambda a: np.zeros_like(a), (lambda F, g: F.zeros_like(g),), ("0",),
             exact_dtype=True)
 

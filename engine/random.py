@@ -8,6 +8,7 @@ torch's AVX2 kernel computes it), randint, randperm, and uniform_/normal_ on ten
 
 from __future__ import annotations
 
+import contextlib as _contextlib
 import math
 import os
 from typing import Any
@@ -35,6 +36,9 @@ _STATE = np.dtype({
 
 class Generator:
     """A torch.Generator on the CPU."""
+
+    def __repr__(self) -> str:
+        return f"<torch._C.Generator object at {id(self):#x}>"
 
     def __init__(self, device: Any = "cpu") -> None:
         self.device = device
@@ -275,6 +279,20 @@ def get_rng_state() -> Any:
 
 def set_rng_state(state: Any) -> None:
     default_generator.set_state(state)
+
+
+@_contextlib.contextmanager
+def fork_rng(devices: Any = None, enabled: bool = True, _caller: str = "fork_rng", _devices_kw: str = "devices",
+             device_type: Any = None) -> Any:
+    """Restores the CPU generator's state on exit (there are no other devices)."""
+    if not enabled:
+        yield
+        return
+    state = default_generator.get_state()
+    try:
+        yield
+    finally:
+        default_generator.set_state(state)
 
 
 # --- exponential_, geometric_, cauchy_, log_normal_: torch's serial CPU kernels, one double each ---------

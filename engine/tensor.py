@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import warnings
 from typing import Any, Callable, Iterator
 
@@ -51,6 +52,22 @@ class Size(tuple, metaclass=_TorchClass):
 
     def numel(self) -> int:
         return int(np.prod(self)) if self else 1
+
+
+_ONE_ELEMENT = "only one element tensors can be converted to Python scalars"
+_scalar_warned = [False]
+
+
+def _warn_scalar_of_grad(t: "Tensor") -> None:
+    """float()/complex() of a tensor that requires grad: PyTorch warns once per process."""
+    if t._requires_grad and not _scalar_warned[0]:
+        _scalar_warned[0] = True
+        warnings.warn(
+            "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+            "Consider using tensor.detach() first. (Triggered internally at "
+            "/__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)",
+            UserWarning, stacklevel=3,
+        )
 
 
 class Tensor(metaclass=_TorchClass):
@@ -281,6 +298,8 @@ class Tensor(metaclass=_TorchClass):
         return node.add_tensor_pre_hook(self._output_nr, hook)
 
     def register_post_accumulate_grad_hook(self, hook: Callable) -> RemovableHandle:
+        if not self._requires_grad:
+            raise RuntimeError(messages.HOOK_NO_GRAD)
         if self.grad_fn is not None:
             raise RuntimeError(
                 "post accumulate grad hooks cannot be registered on non-leaf tensors"
@@ -323,6 +342,39 @@ class Tensor(metaclass=_TorchClass):
     def data(self, value: "Tensor") -> None:
         self._data = value._data
 
+    def resize_(self, *sizes: Any, memory_format: Any = None) -> "Tensor":
+        """Resizes in place over the same storage (read from the storage offset on), growing it with zeros
+        where PyTorch would leave memory uninitialised. Not for tensors that require grad."""
+        if self._requires_grad:
+            raise RuntimeError("cannot resize variables that require grad")
+        shape = tuple(int(s) for s in (sizes[0] if len(sizes) == 1 and isinstance(sizes[0], (tuple, list))
+                                       else sizes))
+        if builtins.any(s < 0 for s in shape):
+            raise RuntimeError("numel: integer multiplication overflow")
+        data = self._data
+        if shape == data.shape and data.flags.c_contiguous:
+            return self
+        n = int(np.prod(shape, dtype=np.int64))
+        root = data
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        if root.flags.c_contiguous and root.dtype == data.dtype and data.size:
+            offset = (data.__array_interface__["data"][0] - root.__array_interface__["data"][0]) // data.itemsize
+            storage = root.reshape(-1)[offset:]
+        else:
+            storage = data.reshape(-1)
+        if n <= storage.size:
+            self._data = storage[:n].reshape(shape)
+        else:
+            grown = np.zeros(n, data.dtype)
+            grown[:storage.size] = storage
+            self._data = grown.reshape(shape)
+        self._vc[0] += 1
+        return self
+
+    def resize_as_(self, other: "Tensor", memory_format: Any = None) -> "Tensor":
+        return self.resize_(other._data.shape)
+
     # --- conversions ---------------------------------------------------------------------
     def item(self) -> Any:
         if self._data.size != 1:
@@ -337,14 +389,30 @@ class Tensor(metaclass=_TorchClass):
             raise RuntimeError(messages.NUMPY_REQUIRES_GRAD)
         return self._data
 
+    def __array__(self, dtype: Any = None) -> np.ndarray:
+        """np.asarray(t) / np.array(t): the tensor's values (refused when it requires grad), as torch."""
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype, copy=False)
+
     def __float__(self) -> float:
+        if self._data.size != 1:
+            raise ValueError(_ONE_ELEMENT)
+        _warn_scalar_of_grad(self)
         return float(self.item())
 
     def __int__(self) -> int:
+        if self._data.size != 1:
+            raise ValueError(_ONE_ELEMENT)
         return int(self.item())
 
+    def __complex__(self) -> complex:
+        if self._data.size != 1:
+            raise ValueError(_ONE_ELEMENT)
+        _warn_scalar_of_grad(self)
+        return complex(self.item())
+
     def __index__(self) -> int:
-        if self._data.dtype.kind not in "iub":
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 

@@ -43,6 +43,17 @@ def _finish(t: Any, create_graph: bool) -> Any:
     return t if create_graph else t.detach()
 
 
+def _check_outputs(outs: tuple, strict: bool) -> None:
+    """PyTorch's strict-mode error for an output that does not depend on the inputs."""
+    if not strict:
+        return
+    for i, out in enumerate(outs):
+        if not out.requires_grad:
+            raise RuntimeError(f"Output {i} of the user-provided function does not require gradients. The outputs "
+                               "must be computed in a differentiable manner from the input when running in strict "
+                               "mode.")
+
+
 def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False,
              vectorize: bool = False, strategy: str = "reverse-mode") -> Any:
     from engine import functions as f
@@ -52,8 +63,12 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
         ins = _prepare(ins, create_graph)
         outputs = func(*ins)
         tuple_out, outs = _as_tuple(outputs)
+        _check_outputs(outs, strict)
+        if strict and vectorize:
+            raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
+                               "supported together. Please either set `strict=False` or `vectorize=False`.")
         rows = []
-        for out in outs:
+        for o, out in enumerate(outs):
             flat = out.reshape(-1)
             per_input: list[list] = [[] for _ in ins]
             for k in range(flat.numel()):
@@ -62,6 +77,12 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
                 else:
                     grads = (None,) * len(ins)
                 for i, g in enumerate(grads):
+                    if strict and g is None:
+                        raise RuntimeError(f"Output {o} of the user-provided function is independent of input {i}. "
+                                           "This is not allowed in strict mode.")
+                    if strict and create_graph and not g.requires_grad:
+                        raise RuntimeError(f"The jacobian of the user-provided function is independent of input {o}. "
+                                           "This is not allowed in strict mode when create_graph=True.")
                     per_input[i].append(g if g is not None else _zeros_for(ins[i]))
             row = []
             for i, gs in enumerate(per_input):
@@ -95,8 +116,13 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
         ins = _prepare(ins, create_graph)
         outputs = func(*ins)
         _, outs = _as_tuple(outputs)
+        _check_outputs(outs, strict)
         vs = None if v is None else _as_tuple(v)[1]
         grads = _grad(outs, ins, vs, create_graph)
+        for i, g in enumerate(grads):
+            if strict and g is None:
+                raise RuntimeError(f"The output of the user-provided function is independent of input {i}. This is "
+                                   "not allowed in strict mode.")
     result = tuple(_finish(g if g is not None else _zeros_for(x), create_graph) for g, x in zip(grads, ins))
     out_value = tuple(_finish(o, create_graph) for o in outs) if isinstance(outputs, tuple) \
         else _finish(outputs, create_graph)

@@ -39,6 +39,7 @@ class Module:
     """Base class of layers: registers parameters and submodules by attribute assignment."""
 
     training: bool
+    _version: int = 1  # state_dict metadata: layouts changed since are loaded the old way
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         object.__setattr__(self, "training", True)
@@ -325,7 +326,10 @@ class Module:
 
     def state_dict(self, destination: Any = None, prefix: str = "", keep_vars: bool = False) -> OrderedDict:
         out: OrderedDict = OrderedDict() if destination is None else destination
+        if not hasattr(out, "_metadata"):
+            out._metadata = OrderedDict()  # type: ignore[attr-defined]
         for mod_prefix, module in self.named_modules(prefix=prefix.rstrip(".")):
+            out._metadata[mod_prefix] = {"version": type(module)._version}  # type: ignore[attr-defined]
             dot = mod_prefix + ("." if mod_prefix else "")
             for name, p in module._parameters.items():
                 if p is not None:
@@ -337,27 +341,68 @@ class Module:
         return out
 
     def load_state_dict(self, state_dict: Any, strict: bool = True, assign: bool = False) -> Any:
-        own = dict(self.named_parameters())
-        own.update((k, b) for k, b in self.named_buffers() if k not in self._non_persistent_names())
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        if strict and (missing or unexpected):
-            parts = []
-            if missing:
-                parts.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". ")
-            if unexpected:
-                parts.append(
-                    "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". "
-                )
-            raise RuntimeError(
-                f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(parts)
-            )
+        """Copies matching entries module by module, as PyTorch does: a wrong shape or a non-tensor is an
+        error (after the other entries were copied); missing and unexpected keys are errors when strict."""
+        from collections.abc import Mapping
+
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        metadata = getattr(state_dict, "_metadata", None)
+        missing: list = []
+        unexpected: list = []
+        errors: list = []
+
+        def load(module: Module, prefix: str) -> None:
+            module._load_entries(state_dict, prefix, metadata, missing, unexpected, errors)
+            for name, child in module._modules.items():
+                if child is not None:
+                    load(child, prefix + name + ".")
+
         with no_grad():
-            for k, v in state_dict.items():
-                if k in own:
-                    dtypes.write(own[k]._data, v._data)
-                    own[k]._vc[0] += 1
+            load(self, "")
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in unexpected)))
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing)))
+        if errors:
+            raise RuntimeError(
+                f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors)
+            )
         return _IncompatibleKeys(missing, unexpected)
+
+    def _load_entries(self, state_dict: Any, prefix: str, metadata: Any, missing: list, unexpected: list,
+                      errors: list) -> None:
+        """One module's part of load_state_dict (PyTorch's _load_from_state_dict)."""
+        skip = self.__dict__.get("_non_persistent_buffers_set", ())
+        local = {k: v for k, v in self._parameters.items() if v is not None}
+        local.update((k, v) for k, v in self._buffers.items() if v is not None and k not in skip)
+        version = (metadata or {}).get(prefix[:-1], {}).get("version") if metadata is not None else None
+        for name, param in local.items():
+            key = prefix + name
+            if key not in state_dict:
+                if name == "num_batches_tracked" and (version is None or version < 2):
+                    continue  # BatchNorm: checkpoints older than version 2 did not save it
+                missing.append(key)
+                continue
+            value = state_dict[key]
+            if not isinstance(value, Tensor):
+                errors.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
+                              f"object from checkpoint but received {type(value)}")
+                continue
+            if param._data.ndim == 0 and value._data.ndim == 1:
+                value = value[0]
+            if value._data.shape != param._data.shape:
+                errors.append(f"size mismatch for {key}: copying a param with shape {value.shape} from checkpoint, "
+                              f"the shape in current model is {param.shape}.")
+                continue
+            dtypes.write(param._data, value._data)
+            param._vc[0] += 1
+        for key in state_dict:
+            if key.startswith(prefix) and key != prefix + "_extra_state":
+                parts = key[len(prefix):].split(".", 1)
+                if parts[0] not in (self._modules if len(parts) > 1 else local):
+                    unexpected.append(key)
 
     def to(self, *args: Any, **kwargs: Any) -> "Module":
         from engine import dtypes
@@ -550,6 +595,16 @@ class _IncompatibleKeys(tuple):
 
 
 # --- containers --------------------------------------------------------------------------------
+def _module_index(idx: Any, size: int) -> int:
+    """An index into a Sequential or ModuleList, with PyTorch's IndexError."""
+    import operator
+
+    idx = operator.index(idx)
+    if not -size <= idx < size:
+        raise IndexError(f"index {idx} is out of range")
+    return idx
+
+
 class Sequential(Module):
     def __init__(self, *args: Any) -> None:
         super().__init__()
@@ -569,7 +624,15 @@ class Sequential(Module):
         mods = list(self._modules.values())
         if isinstance(idx, slice):
             return Sequential(OrderedDict(list(self._modules.items())[idx]))
-        return mods[idx]
+        return mods[_module_index(idx, len(mods))]
+
+    def __add__(self, other: Any) -> "Sequential":
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
+        ret = Sequential()
+        for layer in (*self, *other):
+            ret.append(layer)
+        return ret
 
     def __len__(self) -> int:
         return len(self._modules)
@@ -598,7 +661,8 @@ class ModuleList(Module):
         return self
 
     def __getitem__(self, idx: int) -> Any:
-        return list(self._modules.values())[idx]
+        mods = list(self._modules.values())
+        return mods[idx] if isinstance(idx, slice) else mods[_module_index(idx, len(mods))]
 
     def __len__(self) -> int:
         return len(self._modules)
@@ -1000,6 +1064,7 @@ class _BatchNorm(Module):
     momentum, or a cumulative average when momentum is None), running statistics in eval mode."""
 
     _dims: tuple = ()
+    _version = 2
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, device: Any = None, dtype: Any = None,

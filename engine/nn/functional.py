@@ -899,6 +899,9 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
 def _broadcast_pair(input: Tensor, target: Tensor) -> tuple:
     if input._data.shape == target._data.shape:
         return input, target
+    problem = messages.broadcast_mismatch(input._data.shape, target._data.shape)
+    if problem:
+        raise RuntimeError(problem)
     shape = tuple(np.broadcast_shapes(input._data.shape, target._data.shape))
     a = input if input._data.shape == shape else f.expand(input, shape)
     b = target if target._data.shape == shape else f.expand(target, shape)
@@ -1041,11 +1044,18 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
 
 def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
            reduction: str = "mean", log_target: bool = False) -> Tensor:
+    r = reduction
+    if size_average is None and reduce is None and r == "mean":
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support size."
+            "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+            "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+            stacklevel=2,
+        )
     if log_target:
         loss = f.mul(f.exp(target), f.sub(target, input))
     else:
-        loss = f.mul(target, f.sub(f.log(target), input))
-    r = reduction
+        loss = f.sub(f.xlogy(target, target), f.mul(target, input))  # 0 where target is 0, as PyTorch
     if r == "mean":
         return f.mean(loss)
     if r == "batchmean":

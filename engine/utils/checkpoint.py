@@ -52,8 +52,43 @@ def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None
         use_reentrant = True
     if use_reentrant:
         return CheckpointFunction.apply(function, preserve_rng_state, *args)
-    # Non-reentrant: the graph of the segment is the graph of its ops, as PyTorch shows it.
-    return function(*args, **kwargs)
+    return _checkpoint_without_reentrant(function, preserve_rng_state, *args, **kwargs)
+
+
+def _checkpoint_without_reentrant(function: Callable, preserve_rng_state: bool, *args: Any, **kwargs: Any) -> Any:
+    """The graph of the segment is the graph of its ops, as PyTorch shows it, but the tensors its nodes save
+    are not kept: the first one read in backward runs `function` again (with the random state it had) and
+    every saved tensor is then taken from that recomputation, in the order they were saved."""
+    from engine import random
+    from engine.autograd.graph import saved_tensors_hooks
+
+    rng_state = random.get_rng_state() if preserve_rng_state else None
+    recomputed: list = []
+    used: set = set()  # indices read since the last recomputation: reading one again starts a new one
+    count = [0]
+
+    def pack(tensor: Any) -> int:
+        count[0] += 1
+        return count[0] - 1
+
+    def keep(tensor: Any) -> int:
+        recomputed.append(tensor.detach())
+        return len(recomputed) - 1
+
+    def unpack(index: int) -> Any:
+        if not recomputed or index in used:
+            recomputed.clear()
+            used.clear()
+            with random.fork_rng(enabled=preserve_rng_state):
+                if rng_state is not None:
+                    random.set_rng_state(rng_state)
+                with enable_grad(), saved_tensors_hooks(keep, lambda i: recomputed[i]):
+                    function(*args, **kwargs)
+        used.add(index)
+        return recomputed[index]
+
+    with saved_tensors_hooks(pack, unpack):
+        return function(*args, **kwargs)
 
 
 def checkpoint_sequential(functions: Any, segments: int, input: Any, use_reentrant: bool | None = None,

@@ -749,6 +749,8 @@ CASES: list[tuple[str, str, tuple, dict]] = [
     ("inplace_zero", "y = a * 2\ny.zero_()\nout = y + a", ((3,),), {}),
     ("inplace_fill", "y = a * 2\ny.fill_(3.0)\nout = y * a", ((3,),), {}),
     ("inplace_copy", "y = a * 2\ny.copy_(b)\nout = y", ((3,), (3,)), {}),
+    ("inplace_fill_tensor", "y = a * 2\ny.fill_(b.sum() * 2)\nout = y * a", ((3,), (2,)), {}),
+    ("setitem_whole_scalar_tensor", "y = a * 2\ny[...] = b[0]\nout = y * a", ((2, 3), (2,)), {}),
     ("inplace_masked_fill", "y = a * 2\ny.masked_fill_(a > 0, 0.0)\nout = y", ((3,),), {}),
     ("setitem_scalar", "y = a * 1\ny[0] = 5.0\nout = y", ((2, 3),), {}),
     ("setitem_tensor", "y = a * 1\ny[:, 1] = b[:, 0]\nout = y", ((2, 3), (2, 2)), {}),
