@@ -429,3 +429,9 @@ def test_functional_call_sets_only_tensors_under_public_names():
         run(base + "functional_call(m, {'foo': {'data': (0, False)}}, (torch.ones(2),))")
     with pytest.raises(PolicyError):
         run(base + "print(torch.distributions.Normal(0.0, 1.0).__dict__)")
+
+
+def test_fork_rng_restores_the_stream_in_a_snippet():
+    out = run("import torch\ntorch.manual_seed(0)\nwith torch.random.fork_rng():\n    a = torch.rand(2)\n"
+              "b = torch.rand(2)\nprint(torch.equal(a, b))")
+    assert out == "True\n"

@@ -77,7 +77,7 @@ SUBMODULE_NAMES: dict[str, frozenset[str] | None] = {
     "utils.checkpoint": frozenset({"checkpoint", "checkpoint_sequential"}),
     "utils.data": None,
     "random": frozenset({"manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
-                         "default_generator"}),
+                         "default_generator", "fork_rng"}),
     "linalg": None,
     "special": None,
     "fft": None,
