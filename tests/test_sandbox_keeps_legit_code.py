@@ -12,18 +12,17 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import re
 import warnings
 
 import pytest
 
 from server.policy.warnfacade import _PYTHON_DEFAULT_FILTERS
 from server.sandbox import Sandbox
+from tests.engine.programs import ADDRESS
 from tests.engine.test_snippets_vs_torch import SNIPPETS, _run
 from tests.legit_snippets import TUTORIAL_SNIPPETS
 
 torch = pytest.importorskip("torch")
-ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 
 # The engine suite's exec-based programs, unrolled: the same statements, one try block each.
 UNROLLED = {

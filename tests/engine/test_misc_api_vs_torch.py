@@ -3,17 +3,16 @@ bfloat16: small programs run with torch and with the engine print the same (warn
 
 from __future__ import annotations
 
-import contextlib
+import collections
 import io
 import pickle
-import re
 import types
-import warnings
 
 import numpy as np
 import pytest
 
 import engine
+from tests.engine.programs import run_program
 
 torch = pytest.importorskip("torch")
 
@@ -296,23 +295,8 @@ print(y, lin.weight.grad, lin.bias.grad, lin.weight.dtype)
 """,
 }
 
-ADDRESS = re.compile(r" at 0x[0-9a-f]+")
-
-
 def _run(module: types.ModuleType, code: str) -> str:
-    import collections
-
-    out = io.StringIO()
-
-    def show(message: Warning, category: type, *args: object, **kwargs: object) -> None:
-        print(f"{category.__name__}: {message}", file=out)
-
-    names = {"torch": module, "io": io, "collections": collections}
-    with contextlib.redirect_stdout(out), warnings.catch_warnings():
-        warnings.simplefilter("always")
-        warnings.showwarning = show
-        exec(code, names)  # noqa: S102 - test programs written above
-    return ADDRESS.sub(" at 0x", out.getvalue())
+    return run_program(module, code, {"io": io, "collections": collections}, show_warnings=True)
 
 
 @pytest.mark.parametrize("name", sorted(SNIPPETS))

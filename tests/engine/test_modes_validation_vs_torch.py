@@ -3,16 +3,13 @@ interop and checkpoint recomputation: small programs run with torch and with the
 
 from __future__ import annotations
 
-import contextlib
-import io
-import re
 import types
-import warnings
 
 import numpy as np
 import pytest
 
 import engine
+from tests.engine.programs import run_program
 
 torch = pytest.importorskip("torch")
 
@@ -346,27 +343,16 @@ err(lambda: s[5]); err(lambda: s[-2]); err(lambda: torch.nn.ModuleList([torch.nn
 
 }
 
-ADDRESS = re.compile(r" at 0x[0-9a-f]+")
+def _err(f: object) -> None:
+    """`err(lambda: ...)` in the programs: the call's result, or the error it raises."""
+    try:
+        print("no error:", f())
+    except Exception as e:  # noqa: BLE001 - the message is what is compared
+        print(f"{type(e).__name__}: {e}")
 
 
 def _run(module: types.ModuleType, code: str) -> str:
-    out = io.StringIO()
-
-    def show(message: Warning, category: type, *args: object, **kwargs: object) -> None:
-        print(f"{category.__name__}: {message}", file=out)
-
-    def err(f: object) -> None:
-        try:
-            print("no error:", f())
-        except Exception as e:  # noqa: BLE001 - the message is what is compared
-            print(f"{type(e).__name__}: {e}")
-
-    names = {"torch": module, "np": np, "err": err}
-    with contextlib.redirect_stdout(out), warnings.catch_warnings():
-        warnings.simplefilter("always")
-        warnings.showwarning = show
-        exec(code, names)  # noqa: S102 - test programs written above
-    return ADDRESS.sub(" at 0x", out.getvalue())
+    return run_program(module, code, {"np": np, "err": _err}, show_warnings=True)
 
 
 @pytest.mark.parametrize("name", sorted(SNIPPETS))

@@ -3,14 +3,12 @@ with torch and with the engine print the same (values, grad_fn names, gradients,
 
 from __future__ import annotations
 
-import contextlib
-import io
 import types
-import warnings
 
 import pytest
 
 import engine
+from tests.engine.programs import run_program
 
 torch = pytest.importorskip("torch")
 
@@ -155,17 +153,7 @@ print(torch.is_floating_point(base), torch.is_complex(base), base.layout, torch.
 
 
 def _run(module: types.ModuleType, code: str) -> str:
-    out = io.StringIO()
-
-    def show(message: Warning, category: type, *args: object, **kwargs: object) -> None:
-        print(f"{category.__name__}: {message}", file=out)
-
-    names = {"torch": module}
-    with contextlib.redirect_stdout(out), warnings.catch_warnings():
-        warnings.simplefilter("always")
-        warnings.showwarning = show
-        exec(PRELUDE + code, names)  # noqa: S102 - test programs written above
-    return out.getvalue()
+    return run_program(module, PRELUDE + code, show_warnings=True)
 
 
 @pytest.mark.parametrize("name", sorted(SNIPPETS))

@@ -3,16 +3,13 @@ alpha dropout, bernoulli and poisson: programs run with torch and with the engin
 
 from __future__ import annotations
 
-import contextlib
-import io
-import re
 import types
-import warnings
 
 import pytest
 
 import engine
 import engine.nn.functional  # noqa: F401
+from tests.engine.programs import run_program
 
 torch = pytest.importorskip("torch")
 
@@ -353,11 +350,7 @@ for s in range(3):
 
 
 def _run(module: types.ModuleType, code: str) -> str:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        exec(PRELUDE + code, {"torch": module})  # noqa: S102 - test programs written above
-    return re.sub(r" at 0x[0-9a-f]+", " at 0x", out.getvalue())
+    return run_program(module, PRELUDE + code)
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
-import re
-import sys
-import types
-import warnings
 
 import pytest
 
 import engine
 import engine.nn.functional
+from tests.engine.programs import run_program as _run
+
 torch = pytest.importorskip("torch")
 
 SNIPPETS = {
@@ -325,16 +321,6 @@ a = torch.tensor([1.0, 2.0], requires_grad=True); w = torch.tensor([3.0, 4.0], r
 """,
 }
 
-ADDRESS = re.compile(r" at 0x[0-9a-f]+")
-
-
-def _run(module: types.ModuleType, code: str) -> str:
-    names = {"torch": module}
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        exec(code, names)  # noqa: S102 - test programs written above
-    return ADDRESS.sub(" at 0x", out.getvalue())
 
 SNIPPETS.update({
     "hypot_dist_baddbmm": """

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
-import re
-import types
-import warnings
 
 import pytest
 
 import engine
 from server.tracer import trace_code
+from tests.engine.programs import run_program as _run
 
 torch = pytest.importorskip("torch")
 
@@ -185,15 +181,6 @@ print(g); g.sum().backward(); print(x.grad)
 """,
 }
 
-ADDRESS = re.compile(r" at 0x[0-9a-f]+")
-
-
-def _run(module: types.ModuleType, code: str) -> str:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        exec(code, {"torch": module})  # noqa: S102 - test programs written above
-    return ADDRESS.sub(" at 0x", out.getvalue())
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
