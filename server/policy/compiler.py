@@ -32,7 +32,8 @@ MAX_SOURCE_BYTES = 64 * 1024
 # decided at run time by the facade; here only the shape of the name is checked.
 ALLOWED_IMPORT_ROOTS = ("torch", "numpy", "math", "warnings", "io", "collections")
 # Roots that are a single module (no submodules); `io` gives only BytesIO and StringIO (see guards.py).
-_SINGLE_MODULE_ROOTS = ("numpy", "math", "warnings", "io", "collections")
+SINGLE_MODULE_ROOTS = ("numpy", "math", "warnings", "io", "collections")
+IMPORTS_ALLOWED = "only torch (and its submodules), numpy, math, warnings, io and collections can be imported"
 
 # Builtins a snippet cannot use; named here for a clear compile-time message (they are also absent
 # from the run-time builtins, so a reference that slips through is a NameError).
@@ -250,9 +251,8 @@ class PolicyChecker(ast.NodeVisitor):
 
     def check_module(self, node: ast.AST, name: str) -> None:
         root = name.split(".")[0]
-        if root not in ALLOWED_IMPORT_ROOTS or (root in _SINGLE_MODULE_ROOTS and name != root):
-            self.fail(node, f"import of {name!r} is not allowed: only torch (and its submodules), "
-                            "numpy, math, warnings, io and collections can be imported")
+        if root not in ALLOWED_IMPORT_ROOTS or (root in SINGLE_MODULE_ROOTS and name != root):
+            self.fail(node, f"import of {name!r} is not allowed: {IMPORTS_ALLOWED}")
         for part in name.split("."):
             self.check_identifier(node, part)
 

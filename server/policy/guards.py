@@ -46,7 +46,7 @@ import numpy as np
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 
 from . import arrays, npfacade, warnfacade
-from .compiler import CLASS_SPECIAL_METHODS, format_field_is_unsafe
+from .compiler import ALLOWED_IMPORT_ROOTS, CLASS_SPECIAL_METHODS, IMPORTS_ALLOWED, format_field_is_unsafe
 from .errors import OutputLimitExceeded, PolicyError
 
 DEFAULT_MAX_OUTPUT_CHARS = 1_000_000
@@ -474,11 +474,14 @@ class Policy:
                            if isinstance(cls := getattr(torch_module, name, None), type)}
         self.facades = self._build_facades()
         self.torch = self.facades["torch"]
-        self.math = Facade("math", {n: getattr(math, n) for n in dir(math) if not n.startswith("_")})
-        self.warnings = Facade("warnings", warnfacade.facade_attrs())
-        self.numpy = self._numpy_facade()
-        self.io = Facade("io", IO_NAMES)
-        self.collections = Facade("collections", COLLECTIONS_NAMES)
+        # the importable modules besides torch (compiler.SINGLE_MODULE_ROOTS), each a facade
+        self.modules = {
+            "math": Facade("math", {n: getattr(math, n) for n in dir(math) if not n.startswith("_")}),
+            "warnings": Facade("warnings", warnfacade.facade_attrs()),
+            "numpy": self._numpy_facade(),
+            "io": Facade("io", IO_NAMES),
+            "collections": Facade("collections", COLLECTIONS_NAMES),
+        }
         self._kind_cache: dict[type, Any] = {}
         self._value_cache: dict[type, str] = {}
         self._exposed_names = self._index_exposed()
@@ -584,27 +587,17 @@ class Policy:
             # what __import__ returns and reads sys.modules itself, so nothing is handed out here;
             # a snippet's own `import numpy...` never gets this far (refused at compile time).
             return None
-        if name == "math":
-            module = self.math
-        elif name == "numpy":
-            module = self.numpy
-        elif name == "io":
-            module = self.io
-        elif name == "collections":
-            module = self.collections
-        elif name == "warnings":
-            if type(globals) is dict and not globals.get(_WARNINGS_STARTED):
+        if name in self.modules:
+            module = self.modules[name]
+            if name == "warnings" and type(globals) is dict and not globals.get(_WARNINGS_STARTED):
                 globals[_WARNINGS_STARTED] = True  # once per run: a snippet's globals are fresh
                 warnfacade.start_run()
-            module = self.warnings
         elif name in self.facades:
             module = self.facades[name] if fromlist else self.torch
         else:
-            root = name.split(".")[0]
-            if root in ("torch", "math", "warnings", "numpy", "io", "collections"):
+            if name.split(".")[0] in ALLOWED_IMPORT_ROOTS:
                 raise ModuleNotFoundError(f"No module named '{name}' (not available in gradstep)")
-            raise ImportError(f"import of '{name}' is not allowed: only torch, numpy, math, warnings, io and "
-                              "collections can be imported")
+            raise ImportError(f"import of '{name}' is not allowed: {IMPORTS_ALLOWED}")
         for item in fromlist or ():
             # checked here: for a name the facade lacks, `from m import x` would fall back to
             # sys.modules["<m.__name__>.x"], which is the real module of that name
