@@ -119,6 +119,14 @@ class OpApplied(Model):
     line: int | None = None
 
 
+class Alias(Model):
+    """Another tensor whose values live in the same memory, as the in-place change left it."""
+
+    tensor: str
+    version: int
+    value: Value
+
+
 class InplaceChanged(Model):
     kind: Literal["inplace"]
     tensor: str
@@ -126,6 +134,7 @@ class InplaceChanged(Model):
     version: int
     value: Value
     line: int | None = None
+    aliases: list[Alias] = []
 
 
 class Printed(Model):

@@ -48,6 +48,9 @@ class Recorder:
         self._output_tensor: dict[tuple[int, int], str] = {}
         self._grad_owner: dict[int, str] = {}
         self._keep: list[Any] = []  # holds traced objects so their id() is never reused
+        # Traced tensors by the NumPy buffer their values live in (`w`, `w.data`, `w.detach()`, views):
+        # an in-place change to one shows on the others too.
+        self._by_buffer: dict[int, list[Tensor]] = {}
         self._spans: dict[types.CodeType, list] = {}
         self._pass = 0
         self._in_pass = False
@@ -102,7 +105,21 @@ class Recorder:
         if isinstance(t, engine.Parameter):
             record["is_param"] = True
         self.tensors.append(record)
+        data = t._data
+        owner = data.base
+        self._by_buffer.setdefault(id(data if owner is None else owner), []).append(t)
         return tid
+
+    def _aliases(self, t: Tensor) -> list[dict]:
+        """The other traced tensors whose values an in-place change to `t` just changed, with those values."""
+        data = t._data
+        owner = data.base
+        aliases = []
+        for other in self._by_buffer.get(id(data if owner is None else owner), ()):
+            if other is not t and np.may_share_memory(other._data, data):
+                aliases.append({"tensor": self._tensor_ids[id(other)], "version": other._vc[0],
+                                "value": self._value(other._data)})
+        return aliases
 
     def node_id(self, node: Any, span: dict | None = None) -> str:
         nid = self._node_ids.get(id(node))
@@ -328,8 +345,12 @@ class Recorder:
             record["saved"] = self._saved(node)
             record["formulas"] = _formulas(node)
             self._output_tensor[(id(node), 0)] = tid
-        self._event({"kind": "inplace", "tensor": tid, "node": nid, "version": tensor._vc[0],
-                     "value": self._value(tensor._data), "line": self._line()})
+        event = {"kind": "inplace", "tensor": tid, "node": nid, "version": tensor._vc[0],
+                 "value": self._value(tensor._data), "line": self._line()}
+        aliases = self._aliases(tensor)
+        if aliases:
+            event["aliases"] = aliases
+        self._event(event)
 
     def grad_mode_changed(self, enabled: bool) -> None:
         if not self._in_pass and not self._summarising:

@@ -205,3 +205,42 @@ def test_an_optimizer_step_shows_the_new_weights(optimizer: str) -> None:
     assert len(updates) >= 2
     assert updates[-1]["version"] == namespace["w"]._version
     np.testing.assert_allclose(to_numpy(updates[-1]["value"]), namespace["w"].detach().numpy(), rtol=1e-6)
+
+
+SHARED_MEMORY = """import torch
+w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+(w * w).sum().backward()
+w.data -= 0.1 * w.grad
+d = w.detach()
+d.add_(1)
+with torch.no_grad():
+    w[0] = 5.0
+y = w * 1
+v = y[1:]
+y.mul_(10)
+v.add_(1)
+u = y.view(3, 1)
+u.zero_()
+"""
+
+
+def test_every_tensor_sharing_memory_shows_an_in_place_change() -> None:
+    # After `w.data -= ...`, `d.add_(1)` or `y.mul_(10)`, every tensor over that memory (w, w.data, d; y, v, u)
+    # holds new values: replaying the trace's in-place events must give each name PyTorch's values and version.
+    trace = trace_code(SHARED_MEMORY)
+    assert trace["status"] == "ok", trace["error"]
+    values = {t["id"]: t["value"] for t in trace["tensors"]}
+    versions = {t["id"]: 0 for t in trace["tensors"]}
+    for event in trace["events"]:
+        if event["kind"] == "inplace":
+            for changed in [event, *event.get("aliases", [])]:
+                values[changed["tensor"]] = changed["value"]
+                versions[changed["tensor"]] = changed["version"]
+    namespace: dict = {}
+    exec(SHARED_MEMORY, namespace)  # `import torch` here is PyTorch itself
+    named = {name: t["id"] for t in trace["tensors"] for name in t["names"]}
+    assert set(named) == {"w", "d", "y", "v", "u"}
+    for name, tid in named.items():
+        expected = namespace[name]
+        np.testing.assert_allclose(to_numpy(values[tid]), expected.detach().numpy(), rtol=1e-6, err_msg=name)
+        assert versions[tid] == expected._version, name

@@ -58,7 +58,9 @@ export function narrate(ev: TraceEvent | null, lookup: TraceLookup): string {
     case "inplace": {
       const who = lookup.tensorName(ev.tensor);
       const fn = ev.node ? `, its grad_fn is now ${lookup.nodeName(ev.node)}` : "";
-      return `In-place change: ${who} is now ${formatValue(ev.value)} (version ${ev.version})${fn}.`;
+      const names = (ev.aliases ?? []).map((a) => lookup.tensorName(a.tensor));
+      const shared = names.length ? ` ${names.join(", ")} ${names.length > 1 ? "share" : "shares"} its memory and changed too.` : "";
+      return `In-place change: ${who} is now ${formatValue(ev.value)} (version ${ev.version})${fn}.${shared}`;
     }
     case "print":
       return `print: ${ev.text.replace(/\n$/, "")}`;

@@ -208,9 +208,11 @@ function apply(ev: TraceEvent, s: State, idx: Index): StepInfo {
       break;
     }
     case "inplace": {
-      s.values[ev.tensor] = ev.value;
-      s.versions[ev.tensor] = ev.version;
-      touched.push(ev.tensor);
+      for (const changed of [ev, ...(ev.aliases ?? [])]) {
+        s.values[changed.tensor] = changed.value;
+        s.versions[changed.tensor] = changed.version;
+        touched.push(changed.tensor);
+      }
       show(s, ev.tensor, touched);
       if (ev.node) {
         s.gradFn[ev.tensor] = ev.node;

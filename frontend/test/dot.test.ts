@@ -100,4 +100,11 @@ describe("a tensor changed in place, and a view of it", () => {
     expect(inplaceOf("t2").gradFn).toMatchObject({ t1: "n3", t2: "n4" });
     expect(frames[frames.length - 1]!.gradFn).toMatchObject({ t1: "n3", t2: "n4", t3: "n5" });
   });
+
+  it("shows the view's new values at its base's in-place step", () => {
+    const atMul = frames.find((f) => f.event?.kind === "inplace" && f.event.tensor === "t1")!;
+    expect(atMul.values["t1"]?.data).toEqual([10, 20]);
+    expect(atMul.values["t2"]?.data).toEqual([10, 20]);
+    expect(atMul.versions["t2"]).toBe(1);
+  });
 });

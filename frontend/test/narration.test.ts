@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { narrate } from "../src/narration";
 import { TraceLookup } from "../src/trace/lookup";
-import { handMade } from "./fixtures";
+import { goldenTraces, handMade } from "./fixtures";
+import { validateTrace } from "../src/trace/validate";
 
 const trace = handMade("mul_sin");
 const lookup = new TraceLookup(trace);
@@ -29,5 +30,11 @@ describe("narration", () => {
 
   it("gives every step a sentence", () => {
     for (const s of sentences) expect(s.length).toBeGreaterThan(10);
+  });
+
+  it("names the tensors that share the changed memory", () => {
+    const views = validateTrace(goldenTraces().find(([f]) => f === "inplace_and_views.json")![1]);
+    const said = views.events.map((e) => narrate(e, new TraceLookup(views)));
+    expect(said).toContain("In-place change: y is now [10.0, 20.0] (version 1), its grad_fn is now MulBackward0. v shares its memory and changed too.");
   });
 });

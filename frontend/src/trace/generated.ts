@@ -136,6 +136,15 @@ export interface InplaceChanged {
   version: number;
   value: number | ("NaN" | "Infinity" | "-Infinity") | ArrayValue;
   line?: number | null;
+  aliases?: Alias[];
+}
+/**
+ * Another tensor whose values live in the same memory, as the in-place change left it.
+ */
+export interface Alias {
+  tensor: string;
+  version: number;
+  value: number | ("NaN" | "Infinity" | "-Infinity") | ArrayValue;
 }
 export interface Printed {
   kind: "print";

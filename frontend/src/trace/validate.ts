@@ -78,7 +78,11 @@ function expandEvent(ev: Obj): Obj {
   const withGrad = (o: unknown): Obj => ({ ...(o as Obj), grad: expandValue((o as Obj)["grad"]) });
   switch (ev["kind"]) {
     case "inplace":
-      return { ...ev, value: expandValue(ev["value"]) };
+      return {
+        ...ev,
+        value: expandValue(ev["value"]),
+        aliases: arr(ev["aliases"], "aliases").map((a) => ({ ...(a as Obj), value: expandValue((a as Obj)["value"]) })),
+      };
     case "backward_begin":
       return { ...ev, roots: arr(ev["roots"], "backward roots").map(withGrad) };
     case "node_run":
