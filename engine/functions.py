@@ -3287,3 +3287,67 @@ def _dirichlet_grad(x: Tensor, alpha: Tensor, total: Tensor) -> Tensor:
     from engine import gamma
 
     return _constant(gamma.dirichlet_grad(x._data, alpha._data, total._data))
+
+
+# --- addmv, block_diag, vander, and the torch-level names of matrix_exp and pinverse -------------------------
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    "beta * input + alpha * (mat @ vec)."
+    if mat._data.ndim != 2 or vec._data.ndim != 1 or input._data.ndim > 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input._data.ndim}, {mat._data.ndim}, "
+                           f"{vec._data.ndim}")
+    if not (input._data.dtype == mat._data.dtype == vec._data.dtype):
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {input.dtype.legacy}, "
+                           f"{mat.dtype.legacy}, and {vec.dtype.legacy}")
+    rows, cols = mat._data.shape
+    n = input._data.shape[0] if input._data.ndim else 1
+    if cols != vec._data.shape[0] or n not in (1, rows):
+        raise RuntimeError(f"size mismatch, got input ({n}), mat ({rows}x{cols}), vec ({vec._data.shape[0]})")
+    attrs = {key: value for key, value in (("alpha", alpha), ("beta", beta)) if value != 1}
+    return apply(ops.ADDMV, (input, mat, vec), attrs or None)
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    "The tensors (numbers as 1x1 blocks, vectors as rows) along the diagonal of a zero matrix."
+    tensors = _tensors(tensors)
+    for i, t in enumerate(tensors):
+        if t._data.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                               f"{t._data.ndim} dimensions")
+    return apply(ops.BLOCK_DIAG, tensors)
+
+
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:  # noqa: N803
+    "The powers of x as columns (highest first unless increasing), as PyTorch builds them with cumprod."
+    from engine import creation
+
+    if x._data.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x._data.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    dtype = x.dtype if x._data.dtype.kind in "fc" else _long()
+    result = creation.empty(x._data.shape[0], n, dtype=dtype)
+    if n > 0:
+        fill_(result, 1)
+    if n > 1:
+        copy_(_slice(result, 1, 1, n, 1), unsqueeze(x, 1))
+        copy_(_slice(result, 1, 1, n, 1), cumprod(_slice(result, 1, 1, n, 1), 1))
+    return result if increasing else flip(result, [1])
+
+
+def _long() -> Any:
+    from engine import dtypes
+
+    return dtypes.from_numpy(np.dtype(np.int64))
+
+
+def matrix_exp(input: Tensor) -> Tensor:
+    from engine import linalg
+
+    return linalg.matrix_exp(input)
+
+
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
+    from engine import linalg
+
+    return linalg.pinverse(input, rcond)

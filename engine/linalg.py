@@ -14,7 +14,8 @@ from engine.rules import apply
 from engine.tensor import Tensor
 
 __all__ = ["LinAlgError", "cross", "det", "inv", "inv_ex", "matrix_norm", "matrix_power", "norm", "slogdet",
-           "solve", "svd", "svdvals", "vector_norm", "vecdot", "cholesky", "cholesky_ex", "solve_triangular"]
+           "solve", "svd", "svdvals", "vector_norm", "vecdot", "cholesky", "cholesky_ex", "solve_triangular",
+           "eigh", "eigvalsh", "pinv", "matrix_exp", "multi_dot"]
 
 
 class _LinAlgError(RuntimeError):
@@ -28,6 +29,7 @@ SlogdetResult = f._named_result("linalg_slogdet", ("sign", "logabsdet"))
 InvExResult = f._named_result("linalg_inv_ex", ("inverse", "info"))
 SvdResult = f._named_result("linalg_svd", ("U", "S", "Vh"))
 CholeskyExResult = f._named_result("linalg_cholesky_ex", ("L", "info"))
+EighResult = f._named_result("linalg_eigh", ("eigenvalues", "eigenvectors"))
 
 
 def _check_matrices(name: str, A: Tensor, square: bool = True) -> None:
@@ -251,3 +253,112 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, un
         raise RuntimeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({a[-2]}x{a[-1]} and {b[-2]}x{b[-1]})")
     return apply(ops.LINALG_SOLVE_TRIANGULAR, (A, B), {"upper": upper, "left": left, "unitriangular": unitriangular})
+
+
+def eigh(A: Tensor, UPLO: str = "L") -> Any:  # noqa: N803
+    "Eigenvalues (ascending) and eigenvectors of symmetric matrices, from the triangle UPLO names."
+    _check_eigh("linalg.eigh", A, UPLO)
+    return EighResult(*apply(ops.LINALG_EIGH, (A,), {"UPLO": UPLO}))
+
+
+def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
+    "The eigenvalues of eigh (its node, saving the eigenvectors, when A requires grad)."
+    _check_eigh("linalg.eigh", A, UPLO)
+    return apply(ops.LINALG_EIGH, (A,), {"UPLO": UPLO})[0]
+
+
+def _check_eigh(name: str, A: Tensor, UPLO: str) -> None:
+    if UPLO not in ("L", "U", "l", "u"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    if A._data.dtype.kind != "f":
+        raise NotImplementedError(f'"linalg_eigh_cpu" not implemented for \'{A.dtype.legacy}\'')
+    _check_matrices(name, A)
+
+
+def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Tensor:
+    "The pseudoinverse: SVD (eigh when hermitian) dropping singular values up to max(atol, rtol * largest)."
+    if A._data.ndim < 2 or A._data.dtype.kind != "f":
+        raise RuntimeError(f"linalg.pinv({A.dtype.legacy}{{{list(A._data.shape)}}}): expected a tensor with 2 or "
+                           "more dimensions of float, double, cfloat or cdouble types")
+    if hermitian:
+        _check_matrices("linalg.pinv", A)
+    tols = {key: (value._data if isinstance(value, Tensor) else value) for key, value in
+            (("atol", atol), ("rtol", rtol)) if value is not None}
+    return apply(ops.LINALG_PINV, (A,), {**tols, "hermitian": hermitian} if tols or hermitian else None)
+
+
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
+    "torch.pinverse: pinv with rtol = rcond."
+    return pinv(input, atol=0.0, rtol=rcond)
+
+
+def matrix_exp(A: Tensor) -> Tensor:
+    _check_matrices("linalg.matrix_exp", A)
+    return apply(ops.LINALG_MATRIX_EXP, (A,))
+
+
+def multi_dot(tensors: Any) -> Tensor:
+    "The product of a chain of matrices (the first and last may be vectors), multiplied in the cheapest order."
+    tensors = list(tensors)
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    dims = [t._data.ndim for t in tensors]
+    if dims[0] not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got {dims[0]}D")
+    if dims[-1] not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got {dims[-1]}D")
+    for i in range(1, n - 1):
+        if dims[i] != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {dims[i]}D")
+    dtype = tensors[0]._data.dtype
+    for i, t in enumerate(tensors[1:], 1):
+        if t._data.dtype != dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                               f"{tensors[0].dtype.cpp} and tensor {i} {t.dtype.cpp}")
+    mats = [f.unsqueeze(tensors[0], 0) if dims[0] == 1 else tensors[0], *tensors[1:-1],
+            f.unsqueeze(tensors[-1], 1) if dims[-1] == 1 else tensors[-1]]
+    for i in range(n - 1):
+        a, b = mats[i]._data.shape, mats[i + 1]._data.shape
+        if a[1] != b[0]:
+            shape_a = list(tensors[i]._data.shape)
+            shape_b = list(tensors[i + 1]._data.shape)
+            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes {shape_a} and {shape_b} cannot be "
+                               "multiplied")
+    out_shape = [s for s, keep in ((mats[0]._data.shape[0], dims[0] == 2), (mats[-1]._data.shape[1], dims[-1] == 2))
+                 if keep]
+    if n == 2:
+        result = f.mm(mats[0], mats[1])
+    elif n == 3:
+        a, b = mats[0]._data.shape[0], mats[1]._data.shape[0]
+        c, d = mats[2]._data.shape
+        if a * c * (b + d) < b * d * (a + c):
+            result = f.mm(f.mm(mats[0], mats[1]), mats[2])
+        else:
+            result = f.mm(mats[0], f.mm(mats[1], mats[2]))
+    else:
+        result = _chain(mats, _chain_order([m._data.shape[0] for m in mats] + [mats[-1]._data.shape[1]]), 0, n - 1)
+    return f.view(result, out_shape)
+
+
+def _chain_order(p: list) -> list:
+    "The matrix-chain dynamic programme: where each sub-chain splits."
+    n = len(p) - 1
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = None
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + p[i] * p[k + 1] * p[j + 1]
+                if cost[i][j] is None or q < cost[i][j]:
+                    cost[i][j], split[i][j] = q, k
+    return split
+
+
+def _chain(mats: list, split: list, i: int, j: int) -> Tensor:
+    if i == j:
+        return mats[i]
+    k = split[i][j]
+    return f.mm(_chain(mats, split, i, k), _chain(mats, split, k + 1, j))

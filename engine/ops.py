@@ -4824,3 +4824,246 @@ def _ndtri(a: Any) -> Any:
 SPECIAL_NDTRI = rule("special_ndtri", "SpecialNdtriBackward0", _ndtri,
                      (lambda F, g, result: g * 2.5066282746310002 * F.exp(result * result / 2),),
                      ("grad * sqrt(2π) * exp(result² / 2)",), elementwise=True)
+
+
+# --- eigendecomposition of symmetric matrices, pseudoinverse, matrix exponential, addmv, block_diag --
+def _linalg_eigh(a: Any, UPLO: str = "L") -> tuple:  # noqa: N803
+    """LAPACK's syevd (as NumPy calls it): ascending eigenvalues, eigenvectors column-major."""
+    a = np.asarray(a)
+    w, v = np.linalg.eigh(a, UPLO=UPLO)
+    return w.astype(a.dtype), _lapack_layout(v.astype(a.dtype))
+
+
+def _eigh_grad(F: Any, g: Any, eigenvalues: Any, eigenvectors: Any) -> Any:
+    """linalg_eig_backward (Hermitian case): V (skew(VᴴgV) / E + diag(gL)) Vᴴ; V diag(gL) Vᴴ when only
+    the eigenvalues were used."""
+    gL, gV = (t if _received(F, t) else None for t in g)
+    V = eigenvectors
+    if gV is None:
+        if gL is None:
+            return _constant_grad(F, np.zeros(np.shape(F.raw(V)), np.asarray(F.raw(V)).dtype))
+        return (V * F.op("unsqueeze", gL, dim=-2)) @ F.mT(V)
+    VhgV = F.mT(V) @ gV
+    VhgV = F.op("mul_scalar", VhgV - F.mT(VhgV), other=0.5)
+    L = eigenvalues
+    e = F.op("unsqueeze", L, dim=-2) - F.op("unsqueeze", L, dim=-1)
+    e = e + np.eye(np.shape(F.raw(e))[-1], dtype=np.asarray(F.raw(e)).dtype)  # 1 on the diagonal
+    ga = VhgV / e
+    if gL is not None:
+        ga = ga + F.op("diag_embed", gL, offset=0, dim1=-2, dim2=-1)
+    return V @ (ga @ F.mT(V))
+
+
+LINALG_EIGH = rule("linalg_eigh", "LinalgEighBackward0", _linalg_eigh, (_eigh_grad,),
+                   ("V (skew(Vᴴ gV) / E + diag(gL)) Vᴴ",), inputs=("A",), outputs=2,
+                   output_names=("eigenvalues", "eigenvectors"), defaults={"UPLO": "L"})
+
+
+def _linalg_pinv(a: Any, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Any:
+    """PyTorch's pinv: the SVD (eigh when hermitian) with the singular values at most
+    max(atol, rtol * the largest) dropped; rtol defaults to eps * max(m, n) when neither is given."""
+    a = np.asarray(a)
+    if rtol is None:
+        rtol = 0.0 if atol is not None else float(np.finfo(a.dtype).eps) * max(a.shape[-2:])
+    atol = 0.0 if atol is None else atol
+    if a.size == 0:
+        return np.zeros(a.shape[:-2] + a.shape[-1:] + a.shape[-2:-1], a.dtype)
+    if hermitian:
+        w, u = np.linalg.eigh(a)
+        s = np.abs(w)
+        top = np.max(s, axis=-1, keepdims=True)
+    else:
+        u, s, vh = np.linalg.svd(a, full_matrices=False)
+        top = s[..., :1]
+    tol = np.maximum(np.asarray(atol, s.dtype)[..., None] if np.ndim(atol) else atol,
+                     (np.asarray(rtol, s.dtype)[..., None] if np.ndim(rtol) else rtol) * top)
+    s_inv = np.where(s > tol, 1 / np.where(s > tol, s, 1), 0).astype(a.dtype)
+    if hermitian:
+        out = (u * (s_inv * np.sign(np.where(w == 0, 1, w)))[..., None, :]) @ np.swapaxes(u, -1, -2)
+    else:
+        out = (np.swapaxes(vh, -1, -2) * s_inv[..., None, :]) @ np.swapaxes(u, -1, -2)
+    return np.ascontiguousarray(out.astype(a.dtype))
+
+
+def _pinv_grad(F: Any, g: Any, result: Any, self: Any) -> Any:
+    """pinv_backward, arranged to multiply the smallest matrices."""
+    m, n = np.shape(F.raw(self))[-2:]
+    pinvAh, gradh, A, pinvA = F.mT(result), F.mT(g), self, result
+    if m <= n:
+        K = gradh @ pinvA
+        KpinvAh = K @ pinvAh
+        return -F.mT(pinvA @ K) + KpinvAh - (A @ pinvA) @ KpinvAh + (pinvAh @ pinvA) @ (gradh - K @ A)
+    K = pinvA @ gradh
+    pinvAhK = pinvAh @ K
+    return -F.mT(K @ pinvA) + ((gradh - A @ K) @ pinvA) @ pinvAh + pinvAhK - (pinvAhK @ pinvA) @ A
+
+
+LINALG_PINV = rule("linalg_pinv", "LinalgPinvBackward0", _linalg_pinv, (_pinv_grad,),
+                   ("pinv_backward(grad, result, self)",), defaults={"atol": None, "rtol": None, "hermitian": False})
+
+# Bader, Blanes and Casas (2019), "Computing the matrix exponential with an optimized Taylor polynomial
+# approximation": the 1-norm bounds of the degree 1, 2, 4, 8, 12 and 18 polynomials per precision, and the
+# coefficients evaluating the degree 12 and 18 ones with 6 and 7 products (rows: combinations of I, A, A², A³(, A⁶)).
+_EXP_THETAS = {np.dtype(np.float32): (1.192092800768788e-07, 5.978858893805233e-04, 5.116619363445086e-02,
+                                      5.800524627688768e-01, 1.461661507209034e+00, 3.010066362817634e+00),
+               np.dtype(np.float64): (2.220446049250313e-16, 2.580956802971767e-08, 3.397168839976962e-04,
+                                      4.991228871115323e-02, 2.996158913811580e-01, 1.090863719290036e+00)}
+_EXP_B12 = ((9.0198e-16, 0.46932117595418237389, -0.20099424927047284052, -0.04623946134063071740),
+            (5.31597895759871264183, 1.19926790417132231573, 0.01179296240992997031, 0.01108844528519167989),
+            (0.18188869982170434744, 0.05502798439925399070, 0.09351590770535414968, 0.00610700528898058230),
+            (-2.0861320e-13, -0.13181061013830184015, -0.02027855540589259079, -0.00675951846863086359))
+_EXP_B18 = ((0., -1.00365581030144618291e-01, -8.02924648241156932449e-03, -8.92138498045729985177e-04, 0.),
+            (0., 3.97849749499645077844e-01, 1.36783778460411720168e+00, 4.98289622525382669416e-01,
+             -6.37898194594723280150e-04),
+            (-1.09676396052962061844e+01, 1.68015813878906206114e+00, 5.71779846478865511061e-02,
+             -6.98210122488052056106e-03, 3.34975017086070470649e-05),
+            (-9.04316832390810593223e-02, -6.76404519071381882256e-02, 6.75961301770459654925e-02,
+             2.95552570429315521194e-02, -1.39180257516060693404e-05),
+            (0., 0., -9.23364619367118555360e-02, -1.69364939002081722752e-02, -1.40086798182036094347e-05))
+
+
+def _combine(powers: list, coefficients: Any, dtype: np.dtype) -> np.ndarray:
+    """sum_j c_j P_j, accumulated term by term in dtype."""
+    out = np.zeros_like(powers[0])
+    for c, p in zip(coefficients, powers):
+        out = out + dtype.type(c) * p
+    return out
+
+
+def _exp_taylor(a: np.ndarray, degree: int) -> np.ndarray:
+    """The optimized Taylor polynomial of exp of that degree, in a's dtype."""
+    dt = a.dtype
+    eye = np.broadcast_to(np.eye(a.shape[-1], dtype=dt), a.shape).copy()
+    if degree == 1:
+        return eye + a
+    a2 = a @ a
+    if degree == 2:
+        return eye + a + a2 / dt.type(2.0)
+    if degree == 4:
+        return _combine([eye, a, a2, a2 @ _combine([eye, a, a2], (1 / 2.0, 1 / 6.0, 1 / 24.0), dt)],
+                        (1.0, 1.0, 0.0, 1.0), dt)
+    if degree == 8:
+        r = 0.1330413469565007072504e+2  # sqrt(177)
+        x3 = 2. / 3.
+        x1, x2 = x3 * ((1. + r) / 88.), x3 * ((1. + r) / 352.)
+        x4, x5 = (-271. + 29. * r) / (315. * x3), (-11. + 11. * r) / (1260. * x3)
+        x6, x7 = (-99. + 11. * r) / (5040. * x3), (89. - r) / (5040. * x3)
+        y2 = (857. - 58. * r) / 630.
+        a4 = a2 @ _combine([a, a2], (x1, x2), dt)
+        a8 = _combine([a2, a4], (x3, 1.0), dt) @ _combine([eye, a, a2, a4], (x4, x5, x6, x7), dt)
+        return _combine([eye, a, a2, a4, a8], (1.0, 1.0, y2, 0.0, 1.0), dt)
+    a3 = a2 @ a
+    if degree == 12:
+        b = [_combine([eye, a, a2, a3], row, dt) for row in _EXP_B12]
+        b[2] = b[2] + b[3] @ b[3]
+        return b[0] + (b[1] + b[2]) @ b[2]
+    b = [_combine([eye, a, a2, a3, a3 @ a3], row, dt) for row in _EXP_B18]
+    b[3] = b[3] + b[0] @ b[4]
+    return b[1] + (b[2] + b[3]) @ b[3]
+
+
+def _linalg_matrix_exp(a: Any) -> Any:
+    """PyTorch's matrix exponential: per matrix, the lowest-degree Taylor polynomial accurate at its 1-norm,
+    or degree 18 on A / 2^s squared s times; computed in A's dtype."""
+    a = np.asarray(a)
+    if a.size == 0:
+        return a.copy()
+    flat = a.reshape((-1,) + a.shape[-2:])
+    dt = a.dtype if a.dtype in _EXP_THETAS else np.dtype(np.float32)
+    flat = flat.astype(dt)
+    thetas = _EXP_THETAS[dt]
+    norm = np.max(np.sum(np.abs(flat), axis=-2), axis=-1)
+    out = np.empty_like(flat)
+    lower = -1.0
+    for theta, degree in zip(thetas[:5], (1, 2, 4, 8, 12)):
+        pick = (lower < norm) & (norm <= dt.type(theta))
+        if pick.any():
+            out[pick] = _exp_taylor(flat[pick], degree)
+        lower = dt.type(theta)
+    big = norm >= dt.type(thetas[4])
+    if big.any():
+        s = np.maximum(0, np.ceil(np.log2(norm[big] / dt.type(thetas[5])))).astype(np.int64)
+        scaled = _exp_taylor(flat[big] / (2.0 ** s).astype(dt)[:, None, None], 18)
+        for k in range(len(scaled)):
+            for _ in range(int(s[k])):
+                scaled[k] = scaled[k] @ scaled[k]
+        out[big] = scaled
+    return out.reshape(a.shape).astype(a.dtype)
+
+
+def _matrix_exp_grad(F: Any, g: Any, self: Any) -> Any:
+    """linalg_matrix_exp_differential: the top-right block of exp([[Aᴴ, grad], [0, Aᴴ]]), the blocks
+    copied into a zero matrix (CopySlices under create_graph)."""
+    shape = np.shape(F.raw(self))
+    n = shape[-1]
+    if F is ArrayMath:
+        Ah = np.swapaxes(self, -1, -2)
+        meta = np.zeros(shape[:-2] + (2 * n, 2 * n), np.result_type(self, g))
+        meta[..., :n, :n] = Ah
+        meta[..., n:, n:] = Ah
+        meta[..., :n, n:] = g
+        return _linalg_matrix_exp(meta)[..., :n, n:]
+    from engine import creation, functions as fn
+
+    Ah = F.mT(self)
+    meta = creation.zeros(*shape[:-2], 2 * n, 2 * n, dtype=g.dtype)
+    for rows, cols, block in ((0, 0, Ah), (n, n, Ah), (0, n, g)):
+        fn.copy_(fn.narrow(fn.narrow(meta, -2, rows, n), -1, cols, n), block)
+    return fn.narrow(fn.narrow(F.op("linalg_matrix_exp", meta), -2, 0, n), -1, n, n)
+
+
+LINALG_MATRIX_EXP = rule("linalg_matrix_exp", "LinalgMatrixExpBackward0", _linalg_matrix_exp, (_matrix_exp_grad,),
+                         ("exp([[Aᴴ, grad], [0, Aᴴ]])[:n, n:]",))
+
+def _times_scalar(F: Any, g: Any, value: Any) -> Any:
+    """maybe_multiply: g * value as a mul by a Scalar (MulBackward1), nothing when value is 1."""
+    return g if value == 1 else F.op("mul_scalar", g, other=value)
+
+
+ADDMV = rule(
+    "addmv", "AddmvBackward0",
+    lambda bias, mat, vec, alpha=1, beta=1: (bias * beta if beta != 1 else bias) + (
+        mat @ vec if alpha == 1 else alpha * (mat @ vec)),
+    (lambda F, g, beta: _times_scalar(F, g, beta),
+     lambda F, g, alpha, vec: _times_scalar(F, F.reshape(g, (-1, 1)) * vec, alpha),
+     lambda F, g, alpha, mat: _times_scalar(F, F.mT(mat) @ g, alpha)),
+    ("grad * beta", "outer(grad, vec) * alpha", "matᵀ @ grad * alpha"),
+    inputs=("self", "mat", "vec"), extra_saves=("alpha", "beta"), defaults={"alpha": 1, "beta": 1})
+
+
+def _block_diag(*arrays: Any) -> Any:
+    """The matrices (numbers as 1x1, vectors, even empty ones, as rows) along the diagonal of zeros."""
+    from engine import dtypes
+
+    mats = [np.reshape(a, (1, -1)) if np.ndim(a) < 2 else np.asarray(a) for a in arrays]
+    dtype = np.dtype(np.float32)
+    for i, a in enumerate(arrays):
+        dtype = np.asarray(a).dtype if i == 0 else dtypes.promote_np(dtype, np.asarray(a).dtype)
+    out = np.zeros((sum(m.shape[0] for m in mats) or 1, sum(m.shape[1] for m in mats)), dtype)
+    r = c = 0
+    for m in mats:
+        out[r:r + m.shape[0], c:c + m.shape[1]] = m
+        r, c = r + m.shape[0], c + m.shape[1]
+    return out
+
+
+def _block_diag_grad(F: Any, g: Any, input_nr: int, input_sizes: Any) -> Any:
+    """block_diag_backward: this input's block of grad (an empty vector's gradient is empty and takes
+    no rows)."""
+    def block(shape: tuple) -> tuple:
+        if len(shape) == 1 and shape[0] == 0:
+            return 0, 0
+        return (shape[0], shape[1]) if len(shape) == 2 else (1, shape[0] if shape else 1)
+
+    shape = tuple(input_sizes[input_nr])
+    if len(shape) == 1 and shape[0] == 0:
+        return _constant_grad(F, np.zeros((0,), np.asarray(F.raw(g)).dtype))
+    r = sum(block(tuple(s))[0] for s in input_sizes[:input_nr])
+    c = sum(block(tuple(s))[1] for s in input_sizes[:input_nr])
+    rows, cols = block(shape)
+    out = F.op("slice", F.op("slice", g, dim=0, start=r, end=r + rows, step=1), dim=1, start=c, end=c + cols, step=1)
+    return out if len(shape) == 2 else F.reshape(out, shape)
+
+
+BLOCK_DIAG = rule("block_diag", "BlockDiagBackward0", _block_diag, (_block_diag_grad,),
+                  ("this input's block of grad",), inputs=("tensors",), variadic=True)
