@@ -650,6 +650,8 @@ def _inplace(self: Tensor, rule: Any, others: tuple, attrs: dict | None = None) 
     if self._inference and not grad_mode.state.inference:
         _write(self, rule, others, attrs)  # PyTorch writes, then refuses to count the new version
     self._check_inplace()
+    if grad_mode.state.dual:
+        grad_mode.state.dual(rule, (self, *others), attrs, (self,))  # forward AD: self's new tangent
     tracked = grad_mode.state.enabled and (
         self._requires_grad or builtins.any(isinstance(o, Tensor) and o._requires_grad for o in others)
     )

@@ -2812,6 +2812,10 @@ BCE_BACKWARD = backward_function(
     inputs=("grad_output", "self", "target"), defaults={"weight": None, "reduction": 1})
 
 ALIAS = rule("alias", "AliasBackward0", lambda a: a.view(), (lambda F, g: g,), ("grad",), view=True)
+# The primal view autograd.forward_ad.unpack_dual hands back: PyTorch's node for it is a C++ Identity
+# (class CppFunction, printed in a tensor's repr by its short name).
+UNPACK_DUAL = rule("_unpack_dual", "CppFunction", lambda a: a.view(), (lambda F, g: g,), ("grad",), view=True)
+UNPACK_DUAL.node_cls.name = lambda self: "torch::autograd::Identity"
 
 # --- in-place specific nodes --------------------------------------------------------------------
 COPY = rule("copy_", "CopyBackwards",
