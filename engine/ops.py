@@ -943,18 +943,20 @@ def _clamp_mask(self: Any, lo: Any, hi: Any) -> Any:
     return self == self
 
 
-def _split_ties(F: Any, g: Any, self: Any, other: Any, winner: Any) -> Any:
-    return F.where(self == other, g * 0.5, g) * winner
+def _split_ties(F: Any, g: Any, self: Any, other: Any, loses: Any) -> Any:
+    """PyTorch's where(self == other, grad / 2, grad).masked_fill_(loses(self, other), 0)."""
+    s, o = np.asarray(F.raw(self)), np.asarray(F.raw(other))
+    return F.op("masked_fill", F.where(s == o, F.op("div_scalar", g, other=2), g), mask=loses(s, o), value=0)
 
 
 MAXIMUM = rule("maximum", "MaximumBackward0", np.maximum,
-               (lambda F, g, other, self: _split_ties(F, g, self, other, self >= other),
-                lambda F, g, other, self: _split_ties(F, g, self, other, other >= self)),
+               (lambda F, g, other, self: _split_ties(F, g, self, other, np.less),
+                lambda F, g, other, self: _split_ties(F, g, self, other, np.greater)),
                ("grad * (self > other) (ties: grad / 2)", "grad * (other > self) (ties: grad / 2)"),
                inputs=BINARY, elementwise=True, promotes=True)
 MINIMUM = rule("minimum", "MinimumBackward0", np.minimum,
-               (lambda F, g, other, self: _split_ties(F, g, self, other, self <= other),
-                lambda F, g, other, self: _split_ties(F, g, self, other, other <= self)),
+               (lambda F, g, other, self: _split_ties(F, g, self, other, np.greater),
+                lambda F, g, other, self: _split_ties(F, g, self, other, np.less)),
                ("grad * (self < other) (ties: grad / 2)", "grad * (other < self) (ties: grad / 2)"),
                inputs=BINARY, elementwise=True, promotes=True)
 WHERE = rule("where", "WhereBackward0", lambda a, b, condition: np.where(condition, a, b),
