@@ -66,7 +66,24 @@ def add(input: Any, other: Any, alpha: Any = 1) -> Tensor:
     return _add(input, other, alpha)
 
 
+def _is_bool(x: Any) -> bool:
+    return type(x) is bool or (isinstance(x, Tensor) and x._data.dtype == np.bool_)
+
+
+def _check_bool_sub(rule: Any, operands: tuple) -> None:
+    """PyTorch refuses `-` with bool operands (a Python bool counts as one)."""
+    if rule is ops.NEG and _is_bool(operands[0]):
+        raise RuntimeError(messages.BOOL_NEG)
+    if rule is ops.SUB or rule is ops.RSUB:
+        bools = [_is_bool(x) for x in operands]
+        if builtins.all(bools):
+            raise RuntimeError(messages.BOOL_SUB_BOTH)
+        if builtins.any(bools):
+            raise RuntimeError(messages.BOOL_SUB)
+
+
 def _sub(input: Any, other: Any, alpha: Any = 1) -> Tensor:
+    _check_bool_sub(ops.SUB, (input, other))
     if not isinstance(input, Tensor):
         return apply(ops.RSUB, (other,), {"other": input, "alpha": alpha})
     return _binary(ops.SUB, input, other, {"alpha": alpha} if alpha != 1 else None)
@@ -82,6 +99,7 @@ def sub(input: Any, other: Any, alpha: Any = 1) -> Tensor:
 
 
 def rsub(input: Tensor, other: Any, alpha: Any = 1) -> Tensor:
+    _check_bool_sub(ops.SUB, (input, other))
     if isinstance(other, Tensor):
         return sub(other, input, alpha=alpha)
     return apply(ops.RSUB, (input,), {"other": other, "alpha": alpha} if alpha != 1 else {"other": other})
@@ -130,7 +148,12 @@ def _check_integer_divisor(input: Any, other: Any) -> None:
     b = other._data if isinstance(other, Tensor) else np.asarray(other)
     if a.dtype.kind in "biu" and b.dtype.kind in "biu" and not np.all(b):
         raise RuntimeError("ZeroDivisionError")
-neg = scalar_unary_op(ops.NEG, lambda input: apply(ops.NEG, (input,)))
+def _neg(input: Any) -> Tensor:
+    _check_bool_sub(ops.NEG, (input,))
+    return apply(ops.NEG, (input,))
+
+
+neg = scalar_unary_op(ops.NEG, _neg)
 
 
 def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001 - PyTorch's name
@@ -647,9 +670,12 @@ def _inplace(self: Tensor, rule: Any, others: tuple, attrs: dict | None = None) 
     the view's grad_fn becomes an AsStridedBackward0 of the base, as PyTorch does.
     """
     _check_written_to(self, rule, others)
+    _check_bool_sub(rule, (self, *others))
     if self._inference and not grad_mode.state.inference:
         _write(self, rule, others, attrs)  # PyTorch writes, then refuses to count the new version
     self._check_inplace()
+    if grad_mode.state.dual:
+        grad_mode.state.dual(rule, (self, *others), attrs, (self,))  # forward AD: self's new tangent
     tracked = grad_mode.state.enabled and (
         self._requires_grad or builtins.any(isinstance(o, Tensor) and o._requires_grad for o in others)
     )

@@ -11,13 +11,14 @@ from engine import observe
 
 
 class _State:
-    __slots__ = ("enabled", "inference", "anomaly", "check_nan")
+    __slots__ = ("enabled", "inference", "anomaly", "check_nan", "dual")
 
     def __init__(self) -> None:
         self.enabled = True
         self.inference = False
         self.anomaly = False  # anomaly mode: record forward stacks, check backward for nan
         self.check_nan = True
+        self.dual = False  # a forward-AD dual level is open: ops propagate tangents (autograd.forward_ad)
 
 
 state = _State()

@@ -175,3 +175,10 @@ def broadcast_mismatch(a: tuple, b: tuple) -> str | None:
                 f"at non-singleton dimension {dim}"
             )
     return None
+
+BOOL_SUB_BOTH = ("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                 "`logical_xor()` operator instead.")
+BOOL_SUB = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
+            "mask, use the `~` or `logical_not()` operator instead.")
+BOOL_NEG = ("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, "
+            "use the `~` or `logical_not()` operator instead.")

@@ -943,18 +943,20 @@ def _clamp_mask(self: Any, lo: Any, hi: Any) -> Any:
     return self == self
 
 
-def _split_ties(F: Any, g: Any, self: Any, other: Any, winner: Any) -> Any:
-    return F.where(self == other, g * 0.5, g) * winner
+def _split_ties(F: Any, g: Any, self: Any, other: Any, loses: Any) -> Any:
+    """PyTorch's where(self == other, grad / 2, grad).masked_fill_(loses(self, other), 0)."""
+    s, o = np.asarray(F.raw(self)), np.asarray(F.raw(other))
+    return F.op("masked_fill", F.where(s == o, F.op("div_scalar", g, other=2), g), mask=loses(s, o), value=0)
 
 
 MAXIMUM = rule("maximum", "MaximumBackward0", np.maximum,
-               (lambda F, g, other, self: _split_ties(F, g, self, other, self >= other),
-                lambda F, g, other, self: _split_ties(F, g, self, other, other >= self)),
+               (lambda F, g, other, self: _split_ties(F, g, self, other, np.less),
+                lambda F, g, other, self: _split_ties(F, g, self, other, np.greater)),
                ("grad * (self > other) (ties: grad / 2)", "grad * (other > self) (ties: grad / 2)"),
                inputs=BINARY, elementwise=True, promotes=True)
 MINIMUM = rule("minimum", "MinimumBackward0", np.minimum,
-               (lambda F, g, other, self: _split_ties(F, g, self, other, self <= other),
-                lambda F, g, other, self: _split_ties(F, g, self, other, other <= self)),
+               (lambda F, g, other, self: _split_ties(F, g, self, other, np.greater),
+                lambda F, g, other, self: _split_ties(F, g, self, other, np.less)),
                ("grad * (self < other) (ties: grad / 2)", "grad * (other < self) (ties: grad / 2)"),
                inputs=BINARY, elementwise=True, promotes=True)
 WHERE = rule("where", "WhereBackward0", lambda a, b, condition: np.where(condition, a, b),
@@ -2812,6 +2814,10 @@ BCE_BACKWARD = backward_function(
     inputs=("grad_output", "self", "target"), defaults={"weight": None, "reduction": 1})
 
 ALIAS = rule("alias", "AliasBackward0", lambda a: a.view(), (lambda F, g: g,), ("grad",), view=True)
+# The primal view autograd.forward_ad.unpack_dual hands back: PyTorch's node for it is a C++ Identity
+# (class CppFunction, printed in a tensor's repr by its short name).
+UNPACK_DUAL = rule("_unpack_dual", "CppFunction", lambda a: a.view(), (lambda F, g: g,), ("grad",), view=True)
+UNPACK_DUAL.node_cls.name = lambda self: "torch::autograd::Identity"
 
 # --- in-place specific nodes --------------------------------------------------------------------
 COPY = rule("copy_", "CopyBackwards",

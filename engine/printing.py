@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import dtypes
+from engine import dtypes, grad_mode
 
 
 class PrintOptions:
@@ -167,9 +167,18 @@ def tensor_repr(t: Any, prefix: str = "tensor(") -> str:
         fmt = _Formatter(_summarized(values) if summarize else values)
         body = _body(values, fmt, indent, summarize)
     if t.grad_fn is not None:
-        suffixes.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
+        name = type(t.grad_fn).__name__
+        if name == "CppFunction":
+            name = t.grad_fn.name().rsplit("::", 1)[-1]
+        suffixes.append(f"grad_fn=<{name}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
+    if grad_mode.state.dual:
+        from engine.autograd.forward_ad import tangent_of
+
+        tangent = tangent_of(t)
+        if tangent is not None:
+            suffixes.append(f"tangent={tangent}")
     return _add_suffixes(prefix + body, suffixes, indent)
 
 

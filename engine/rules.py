@@ -520,6 +520,8 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
             from engine.autograd.anomaly_mode import forward_stack
 
             node._anomaly = forward_stack()
+    if state.dual:
+        state.dual(rule, inputs, attrs, results)  # forward AD: the results' tangents
     if observe.current is not None:
         observe.current.op_applied(rule, node, inputs, results, attrs)
     return result
@@ -669,7 +671,7 @@ def scalar_unary_op(rule: Rule, general: Callable) -> Callable:
             return general(a)
         d = a._data
         state = _state
-        if d.shape or d.dtype is not _F32 or state.anomaly:
+        if d.shape or d.dtype is not _F32 or state.anomaly or state.dual:
             return general(a)
         try:
             value = kernel(d.item())
@@ -745,7 +747,7 @@ def scalar_binary_op(rule: Rule, general: Callable) -> Callable:
         else:
             return general(a, b)
         state = _state
-        if state.anomaly:
+        if state.anomaly or state.dual:
             return general(a, b)
         try:
             value = kernel(da.item(), y)

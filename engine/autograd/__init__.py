@@ -171,7 +171,7 @@ def _run_observed(run: Pass, api: str, outputs: tuple, inputs: tuple = ()) -> li
     return captured
 
 
-from engine.autograd import functional, graph  # noqa: E402
+from engine.autograd import forward_ad, functional, graph  # noqa: E402
 from engine.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402
 from engine.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 from engine.autograd import gradcheck as _gradcheck_module  # noqa: E402,F401
@@ -180,5 +180,5 @@ from engine.tensor import Tensor as Variable  # noqa: E402
 gradcheck.GradcheckError = GradcheckError  # type: ignore[attr-defined]
 GradcheckError.__module__ = "torch.autograd.gradcheck"
 
-__all__ += ["AccumulateGrad", "functional", "graph", "detect_anomaly", "set_detect_anomaly", "gradcheck",
+__all__ += ["AccumulateGrad", "forward_ad", "functional", "graph", "detect_anomaly", "set_detect_anomaly", "gradcheck",
             "gradgradcheck", "GradcheckError", "Variable"]

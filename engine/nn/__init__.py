@@ -189,6 +189,8 @@ class Module:
             registry = d.get(key)
             if registry is not None and name in registry:
                 return registry[name]
+        if name in _HOOK_DICTS:
+            return _hook_dict(self, name)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name: str) -> None:
@@ -466,6 +468,34 @@ def _new_hook_registry() -> dict:
     """A module's (or the global) call hooks by kind, and the ids of hooks taking kwargs or always called."""
     return {"pre": OrderedDict(), "post": OrderedDict(), "backward": OrderedDict(), "backward_pre": OrderedDict(),
             "legacy": OrderedDict(), "with_kwargs": set(), "always": set()}
+
+
+# torch's per-module hook dicts (handle id -> hook): the call hooks' are the registry's own dicts
+# (see _add_forward_hook), the *_with_kwargs / *_always_called ones read-only copies of its id sets;
+# the state-dict ones are plain OrderedDicts made on first use.
+_HOOK_DICTS = {"_forward_pre_hooks": "pre", "_forward_hooks": "post", "_backward_pre_hooks": "backward_pre",
+               "_backward_hooks": "backward", "_forward_pre_hooks_with_kwargs": ("pre", "with_kwargs"),
+               "_forward_hooks_with_kwargs": ("post", "with_kwargs"),
+               "_forward_hooks_always_called": ("post", "always"), "_state_dict_hooks": None,
+               "_state_dict_pre_hooks": None, "_load_state_dict_pre_hooks": None,
+               "_load_state_dict_post_hooks": None}
+
+
+def _hook_dict(module: Module, name: str) -> OrderedDict:
+    kind = _HOOK_DICTS[name]
+    if kind is None:
+        made: OrderedDict = OrderedDict()
+        object.__setattr__(module, name, made)
+        return made
+    hooks = module.__dict__.get("_forward_hooks_by_kind")
+    if hooks is None:
+        hooks = _new_hook_registry()
+        object.__setattr__(module, "_forward_hooks_by_kind", hooks)
+    if isinstance(kind, tuple):
+        return OrderedDict((key, True) for key in hooks[kind[0]] if key in hooks[kind[1]])
+    if kind == "backward" and module.__dict__.get("_is_full_backward_hook") is False:
+        kind = "legacy"  # torch keeps both kinds in _backward_hooks; a module holds one kind only
+    return hooks[kind]
 
 
 def _register_call_hook(hooks: dict, kind: str, hook: Any, prepend: bool, with_kwargs: bool,

@@ -59,6 +59,7 @@ SUBMODULE_NAMES: dict[str, frozenset[str] | None] = {
     "autograd.function": frozenset({"Function", "FunctionCtx", "once_differentiable"}),
     "autograd.functional": frozenset({"jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"}),
     "autograd.graph": None,
+    "autograd.forward_ad": None,
     "autograd.gradcheck": frozenset({"gradcheck", "gradgradcheck", "GradcheckError"}),
     "autograd.anomaly_mode": frozenset({"detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
                                         "is_anomaly_check_nan_enabled"}),

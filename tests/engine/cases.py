@@ -285,6 +285,8 @@ CASES: list[tuple[str, str, tuple, dict]] = [
     ("slice_step", "out = a[..., ::2]", ((2, 3),), {}),
     ("slice_open", "out = a[1:]", ((3, 2),), {}),
     ("alias", "out = a[:, :]", ((2, 3),), {}),
+    ("_unpack_dual", "with T.autograd.forward_ad.dual_level():\n    out = T.autograd.forward_ad.unpack_dual(a).primal * 2",
+     ((2, 3),), {}),
     ("none_index", "out = a[:, None]", ((2, 3),), {}),
     ("adv_index", "out = a[[0, 1], [1, 2]]", ((2, 3),), {}),
     ("mask_index", "out = a[a > 0]", ((2, 3),), {}),

@@ -42,6 +42,9 @@ OPS = {
     "huber_loss_target": ("y = F.huber_loss(T.tensor(TARGET), x, reduction='sum')", "HuberLossBackwardBackward0"),
     "l1_loss": ("y = F.l1_loss(x, T.tensor(TARGET))", "MulBackward0"),
     "abs": ("y = x.abs().sum()", "MulBackward0"),
+    # maximum/minimum: where(self == other, grad / 2, grad).masked_fill_(loser, 0)
+    "maximum": ("y = (T.maximum(x, T.tensor([0.0, 0.0, 2.0])) ** 2).sum()", "MaskedFillBackward0"),
+    "minimum": ("y = (T.minimum(T.tensor([0.0, 0.0, 2.0]), x) ** 3).sum()", "MaskedFillBackward0"),
     "binary_cross_entropy": ("y = F.binary_cross_entropy(T.sigmoid(x), T.tensor(PROBS))",
                              "SigmoidBackwardBackward0"),
     "binary_cross_entropy_weighted": (

@@ -117,6 +117,25 @@ show(lambda: F.cross_entropy(torch.zeros(2, 3), torch.tensor([0, 1], dtype=torch
 show(lambda: F.cross_entropy(torch.zeros(2, 3), torch.tensor([[0, 1, 0], [1, 0, 0]])))
 show(lambda: F.cross_entropy(torch.zeros(2, 3), torch.tensor([[0.0, 1, 0], [1, 0, 0]])))
 """,
+    "bool_subtraction_and_negation": SHOW + """
+a, b = torch.tensor([True]), torch.tensor([False])
+show(lambda: a - b)
+show(lambda: torch.sub(a, b))
+show(lambda: torch.subtract(a, b))
+show(lambda: torch.tensor(True) - torch.tensor(False))
+show(lambda: True - a)
+show(lambda: 1 - a)
+show(lambda: a - 1.5)
+show(lambda: torch.tensor([1]) - a)
+show(lambda: torch.tensor([1.0]) - False)
+show(lambda: a.clone().sub_(b))
+show(lambda: torch.ones(1).sub_(True))
+show(lambda: -a)
+show(lambda: torch.neg(a))
+show(lambda: torch.negative(a))
+show(lambda: a.clone().neg_())
+show(lambda: -torch.tensor([1, 2]))
+""",
 }
 
 
