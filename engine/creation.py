@@ -405,6 +405,33 @@ def _in_memory_order(data: np.ndarray, values: np.ndarray) -> np.ndarray:
     return np.transpose(values.reshape([data.shape[d] for d in order]), np.argsort(order))
 
 
+def draw_like(data: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Values drawn one after another into torch.empty_like(data), placed as its kernels visit it: in
+    the order of the dense strides empty_like gives (data's own when dense, else infer_dense_strides's)."""
+    ndim, strides, shape = data.ndim, data.strides, data.shape
+
+    def should_swap(d0: int, d1: int) -> int:
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        return 1 if shape[d0] > shape[d1] else 0
+
+    perm = list(range(ndim - 1, -1, -1))  # innermost first
+    for i in range(1, ndim):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            comparison = should_swap(perm[d0], perm[d1])
+            if comparison > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif comparison < 0:
+                break
+    order = perm[::-1]
+    return np.transpose(values.reshape([shape[d] for d in order]), np.argsort(order))
+
+
 def _random_span(dtype: np.dtype) -> int:
     """random_()'s default range: the integers a float holds exactly, or an integer type's values >= 0."""
     if dtype == np.bool_:

@@ -1003,3 +1003,22 @@ for xb, yb in DataLoader(ds, batch_size=4, shuffle=True):
     print(xb, round(loss.item(), 4))
 print(w.grad)
 """)
+
+snippet("transformer_seq2seq_step", """
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1, dim_feedforward=16,
+                       dropout=0.1, batch_first=True)
+src, tgt = torch.randn(2, 5, 8), torch.randn(2, 4, 8)
+tgt_mask = nn.Transformer.generate_square_subsequent_mask(4)
+out = model(src, tgt, tgt_mask=tgt_mask)
+loss = (out * torch.linspace(-1, 1, 8)).pow(2).mean()
+loss.backward()
+print(out.grad_fn, round(loss.item(), 4), model.decoder.layers[0].linear2.bias.grad)
+enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), num_layers=1).eval()
+pad = torch.tensor([[False, False, False, True, True], [False] * 5])
+with torch.no_grad():
+    print(torch.backends.mha.get_fastpath_enabled(), enc(src, src_key_padding_mask=pad)[0])
+""")

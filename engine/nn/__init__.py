@@ -2087,3 +2087,13 @@ class LPPool2d(_LPPoolNd):
 
 
 __all__ += ["MaxUnpool1d", "MaxUnpool2d", "PixelShuffle", "PixelUnshuffle", "Unfold", "Fold", "LPPool1d", "LPPool2d"]
+
+
+from engine.nn.transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa: E402
+                                   TransformerEncoder, TransformerEncoderLayer)
+
+__all__ += ["Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
+            "TransformerDecoderLayer"]
+_TORCH_HOME.update(dict.fromkeys(("Transformer", "TransformerEncoder", "TransformerDecoder",
+                                  "TransformerEncoderLayer", "TransformerDecoderLayer"),
+                                 "torch.nn.modules.transformer"))

@@ -188,9 +188,9 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:
         return input
-    from engine.creation import bernoulli_draw
+    from engine.creation import bernoulli_draw, draw_like
 
-    keep = bernoulli_draw(input._data.shape, 1 - p, input._data.dtype)
+    keep = draw_like(input._data, bernoulli_draw((input._data.size,), 1 - p, input._data.dtype))
     scale = keep / (1 - p) if p < 1 else keep * 0
     noise = Tensor._make(scale.astype(input._data.dtype))
     return f._inplace(input, ops.MUL, (noise,)) if inplace else f.mul(input, noise)

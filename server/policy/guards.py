@@ -85,6 +85,7 @@ SUBMODULE_NAMES: dict[str, frozenset[str] | None] = {
     "cuda": None,
     "backends": None,
     "backends.mps": None,
+    "backends.mha": None,
     "distributions": None,
     "distributions.constraints": None,
     "distributions.kl": frozenset({"kl_divergence", "register_kl"}),
