@@ -53,6 +53,32 @@ print(x.is_contiguous(memory_format=torch.channels_last), x.clone(memory_format=
 y = torch.ones(2, 4, 5, 3).permute(0, 3, 1, 2)
 print(y.is_contiguous(), y.is_contiguous(memory_format=torch.channels_last))
 """,
+    # --- index helpers -------------------------------------------------------------------------------------
+    "triangle_indices_argwhere_isin": """print(torch.triu_indices(3, 3), torch.tril_indices(3, 3), torch.triu_indices(3, 4, 1), torch.tril_indices(4, 3, -1))
+print(torch.triu_indices(3, 3, -5), torch.tril_indices(3, 3, 5), torch.triu_indices(2, 3, 10), torch.tril_indices(0, 3))
+print(torch.triu_indices(3, 3, dtype=torch.int32), torch.tril_indices(2, 2, offset=0, dtype=torch.int32))
+t(lambda: torch.tril_indices(2, 2, dtype=torch.int16)); t(lambda: torch.triu_indices(2, 2, dtype=torch.uint8)); t(lambda: torch.triu_indices(2, 2, dtype=torch.float64))
+t(lambda: torch.triu_indices(3, 3, dtype=torch.float32)); t(lambda: torch.triu_indices(-1, 3)); t(lambda: torch.tril_indices(3))
+t(lambda: torch.triu_indices(3, 3, requires_grad=True))
+t(lambda: torch.tril_indices(3.0, 3))
+x = torch.ones(3, 4)
+i = torch.triu_indices(3, 4); print(x[i[0], i[1]])
+a = torch.tensor([[1.0, 0.0], [0.0, 2.0], [3.0, 0.0]], requires_grad=True)
+print(torch.argwhere(a), a.argwhere(), torch.argwhere(torch.tensor(1.0)), torch.argwhere(torch.tensor(0)), torch.argwhere(torch.tensor([True, False, True])))
+print(torch.argwhere(torch.zeros(2, 0)), torch.argwhere(torch.zeros(3)), torch.argwhere(torch.tensor([float('nan'), 0.0])))
+print(torch.isin(torch.tensor([1, 2, 3]), torch.tensor([2, 5])), torch.isin(torch.tensor([[1., 2.], [3., 4.]]), torch.tensor([2.0, 4.0]), invert=True))
+print(torch.isin(torch.tensor([1, 2, 3]), 2), torch.isin(2, torch.tensor([1, 2])), torch.isin(torch.tensor([1, 2, 3]), torch.tensor([2.0, 3.5])))
+print(torch.isin(torch.tensor([1.0, 2.0], requires_grad=True), torch.tensor([2.0])), torch.isin(torch.tensor([1, 2]), torch.tensor([2]), assume_unique=True))
+print(torch.isin(elements=torch.tensor([1, 2]), test_elements=torch.tensor([2])), torch.isin(torch.tensor([float('nan')]), torch.tensor([float('nan')])))
+t(lambda: torch.isin(torch.tensor([True, False]), torch.tensor([True]))); t(lambda: torch.isin(torch.tensor([1, 2], dtype=torch.uint8), torch.tensor([2, 300])))
+t(lambda: torch.isin(torch.tensor([1.0]), torch.tensor([True]))); t(lambda: torch.isin(torch.tensor([1, 2]), torch.tensor([2.0], dtype=torch.float64)))
+t(lambda: torch.isin(torch.tensor([1, 2], dtype=torch.int32), 2.5)); t(lambda: torch.isin(1.5, torch.tensor([1.5], dtype=torch.float16)))
+t(lambda: torch.isin(1, 2)); t(lambda: torch.isin(torch.tensor([1]), [1, 2])); t(lambda: torch.isin(torch.tensor([1]), torch.tensor([True])))
+print(torch.isin(torch.tensor([1, 2]), torch.tensor([[2, 3], [4, 1]])))
+t(lambda: torch.tril_indices(3, -2)); t(lambda: torch.argwhere(torch.tensor([1]), 0)); t(lambda: torch.isin(torch.tensor([1, 2]), torch.tensor([2]), True))
+print(torch.argwhere(torch.tensor([[1., 0], [2, 3]])).stride(), torch.tril_indices(3, 3).stride())
+t(lambda: torch.tril_indices(2, 2, dtype=torch.int8)); t(lambda: torch.tril_indices(2, 2, dtype=torch.bool))
+""",
 }
 
 
