@@ -94,4 +94,88 @@ def isin(elements: Any, test_elements: Any, *args: Any, assume_unique: bool = Fa
     return _constant(np.isin(a.astype(common), b.astype(common), invert=bool(invert)))
 
 
-METHODS = {"argwhere": argwhere}
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str, ignore_nan: bool) -> Tensor:
+    """PyTorch's quantile_compute, op for op (sort, view, gather, lerp_, then in-place reshaping), so the
+    graph, the grad_fn (SqueezeBackward4) and the float rounding are torch's."""
+    from engine import functions as f
+
+    if not isinstance(q, Tensor):
+        if not 0 <= q <= 1:
+            raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {float(q):g}")
+        q = _constant(np.asarray(q, input._data.dtype))
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+                           f"but got {interpolation}")
+    a = input._data
+    if a.size == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if q._data.ndim > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if a.dtype not in (np.float32, np.float64):
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if q._data.dtype != a.dtype:
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+    wrapped = f._wrap_dim(0 if dim is None else dim, a.ndim)
+    out_shape: list[int] = []
+    if dim is not None and a.ndim > 0:
+        out_shape = list(a.shape)
+        if keepdim:
+            out_shape[wrapped] = 1
+        else:
+            del out_shape[wrapped]
+    elif keepdim:
+        out_shape = [1] * a.ndim
+    qs = q._data
+    if not ((qs >= 0) & (qs <= 1)).all():
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+    if dim is None:
+        ordered = f.sort(f.flatten(input))[0]
+    else:
+        ordered = f.sort(f.transpose(f.unsqueeze(input, -1), wrapped, -1))[0]
+    in_shape = out_shape + [ordered._data.shape[-1]]
+    ordered = f.view(ordered, in_shape)
+    values = ordered._data
+    nans = np.isnan(values)
+    if ignore_nan:
+        counts = (~nans).sum(-1, keepdims=True).astype(np.int64) - 1
+        ranks = np.asarray(qs * counts.astype(a.dtype))
+        ranks = np.where(ranks < 0, np.zeros((), a.dtype), ranks)
+    else:
+        last = values.shape[-1] - 1
+        ranks = np.asarray(qs * np.asarray(last, a.dtype))
+        ranks = np.where(nans.any(-1, keepdims=True), np.asarray(last, a.dtype), ranks)
+    ranks = np.asarray(ranks, a.dtype)
+    if interpolation == "lower":
+        ranks = np.floor(ranks)
+    elif interpolation == "higher":
+        ranks = np.ceil(ranks)
+    elif interpolation == "nearest":
+        ranks = np.round(ranks)
+    below = ranks.astype(np.int64)
+    result = f.gather(ordered, -1, _constant(below))
+    if interpolation in ("linear", "midpoint"):
+        weights = np.full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below.astype(a.dtype)
+        above = f.gather(ordered, -1, _constant(np.ceil(ranks).astype(np.int64)))
+        f.lerp_(result, above, _constant(np.asarray(weights, a.dtype)))
+    if qs.ndim == 0:
+        f.squeeze_(result, -1)
+    else:
+        f.squeeze_(f.transpose_(f.unsqueeze_(result, 0), 0, -1), -1)
+    return result
+
+
+def quantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *, interpolation: str = "linear") -> Tensor:
+    """The q-th quantiles of `input` (over all elements, or along `dim`), interpolated as asked."""
+    return _quantile(input, q, dim, keepdim, interpolation, False)
+
+
+def nanquantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *,
+                interpolation: str = "linear") -> Tensor:
+    """torch.quantile ignoring NaNs (nan only where a row holds nothing else)."""
+    return _quantile(input, q, dim, keepdim, interpolation, True)
+
+
+METHODS = {"argwhere": argwhere, "quantile": quantile, "nanquantile": nanquantile}

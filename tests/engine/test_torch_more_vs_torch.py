@@ -79,6 +79,52 @@ t(lambda: torch.tril_indices(3, -2)); t(lambda: torch.argwhere(torch.tensor([1])
 print(torch.argwhere(torch.tensor([[1., 0], [2, 3]])).stride(), torch.tril_indices(3, 3).stride())
 t(lambda: torch.tril_indices(2, 2, dtype=torch.int8)); t(lambda: torch.tril_indices(2, 2, dtype=torch.bool))
 """,
+    # --- quantile ------------------------------------------------------------------------------------------
+    "quantile_modes_grads_errors": """x = torch.tensor([1.0, 2.0, 3.0, 4.0])
+print(torch.quantile(x, 0.5), torch.quantile(x, torch.tensor([0.25, 0.75])))
+a = torch.tensor([[3.0, 1.0, 4.0], [1.0, 5.0, 9.0]], requires_grad=True)
+for interp in ['linear', 'lower', 'higher', 'midpoint', 'nearest']:
+    q = torch.quantile(a, 0.4, dim=1, interpolation=interp)
+    print(interp, q)
+    q.sum().backward(); print(a.grad); a.grad = None
+q = torch.quantile(a, 0.3); print(q); q.backward(); print(a.grad); a.grad = None
+q = a.quantile(torch.tensor([0.1, 0.9]), dim=0, keepdim=True); print(q, q.shape); q.sum().backward(); print(a.grad); a.grad = None
+q = torch.quantile(a, torch.tensor([0.5]), dim=-1); print(q)
+n = torch.tensor([[1.0, float('nan'), 3.0], [2.0, 4.0, 6.0]], requires_grad=True)
+print(torch.quantile(n, 0.5, dim=1), torch.nanquantile(n, 0.5, dim=1), n.nanquantile(0.25), torch.nanquantile(torch.tensor([float('nan')]), 0.5))
+qq = torch.nanquantile(n, 0.5, dim=1); qq.sum().backward(); print(n.grad)
+print(torch.quantile(torch.tensor([2.0]), 0.7), torch.quantile(torch.tensor(5.0), 0.5), torch.quantile(x.double(), 0.1))
+print(torch.quantile(x, 0.625, interpolation='nearest'), torch.quantile(x, 0.5, interpolation='nearest'), torch.quantile(torch.arange(5.), 0.375, interpolation='nearest'))
+t(lambda: torch.quantile(x, 1.5)); t(lambda: torch.quantile(x, -0.1)); t(lambda: torch.quantile(torch.tensor([1, 2]), 0.5))
+t(lambda: torch.quantile(x, 0.5, interpolation='cubic')); t(lambda: torch.quantile(x, torch.tensor([[0.5]])))
+t(lambda: torch.quantile(x, torch.tensor([0.5], dtype=torch.float64))); t(lambda: torch.quantile(torch.tensor([]), 0.5))
+t(lambda: torch.quantile(x, torch.tensor([0.5, 2.0]))); t(lambda: torch.quantile(x, 0.5, dim=3))
+t(lambda: torch.quantile(torch.zeros(2, 0), 0.5, dim=1)); t(lambda: torch.quantile(x, 1))
+""",
+    "quantile_dims_keepdim_nan": """torch.manual_seed(0)
+x = torch.randn(3, 4, 5, requires_grad=True)
+qs = torch.linspace(0, 1, 4)
+for interp in ['linear', 'lower', 'higher', 'midpoint', 'nearest']:
+    for dim in [None, 0, -1]:
+        for kd in [False, True]:
+            r = torch.quantile(x, qs, dim=dim, keepdim=kd, interpolation=interp)
+            r2 = x.nanquantile(0.37, dim, kd, interpolation=interp)
+            print(interp, dim, kd, r, r2, r2.grad_fn.next_functions[0][0].name())
+            (r.sum() + r2.sum()).backward()
+            print(x.grad)
+            x.grad = None
+x64 = torch.randn(7, dtype=torch.float64)
+print(torch.quantile(x64, torch.tensor([0.1, 0.33, 0.5], dtype=torch.float64)))
+z = torch.tensor(3.0, requires_grad=True)
+print(torch.quantile(z, 0.2, dim=0), torch.quantile(z, 0.2, dim=0, keepdim=True), torch.quantile(z, torch.tensor([0.2, 0.9]), keepdim=True))
+m = torch.tensor([[float('nan'), float('nan')], [1.0, float('nan')]])
+print(torch.nanquantile(m, 0.5, dim=1), torch.nanquantile(m, torch.tensor([0.0, 1.0]), dim=1), torch.quantile(m, 0.5, dim=0))
+t(lambda: torch.nanquantile(torch.tensor([1.0]), 2.0)); t(lambda: torch.nanquantile(torch.tensor([1, 2]), 0.5))
+t(lambda: torch.tensor([1.0]).quantile(0.5, interpolation='x'))
+with torch.no_grad():
+    print(torch.quantile(x, 0.5))
+print(torch.quantile(torch.tensor([[1., 2.], [3., 4.]]), 0.5, 1, True))
+""",
 }
 
 
