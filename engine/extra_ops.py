@@ -178,4 +178,39 @@ def nanquantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *
     return _quantile(input, q, dim, keepdim, interpolation, True)
 
 
-METHODS = {"argwhere": argwhere, "quantile": quantile, "nanquantile": nanquantile}
+def _renorm_attrs(input: Tensor, p: Any, dim: int, maxnorm: Any) -> dict:
+    from engine.functions import _wrap_dim
+
+    if float(p) <= 0.0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if float(maxnorm) < 0.0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {float(maxnorm):g}")
+    ndim = input._data.ndim
+    if ndim <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {ndim} dimensions")
+    return {"p": p, "dim": _wrap_dim(dim, ndim), "maxnorm": maxnorm}
+
+
+def renorm(input: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
+    """Each slice along `dim` rescaled to p-norm at most `maxnorm` (RenormBackward0)."""
+    from engine import ops
+    from engine.rules import apply
+
+    attrs = _renorm_attrs(input, p, dim, maxnorm)
+    if input._data.dtype.kind != "f":
+        from engine.functions import _constant
+
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{dtypes.from_numpy(input._data.dtype).legacy}")
+    return apply(ops.RENORM, (input,), attrs)
+
+
+def renorm_(self: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
+    from engine import ops
+    from engine.functions import _inplace
+
+    return _inplace(self, ops.RENORM, (), _renorm_attrs(self, p, dim, maxnorm))
+
+
+METHODS = {"argwhere": argwhere, "quantile": quantile, "nanquantile": nanquantile, "renorm": renorm,
+           "renorm_": renorm_}

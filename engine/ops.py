@@ -1106,6 +1106,43 @@ STD_MEAN = rule(
     output_names=("result0", "result1"), defaults=STATS)
 NORM = rule("norm", "LinalgVectorNormBackward0", _norm_fwd, (_norm_grad,),
             ("grad * self / result (ord 2)",), defaults={"ord": 2, "dim": None, "keepdim": False})
+
+
+def _other_dims(ndim: int, dim: int) -> tuple[int, ...]:
+    return tuple(d for d in range(ndim) if d != dim)
+
+
+def _renorm(a: Any, p: Any, dim: int, maxnorm: Any) -> Any:
+    """Each slice along `dim` whose p-norm exceeds maxnorm scaled by maxnorm / (norm + 1e-7)."""
+    norm = np.asarray(_norm_fwd(a, p, _other_dims(a.ndim, dim), True), a.dtype)
+    limit = a.dtype.type(maxnorm)
+    return a * np.where(norm > limit, limit / (norm + a.dtype.type(1e-7)), a.dtype.type(1)).astype(a.dtype)
+
+
+def _renorm_grad(F: Any, g: Any, p: Any, dim: int, maxnorm: Any, self: Any) -> Any:
+    """PyTorch's renorm_backward. Its norm and sums run in the CPU accumulate type (float64 for float32
+    input) and the result is cast back; under create_graph the nodes are built in the input's dtype."""
+    dims = _other_dims(np.ndim(F.raw(self)), dim)
+    if F is ArrayMath:
+        x = np.asarray(self)
+        norm = _norm_fwd(x.astype(np.float64), p, dims, True)
+        grad_output = np.sum(x * g, axis=dims, keepdims=True, dtype=np.float64)
+    else:
+        norm = F.op("norm", self, ord=p, dim=dims, keepdim=True)
+        grad_output = F.sum(self * g, dims, True)
+    nb = _norm_backward(F, grad_output, dims, True, p, norm, self)
+    invnorm = F.op("reciprocal", F.op("add_scalar", norm, other=1e-7))
+    scaled = F.op("mul_scalar", invnorm, other=maxnorm) * (g - invnorm * nb)
+    if F is ArrayMath:
+        return np.where(norm > maxnorm, scaled, g).astype(np.asarray(g).dtype, copy=False)
+    # PyTorch's accumulate-type result is cast back before the where (ToCopyBackward0)
+    dtype = np.asarray(F.raw(g)).dtype
+    scaled = F.op("to_copy", scaled, dtype=dtype, self_dtype=dtype)
+    return F.where(np.asarray(F.raw(norm)) > maxnorm, scaled, g)
+
+
+RENORM = rule("renorm", "RenormBackward0", _renorm, (_renorm_grad,),
+              ("where(norm > maxnorm, maxnorm / norm * (grad - norm_backward(Σ self·grad) / norm), grad)",))
 MAX = rule("max", "MaxBackward1", lambda a: np.max(a), (_evenly_distribute,),
            ("grad split evenly among the maxima",))
 MIN = rule("min", "MinBackward1", lambda a: np.min(a), (_evenly_distribute,),

@@ -125,6 +125,27 @@ with torch.no_grad():
     print(torch.quantile(x, 0.5))
 print(torch.quantile(torch.tensor([[1., 2.], [3., 4.]]), 0.5, 1, True))
 """,
+    # --- renorm --------------------------------------------------------------------------------------------
+    "renorm_values_grads_errors": """x = torch.tensor([[3.0, -4.0], [0.0, 1.0]], requires_grad=True)
+print(torch.renorm(x.detach(), 2, 0, 1.0))
+for p in [1, 2, 3, 1.5, 0.5, float('inf')]:
+    for dim in [0, 1, -1]:
+        r = torch.renorm(x, p, dim, 2.0)
+        print(p, dim, r)
+        (r * torch.tensor([[1.0, 2.0], [3.0, -1.0]])).sum().backward()
+        print(x.grad); x.grad = None
+r = x.renorm(2, 0, 1.0); print(r.grad_fn.name(), r.grad_fn._saved_p, r.grad_fn._saved_dim, r.grad_fn._saved_maxnorm)
+y = torch.arange(24.0).reshape(2, 3, 4).requires_grad_()
+r = torch.renorm(y, 2, 1, 5); print(r); r.sum().backward(); print(y.grad)
+z = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float64); z.renorm_(1, 1, 2); print(z)
+w = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True).clone(); w.renorm_(2, 0, 1); print(w)
+t(lambda: torch.renorm(torch.ones(3), 2, 0, 1)); t(lambda: torch.renorm(torch.ones(2, 2), 0, 0, 1)); t(lambda: torch.renorm(torch.ones(2, 2), 2, 0, -1))
+t(lambda: torch.renorm(torch.ones(2, 2), 2, 2, 1)); t(lambda: torch.renorm(torch.ones(2, 2, dtype=torch.int64), 2, 0, 1)); t(lambda: torch.renorm(torch.ones(2, 2), -1, 0, 1))
+a = torch.tensor([[3.0, 4.0], [0.3, 0.4]], requires_grad=True)
+g, = torch.autograd.grad(torch.renorm(a, 2, 0, 1.0).pow(2).sum(), a, create_graph=True)
+print(g.round(decimals=4), g.grad_fn.name(), g.grad_fn.next_functions[0][0].name())
+g.sum().backward(); print(a.grad.round(decimals=4) + 0.0)
+""",
 }
 
 
