@@ -134,7 +134,7 @@ from engine.more_math import copysign, erfc, fmax, fmin, heaviside, i0  # noqa: 
 from engine import special  # noqa: E402 - torch.special
 from engine.methods import layout, strided  # noqa: E402
 from engine.extra_ops import (  # noqa: E402
-    argwhere, isin, nanquantile, quantile, renorm, tril_indices, triu_indices,
+    argwhere, as_strided, isin, nanquantile, quantile, renorm, tril_indices, triu_indices,
 )
 from engine.info import (  # noqa: E402
     channels_last, channels_last_3d, contiguous_format, finfo, iinfo, memory_format, preserve_format,

@@ -212,5 +212,48 @@ def renorm_(self: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
     return _inplace(self, ops.RENORM, (), _renorm_attrs(self, p, dim, maxnorm))
 
 
-METHODS = {"argwhere": argwhere, "quantile": quantile, "nanquantile": nanquantile, "renorm": renorm,
+def _int_sequence(value: Any) -> tuple[int, ...]:
+    from engine.tensor import Size
+
+    return tuple(int(v) for v in value) if isinstance(value, (tuple, list, Size)) else (int(value),)
+
+
+def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: Any = None) -> Tensor:
+    """A view of `input`'s storage with the given size, stride and storage offset (in elements), as
+    PyTorch reads it: the storage is the row-major memory of the tensor `input` views (or owns)."""
+    from engine import ops
+    from engine.rules import apply
+
+    size, stride = _int_sequence(size), _int_sequence(stride)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {list(stride)}")
+    root = input._base if input._base is not None else input
+    buffer = root._data
+    shared = buffer.flags.c_contiguous and (root is input or np.shares_memory(buffer, input._data))
+    if not shared:  # no row-major memory behind it: a copy of the input's values stands for its storage
+        buffer = np.ascontiguousarray(input._data)
+    offset = (input.storage_offset() if shared else 0) if storage_offset is None else int(storage_offset)
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    item = buffer.dtype.itemsize
+    if input._data.dtype == dtypes.bfloat16.np:
+        item = 2
+    needed = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    if needed > buffer.size:
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
+                           f"itemsize {item} requiring a storage size of {needed * item} are out of bounds for "
+                           f"storage of size {buffer.size * item}")
+    step = buffer.dtype.itemsize
+    flat = buffer.reshape(-1)
+    view = np.ndarray(size, buffer.dtype, flat, offset * step if needed else 0, tuple(s * step for s in stride))
+    attrs = {"size": size, "stride": stride, "storage_offset": storage_offset, "geometry": (buffer, view)}
+    if input._data is not buffer:
+        attrs["input_geometry"] = ops.where_in_base(buffer, input._data) if shared else (
+            buffer.shape, buffer.shape, tuple(s // step for s in buffer.strides), 0)
+    return apply(ops.AS_STRIDED, (input,), attrs)
+
+
+METHODS = {"as_strided": as_strided, "argwhere": argwhere, "quantile": quantile, "nanquantile": nanquantile, "renorm": renorm,
            "renorm_": renorm_}

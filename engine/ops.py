@@ -2966,8 +2966,31 @@ def as_strided_attrs(base: np.ndarray, view: np.ndarray) -> dict:
             "storage_offset": (_address(view) - _address(base)) // base.itemsize, "geometry": (base, view)}
 
 
+def _as_strided_grad(F: Any, g: Any, attrs: dict) -> Any:
+    """PyTorch's as_strided_backward: the gradient added into zeros shaped like the storage at the view's
+    elements, then read at the input's own elements (`input_geometry`, when the input is not the whole
+    storage), each divided by the number of times the input holds it."""
+    storage = F.op("strided_scatter", g, geometry=where_in_base(*attrs["geometry"]))
+    inp = attrs.get("input_geometry")
+    if F is not ArrayMath:  # as PyTorch: the storage read as the input by an as_strided node
+        raw = np.ascontiguousarray(F.raw(storage))
+        if inp is None:
+            inp = (raw.shape, raw.shape, tuple(n // raw.itemsize for n in raw.strides), 0)
+        out = F.op("as_strided", storage, geometry=(raw, _region(raw, inp)), size=inp[1], stride=inp[2],
+                   storage_offset=inp[3])
+    elif inp is None:
+        return storage
+    else:
+        out = F.op("strided_gather", storage, geometry=inp)
+    if _repeats(inp):
+        counts = np.zeros(int(np.prod(inp[0])), np.asarray(F.raw(g)).dtype)
+        np.add.at(counts, _region(np.arange(counts.size), inp), 1)
+        out = out / _region(counts, inp)
+    return out
+
+
 AS_STRIDED = rule("as_strided", "AsStridedBackward0", lambda a, geometry, **layout: geometry[1],
-                  (lambda F, g, attrs: F.op("strided_scatter", g, geometry=where_in_base(*attrs["geometry"])),),
+                  (_as_strided_grad,),
                   ("grad added into zeros like the base at the view's elements",), view=True,
                   extra_saves=("size", "stride", "storage_offset"))
 

@@ -494,6 +494,11 @@ CASES: list[tuple[str, str, tuple, dict]] = [
     ("lerp_inplace", "y = a * 1\ny.lerp_(b, c)\nout = y", ((2, 3), (2, 3), (2, 3)), {}),
     ("atan2", "out = T.atan2(a, b)", ((2, 3), (3,)), {}),
     ("hypot", "out = T.hypot(a, b)", ((2, 3), (3,)), {}),
+    ("as_strided_windows", "out = a.as_strided((3, 2), (1, 1)) * b", ((6,), (3, 2)), {}),
+    ("as_strided_of_view", "out = T.as_strided(a[1:], (2, 3), (1, 2), 4) * b", ((3, 4), (2, 3)), {}),
+    # PyTorch copies the gradient into the storage through a CopySlices node, the engine by one scatter node
+    ("as_strided_grad", f"out = {GRAD}(a.as_strided((2, 3), (1, 2)), a, b, create_graph=True)[0]", ((6,), (2, 3)),
+     {"names": False}),
     ("renorm", "out = T.renorm(a, 2, 0, 0.3)", ((3, 4),), {}),
     ("renorm_p1_5_dim1", "out = a.renorm(1.5, 1, 0.2) * b", ((2, 3, 2), (3, 2)), {}),
     ("renorm_inf", "out = T.renorm(a, float('inf'), -1, 0.4)", ((3, 2),), {}),

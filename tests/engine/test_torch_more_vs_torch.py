@@ -146,6 +146,37 @@ g, = torch.autograd.grad(torch.renorm(a, 2, 0, 1.0).pow(2).sum(), a, create_grap
 print(g.round(decimals=4), g.grad_fn.name(), g.grad_fn.next_functions[0][0].name())
 g.sum().backward(); print(a.grad.round(decimals=4) + 0.0)
 """,
+    # --- as_strided ----------------------------------------------------------------------------------------
+    "as_strided_storage_grads_errors": """x = torch.arange(6.0, requires_grad=True)
+a = x.as_strided((3, 2), (1, 1))
+print(a, a.stride(), a.storage_offset(), a._base is x, a.is_contiguous())
+a.sum().backward(); print(x.grad); x.grad = None
+gf = a.grad_fn; print(gf.name(), gf._saved_size, gf._saved_stride, gf._saved_storage_offset, gf.next_functions[0][0].name())
+b = torch.as_strided(x, (2, 2), (2, 1), 1); print(b, b.storage_offset())
+(b * torch.tensor([[1., 2.], [3., 4.]])).sum().backward(); print(x.grad); x.grad = None
+y = torch.arange(12.0).reshape(3, 4).requires_grad_()
+v = y.as_strided((2, 2), (1, 2)); print(v, v.grad_fn.name())
+v.sum().backward(); print(y.grad); y.grad = None
+w = y[1:]  # a view with offset 4
+u = w.as_strided((2, 3), (1, 1)); print(u, u.storage_offset(), u.grad_fn.next_functions[0][0].name())
+u.sum().backward(); print(y.grad); y.grad = None
+u2 = w.as_strided((2,), (3,), 0); print(u2); u2.sum().backward(); print(y.grad); y.grad = None
+tt = y.t()
+u3 = tt.as_strided((3,), (5,)); print(u3); (u3 * torch.tensor([1., 2., 3.])).sum().backward(); print(y.grad); y.grad = None
+z = torch.arange(4.0)
+t(lambda: z.as_strided((3, 2), (2, 1))); t(lambda: z.as_strided((2,), (1,), 3)); t(lambda: z.as_strided((2,), (-1,)))
+t(lambda: z.as_strided((2, 2), (1,))); t(lambda: z.as_strided((2,), (1,), -1))
+print(z.as_strided((0,), (1,)), z.as_strided((), ()), z.as_strided((2, 2), (0, 1)))
+p = torch.zeros(4); q = p.as_strided((2,), (2,)); q.add_(1); print(p)
+e = torch.arange(4.0, requires_grad=True).expand(3, 4)
+f = e.as_strided((2,), (1,)); print(f); f.sum().backward()
+dd = torch.arange(6.0, dtype=torch.float64, requires_grad=True)
+g, = torch.autograd.grad(dd.as_strided((2, 3), (1, 2)).pow(2).sum(), dd, create_graph=True); print(g, g.grad_fn.name())
+print(e.grad_fn.name(), torch.arange(4.0).expand(3, 4).as_strided((2, 2), (1, 1), 1))
+m = torch.arange(8.0, requires_grad=True)
+win = m.as_strided((3, 4), (2, 1))
+(win * torch.arange(12.0).reshape(3, 4)).sum().backward(); print(win, m.grad)
+""",
 }
 
 
