@@ -255,5 +255,50 @@ def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: Any = None
     return apply(ops.AS_STRIDED, (input,), attrs)
 
 
-METHODS = {"as_strided": as_strided, "argwhere": argwhere, "quantile": quantile, "nanquantile": nanquantile, "renorm": renorm,
+def _split_along(fn: str, input: Tensor, indices_or_sections: Any, dim: int, min_dims: int) -> tuple:
+    """hsplit/vsplit/dsplit: tensor_split along `dim`, a number of sections having to divide its size."""
+    from engine.functions import tensor_split
+
+    ndim = input._data.ndim
+    if ndim < min_dims:
+        raise RuntimeError(f"torch.{fn} requires a tensor with at least {min_dims} dimension, but got a tensor with "
+                           f"{ndim} dimensions!")
+    if isinstance(indices_or_sections, int):
+        size = input._data.shape[dim]
+        if indices_or_sections == 0 or size % indices_or_sections:
+            raise RuntimeError(f"torch.{fn} attempted to split along dimension {dim}, but the size of the dimension "
+                               f"{size} is not divisible by the split_size {indices_or_sections}!")
+    return tensor_split(input, indices_or_sections, dim)
+
+
+def hsplit(input: Tensor, indices_or_sections: Any) -> tuple:
+    """Split along the columns (dim 1; dim 0 of a 1-D tensor)."""
+    return _split_along("hsplit", input, indices_or_sections, 1 if input._data.ndim > 1 else 0, 1)
+
+
+def vsplit(input: Tensor, indices_or_sections: Any) -> tuple:
+    """Split along the rows (dim 0)."""
+    return _split_along("vsplit", input, indices_or_sections, 0, 2)
+
+
+def dsplit(input: Tensor, indices_or_sections: Any) -> tuple:
+    """Split along the depth (dim 2)."""
+    return _split_along("dsplit", input, indices_or_sections, 2, 3)
+
+
+def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """A copy of input.narrow(dim, start, length) (NarrowCopyBackward0)."""
+    from engine import ops
+    from engine.functions import _wrap_dim
+    from engine.rules import apply
+
+    dim = _wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[dim]
+    start = start + size if start < 0 else start
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return apply(ops.NARROW_COPY, (input,), {"dim": dim, "start": start, "length": length})
+
+
+METHODS = {"hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit, "narrow_copy": narrow_copy, "as_strided": as_strided, "argwhere": argwhere, "quantile": quantile, "nanquantile": nanquantile, "renorm": renorm,
            "renorm_": renorm_}

@@ -1141,6 +1141,12 @@ def _renorm_grad(F: Any, g: Any, p: Any, dim: int, maxnorm: Any, self: Any) -> A
     return F.where(np.asarray(F.raw(norm)) > maxnorm, scaled, g)
 
 
+NARROW_COPY = rule("narrow_copy", "NarrowCopyBackward0",
+                   lambda a, dim, start, length: a[_key(dim, slice(start, start + length))].copy(),
+                   (lambda F, g, dim, length, self_sym_sizes, start: F.op(
+                       "slice_backward", g, dim=dim, start=start, end=start + length, step=1,
+                       self_sym_sizes=self_sym_sizes),),
+                   ("grad placed in the narrowed range, zeros elsewhere",))
 RENORM = rule("renorm", "RenormBackward0", _renorm, (_renorm_grad,),
               ("where(norm > maxnorm, maxnorm / norm * (grad - norm_backward(Σ self·grad) / norm), grad)",))
 MAX = rule("max", "MaxBackward1", lambda a: np.max(a), (_evenly_distribute,),

@@ -499,6 +499,8 @@ CASES: list[tuple[str, str, tuple, dict]] = [
     # PyTorch copies the gradient into the storage through a CopySlices node, the engine by one scatter node
     ("as_strided_grad", f"out = {GRAD}(a.as_strided((2, 3), (1, 2)), a, b, create_graph=True)[0]", ((6,), (2, 3)),
      {"names": False}),
+    ("narrow_copy", "out = a.narrow_copy(1, 1, 2) * b", ((3, 4), (3, 2)), {}),
+    ("narrow_copy_grad", f"out = {GRAD}(T.narrow_copy(a, 0, 1, 2), a, b, create_graph=True)[0]", ((3, 2), (2, 2)), {}),
     ("renorm", "out = T.renorm(a, 2, 0, 0.3)", ((3, 4),), {}),
     ("renorm_p1_5_dim1", "out = a.renorm(1.5, 1, 0.2) * b", ((2, 3, 2), (3, 2)), {}),
     ("renorm_inf", "out = T.renorm(a, float('inf'), -1, 0.4)", ((3, 2),), {}),

@@ -177,6 +177,22 @@ m = torch.arange(8.0, requires_grad=True)
 win = m.as_strided((3, 4), (2, 1))
 (win * torch.arange(12.0).reshape(3, 4)).sum().backward(); print(win, m.grad)
 """,
+    # --- split family, row_stack, narrow_copy ----------------------------------------------------------------
+    "hsplit_vsplit_dsplit_row_stack_narrow_copy": """x = torch.arange(24.0).reshape(2, 3, 4).requires_grad_()
+print(x.hsplit(3), [p.grad_fn.name() for p in x.hsplit(3)])
+print(torch.vsplit(x, 2), torch.dsplit(x, [1, 3]), x.hsplit([1]), x.dsplit(2))
+v = torch.arange(6.0, requires_grad=True)
+print(v.hsplit(2), torch.hsplit(v, [2, 5]))
+y = torch.arange(12.0).reshape(3, 4).requires_grad_()
+parts = y.vsplit(3); print(parts[2].grad_fn.name(), y.hsplit(2)[0].grad_fn.name(), y.vsplit([1])[0].grad_fn.name())
+(parts[0] * 2 + parts[2]).sum().backward(); print(y.grad)
+t(lambda: v.vsplit(2)); t(lambda: y.dsplit(2)); t(lambda: torch.tensor(1.0).hsplit(1)); t(lambda: y.hsplit(3)); t(lambda: y.vsplit(2)); t(lambda: x.dsplit(3))
+t(lambda: y.hsplit(0)); t(lambda: v.hsplit(4))
+print(torch.row_stack([torch.tensor([1, 2]), torch.tensor([3, 4])]), torch.row_stack((torch.ones(2, 2), torch.zeros(1, 2))).shape)
+r = torch.row_stack([v[:3], v[3:]]); print(r)
+n = y.narrow_copy(1, 1, 2); print(n, n.grad_fn.name() if n.grad_fn else None, torch.narrow_copy(y, 0, 1, 1))
+t(lambda: y.narrow_copy(1, 3, 2))
+""",
 }
 
 
