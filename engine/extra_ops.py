@@ -300,5 +300,36 @@ def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     return apply(ops.NARROW_COPY, (input,), {"dim": dim, "start": start, "length": length})
 
 
+_scatter_reduce_warned = [False]
+
+
+def scatter_reduced(input: Tensor, dim: int, index: Tensor, src: Any, reduce: str) -> Tensor:
+    """scatter(..., reduce='add'|'multiply'): src (or a number) added into / multiplied onto input at index
+    along dim. PyTorch has no derivative for it (a NotImplemented node) and warns once about a tensor src."""
+    import warnings
+
+    from engine.functions import _scatter_args, _wrap_dim, not_implemented_result
+
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    _, others, attrs = _scatter_args(input, dim, index, src)
+    if isinstance(src, Tensor) and not _scatter_reduce_warned[0]:
+        _scatter_reduce_warned[0] = True
+        warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
+                      "future PyTorch release. Use torch.scatter_reduce instead for more reduction options. "
+                      "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:225.)",
+                      UserWarning, stacklevel=3)
+    idx = attrs["index"]
+    out = input._data.copy()
+    if idx.size:
+        d = _wrap_dim(dim, out.ndim)
+        where = list(np.indices(idx.shape))
+        where[d] = idx
+        values = others[0]._data if others else np.asarray(attrs["value"], out.dtype)
+        ufunc = np.add if reduce == "add" else np.multiply
+        ufunc.at(out.reshape(out.shape or (1,)), tuple(where), np.broadcast_to(values, idx.shape).astype(out.dtype))
+    return not_implemented_result("scatter", out, (input, *others))
+
+
 METHODS = {"hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit, "narrow_copy": narrow_copy, "as_strided": as_strided, "argwhere": argwhere, "quantile": quantile, "nanquantile": nanquantile, "renorm": renorm,
            "renorm_": renorm_}

@@ -193,6 +193,22 @@ r = torch.row_stack([v[:3], v[3:]]); print(r)
 n = y.narrow_copy(1, 1, 2); print(n, n.grad_fn.name() if n.grad_fn else None, torch.narrow_copy(y, 0, 1, 1))
 t(lambda: y.narrow_copy(1, 3, 2))
 """,
+    # --- scatter with reduce (PyTorch warns once per process about a tensor src) ----------------------------
+    "scatter_reduce_argument": """idx = torch.tensor([[0, 0], [1, 1]])
+print(torch.zeros(2, 2).scatter(1, idx, 5.0, reduce='add'), torch.ones(2, 2).scatter(1, idx, 3.0, reduce='multiply'))
+src = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+print(torch.ones(2, 2).scatter(1, idx, src, reduce='add'), torch.full((2, 2), 2.0).scatter(1, idx, src, reduce='multiply'))
+s = torch.ones(2, 2, requires_grad=True)
+o = s.scatter(1, idx, src, reduce='add'); print(o.grad_fn.name())
+t(lambda: o.sum().backward())
+o2 = s.scatter(1, idx, 2.0, reduce='add'); print(o2.grad_fn.name())
+t(lambda: o2.sum().backward())
+t(lambda: torch.zeros(2, 2).scatter(1, idx, 1.0, reduce='mean')); t(lambda: torch.zeros(2, 2).scatter(1, idx, src.detach(), reduce='sum'))
+z = torch.zeros(2, 2); z.scatter_(1, idx, 1.5, reduce='add'); print(z)
+z.scatter_(1, idx, torch.ones(2, 2) * 3, reduce='multiply'); print(z)
+print(torch.scatter(torch.zeros(3), 0, torch.tensor([0, 0, 2]), torch.tensor([1.0, 2.0, 3.0]), reduce='add'))
+print(torch.zeros(3, dtype=torch.int64).scatter(0, torch.tensor([1, 1]), 2, reduce='add'))
+""",
 }
 
 
