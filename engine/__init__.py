@@ -134,6 +134,14 @@ from engine.bitwise import (  # noqa: E402
 from engine.more_math import copysign, erfc, fmax, fmin, heaviside, i0  # noqa: E402
 from engine import special  # noqa: E402 - torch.special
 from engine.methods import layout, strided  # noqa: E402
+from engine.extra_ops import (  # noqa: E402
+    argwhere, as_strided, dsplit, hsplit, isin, nanquantile, narrow_copy, quantile, renorm, tril_indices,
+    triu_indices, vsplit,
+)
+from engine.functions import vstack as row_stack  # noqa: E402
+from engine.info import (  # noqa: E402
+    channels_last, channels_last_3d, contiguous_format, finfo, iinfo, memory_format, preserve_format,
+)
 
 
 def is_floating_point(input: Tensor) -> bool:

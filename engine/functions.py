@@ -1559,13 +1559,22 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
                                               "index": _raw(index)})
 
 
-def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None) -> Tensor:
+def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None, reduce: Any = None) -> Tensor:
     """src (a tensor) or value (a number) written at index along dim: ScatterBackward0 or 1."""
+    if reduce is not None:
+        from engine.extra_ops import scatter_reduced
+
+        return scatter_reduced(input, dim, index, src if src is not None else value, reduce)
     rule, others, attrs = _scatter_args(input, dim, index, src if src is not None else value)
     return apply(rule, (input, *others), attrs)
 
 
-def scatter_(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None) -> Tensor:
+def scatter_(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+             reduce: Any = None) -> Tensor:
+    if reduce is not None:
+        from engine.extra_ops import scatter_reduced
+
+        return copy_(input, scatter_reduced(input, dim, index, src if src is not None else value, reduce))
     rule, others, attrs = _scatter_args(input, dim, index, src if src is not None else value)
     return _inplace(input, rule, others, attrs)
 

@@ -9,6 +9,7 @@ import numpy as np
 from engine import bitwise as _bitwise
 from engine import creation as _creation
 from engine import more_math as _more_math
+from engine import extra_ops as _extra_ops
 from engine import functions as f
 from engine import ops
 from engine.tensor import Tensor
@@ -239,6 +240,7 @@ METHODS.update({
 })
 METHODS.update(_bitwise.METHODS)
 METHODS.update(_more_math.METHODS)  # & | ^ ~ << >> and their in-place forms
+METHODS.update(_extra_ops.METHODS)
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)

@@ -1108,6 +1108,49 @@ STD_MEAN = rule(
     output_names=("result0", "result1"), defaults=STATS)
 NORM = rule("norm", "LinalgVectorNormBackward0", _norm_fwd, (_norm_grad,),
             ("grad * self / result (ord 2)",), defaults={"ord": 2, "dim": None, "keepdim": False})
+
+
+def _other_dims(ndim: int, dim: int) -> tuple[int, ...]:
+    return tuple(d for d in range(ndim) if d != dim)
+
+
+def _renorm(a: Any, p: Any, dim: int, maxnorm: Any) -> Any:
+    """Each slice along `dim` whose p-norm exceeds maxnorm scaled by maxnorm / (norm + 1e-7)."""
+    norm = np.asarray(_norm_fwd(a, p, _other_dims(a.ndim, dim), True), a.dtype)
+    limit = a.dtype.type(maxnorm)
+    return a * np.where(norm > limit, limit / (norm + a.dtype.type(1e-7)), a.dtype.type(1)).astype(a.dtype)
+
+
+def _renorm_grad(F: Any, g: Any, p: Any, dim: int, maxnorm: Any, self: Any) -> Any:
+    """PyTorch's renorm_backward. Its norm and sums run in the CPU accumulate type (float64 for float32
+    input) and the result is cast back; under create_graph the nodes are built in the input's dtype."""
+    dims = _other_dims(np.ndim(F.raw(self)), dim)
+    if F is ArrayMath:
+        x = np.asarray(self)
+        norm = _norm_fwd(x.astype(np.float64), p, dims, True)
+        grad_output = np.sum(x * g, axis=dims, keepdims=True, dtype=np.float64)
+    else:
+        norm = F.op("norm", self, ord=p, dim=dims, keepdim=True)
+        grad_output = F.sum(self * g, dims, True)
+    nb = _norm_backward(F, grad_output, dims, True, p, norm, self)
+    invnorm = F.op("reciprocal", F.op("add_scalar", norm, other=1e-7))
+    scaled = F.op("mul_scalar", invnorm, other=maxnorm) * (g - invnorm * nb)
+    if F is ArrayMath:
+        return np.where(norm > maxnorm, scaled, g).astype(np.asarray(g).dtype, copy=False)
+    # PyTorch's accumulate-type result is cast back before the where (ToCopyBackward0)
+    dtype = np.asarray(F.raw(g)).dtype
+    scaled = F.op("to_copy", scaled, dtype=dtype, self_dtype=dtype)
+    return F.where(np.asarray(F.raw(norm)) > maxnorm, scaled, g)
+
+
+NARROW_COPY = rule("narrow_copy", "NarrowCopyBackward0",
+                   lambda a, dim, start, length: a[_key(dim, slice(start, start + length))].copy(),
+                   (lambda F, g, dim, length, self_sym_sizes, start: F.op(
+                       "slice_backward", g, dim=dim, start=start, end=start + length, step=1,
+                       self_sym_sizes=self_sym_sizes),),
+                   ("grad placed in the narrowed range, zeros elsewhere",))
+RENORM = rule("renorm", "RenormBackward0", _renorm, (_renorm_grad,),
+              ("where(norm > maxnorm, maxnorm / norm * (grad - norm_backward(Σ self·grad) / norm), grad)",))
 MAX = rule("max", "MaxBackward1", lambda a: np.max(a), (_evenly_distribute,),
            ("grad split evenly among the maxima",))
 MIN = rule("min", "MinBackward1", lambda a: np.min(a), (_evenly_distribute,),
@@ -2935,8 +2978,31 @@ def as_strided_attrs(base: np.ndarray, view: np.ndarray) -> dict:
             "storage_offset": (_address(view) - _address(base)) // base.itemsize, "geometry": (base, view)}
 
 
+def _as_strided_grad(F: Any, g: Any, attrs: dict) -> Any:
+    """PyTorch's as_strided_backward: the gradient added into zeros shaped like the storage at the view's
+    elements, then read at the input's own elements (`input_geometry`, when the input is not the whole
+    storage), each divided by the number of times the input holds it."""
+    storage = F.op("strided_scatter", g, geometry=where_in_base(*attrs["geometry"]))
+    inp = attrs.get("input_geometry")
+    if F is not ArrayMath:  # as PyTorch: the storage read as the input by an as_strided node
+        raw = np.ascontiguousarray(F.raw(storage))
+        if inp is None:
+            inp = (raw.shape, raw.shape, tuple(n // raw.itemsize for n in raw.strides), 0)
+        out = F.op("as_strided", storage, geometry=(raw, _region(raw, inp)), size=inp[1], stride=inp[2],
+                   storage_offset=inp[3])
+    elif inp is None:
+        return storage
+    else:
+        out = F.op("strided_gather", storage, geometry=inp)
+    if _repeats(inp):
+        counts = np.zeros(int(np.prod(inp[0])), np.asarray(F.raw(g)).dtype)
+        np.add.at(counts, _region(np.arange(counts.size), inp), 1)
+        out = out / _region(counts, inp)
+    return out
+
+
 AS_STRIDED = rule("as_strided", "AsStridedBackward0", lambda a, geometry, **layout: geometry[1],
-                  (lambda F, g, attrs: F.op("strided_scatter", g, geometry=where_in_base(*attrs["geometry"])),),
+                  (_as_strided_grad,),
                   ("grad added into zeros like the base at the view's elements",), view=True,
                   extra_saves=("size", "stride", "storage_offset"))
 

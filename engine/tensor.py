@@ -163,7 +163,11 @@ class Tensor(metaclass=_TorchClass):
     def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f"
 
-    def is_contiguous(self) -> bool:
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        from engine import info
+
+        if memory_format is info.channels_last or memory_format is info.channels_last_3d:
+            return info.is_contiguous_as(self._data.shape, self.stride(), memory_format)
         return bool(self._data.flags.c_contiguous)
 
     def is_inference(self) -> bool:
