@@ -1022,3 +1022,23 @@ pad = torch.tensor([[False, False, False, True, True], [False] * 5])
 with torch.no_grad():
     print(torch.backends.mha.get_fastpath_enabled(), enc(src, src_key_padding_mask=pad)[0])
 """)
+
+snippet("layer_class_names_in_hooks", """
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Conv2d(1, 2, 3), nn.ReLU(), nn.Flatten(), nn.Linear(8, 3))
+
+def show(module, inputs, output):
+    print(f"{module.__class__.__name__:8s} {tuple(inputs[0].shape)} -> {tuple(output.shape)}")
+
+handles = [m.register_forward_hook(show) for m in model]
+out = model(torch.randn(1, 1, 4, 4))
+for h in handles:
+    h.remove()
+print(out.__class__.__name__, out.grad_fn.__class__.__name__, model.__class__ == nn.Sequential)
+total = torch.zeros(3)
+total.__iadd__(out.detach()[0])
+print(total.__add__(1).shape, total.__len__())
+""")

@@ -131,7 +131,7 @@ def test_extra_globals_and_transform_run_after_checks():
 
 REFUSED = [
     # (code, line, col, fragment of the message)
-    ("x = 1\ny = x.__class__", 2, 7, "names starting with '_' are not allowed: '__class__'"),
+    ("x = 1\ny = x.__dict__", 2, 7, "names starting with '_' are not allowed: '__dict__'"),
     ("x = 1\ny = delattr(x, 'real')", 2, 5, "'delattr' is not allowed"),
     ("print('{0.__class__}'.format(1))", 1, 23, "format strings"),
     ("g = (i for i in [])\nf = g.gi_frame", 2, 7, "gi_frame"),
@@ -152,7 +152,7 @@ REFUSED = [
     ("import torch\nclass F(torch.autograd.Function):\n    def __call__(self):\n        pass", 3, 5, "__call__"),
     ("try:\n    pass\nexcept* ValueError:\n    pass", 1, 1, "not allowed"),
     ("async def f():\n    pass", 1, 1, "async"),
-    ("x = 'é'; y = x.__len__", 1, 16, "'__len__'"),
+    ("x = 'é'; y = x.__sizeof__", 1, 16, "'__sizeof__'"),
 ]
 
 

@@ -45,7 +45,13 @@ FORBIDDEN_BUILTINS = frozenset({
 
 # Private attributes PyTorch tutorials legitimately read; the run-time guard re-checks the type.
 PRIVATE_ATTR_ALLOWED = re.compile(
-    r"^(_saved_[A-Za-z0-9_]+|_version|_sequence_nr|_is_view|_base|__getitem__|__setitem__)$")
+    r"^(_saved_[A-Za-z0-9_]+|_version|_sequence_nr|_is_view|_base|__getitem__|__setitem__|__class__)$")
+# A tensor's operator methods, read explicitly (`x.__iadd__(1)`, `x.__add__(y)`); the guard allows them on
+# tensors only.
+TENSOR_OPERATOR_METHODS = frozenset(f"__{op}__" for op in """add radd iadd sub rsub isub mul rmul imul truediv
+rtruediv itruediv floordiv rfloordiv ifloordiv mod rmod imod pow rpow ipow matmul rmatmul imatmul neg pos abs
+invert and rand iand or ror ior xor rxor ixor lshift rshift lt le gt ge eq ne len bool float int index
+contains""".split())
 # Attributes refused at compile time with a dedicated message (the guard refuses them too).
 # (`.numpy()` itself is allowed: the guard hands out a fresh copy, see guards.py and arrays.py.)
 NUMPY_ATTRS = frozenset({"__array__", "__array_interface__", "__array_struct__"})
@@ -108,15 +114,15 @@ def _is_super_call(node: ast.AST) -> bool:
 
 
 def special_private_attribute(node: ast.Attribute) -> bool:
-    """The few `_`-names allowed as attribute *reads*: `x.__name__`, `super().__init__`, `d.__setitem__`,
-    `grad_fn._saved_self`, `t._version`, `grad_fn._sequence_nr`."""
+    """The few `_`-names allowed as attribute *reads*: `x.__name__`, `x.__class__`, `super().__init__`,
+    `d.__setitem__`, `grad_fn._saved_self`, `t._version`, `grad_fn._sequence_nr`, `t.__iadd__`."""
     if not isinstance(node.ctx, ast.Load):
         return False
     if node.attr == "__name__":
         return True
     if node.attr == "__init__":
         return _is_super_call(node.value)
-    return bool(PRIVATE_ATTR_ALLOWED.match(node.attr))
+    return bool(PRIVATE_ATTR_ALLOWED.match(node.attr)) or node.attr in TENSOR_OPERATOR_METHODS
 
 
 def _format_fields(template: str) -> list[str]:

@@ -46,7 +46,8 @@ import numpy as np
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 
 from . import arrays, npfacade, warnfacade
-from .compiler import ALLOWED_IMPORT_ROOTS, CLASS_SPECIAL_METHODS, IMPORTS_ALLOWED, format_field_is_unsafe
+from .compiler import (ALLOWED_IMPORT_ROOTS, CLASS_SPECIAL_METHODS, IMPORTS_ALLOWED, TENSOR_OPERATOR_METHODS,
+                       format_field_is_unsafe)
 from .errors import OutputLimitExceeded, PolicyError
 
 DEFAULT_MAX_OUTPUT_CHARS = 1_000_000
@@ -828,6 +829,10 @@ class Policy:
         if name.startswith("_"):
             if name == "__name__":
                 return obj._cls.__name__ if k == "typename" else _name_of(obj)
+            if name == "__class__":  # the same name tag as type(obj)
+                return self.type_(obj)
+            if k == "tensor" and name in TENSOR_OPERATOR_METHODS:
+                return getattr(obj, name)
             if k == "super" and name == "__init__":
                 if isinstance(obj.__self__, type):  # super(C, C).__init__ would re-run __init__ on any object
                     raise PolicyError("super(...).__init__ is only allowed on an instance")
@@ -924,6 +929,8 @@ class Policy:
     def _class_getattr(self, cls: type, name: str) -> Any:
         if name == "__name__":
             return _name_of(cls)
+        if name == "__class__":
+            return self.type_(cls)
         if name.startswith("_"):
             raise PolicyError(f"names starting with '_' are not allowed: {name!r}")
         if name in DENIED_NAMES:
@@ -1049,6 +1056,10 @@ class Policy:
         if rest:
             raise PolicyError("type() with three arguments (creating classes) is not allowed")
         cls = type(obj)
+        if cls is TypeName:  # the type of a class
+            return TypeName(type, "type")
+        if cls is Facade:  # what `import torch` gave: a module, as far as the snippet can tell
+            return TypeName(types.ModuleType, "module")
         shown = self._exposed_names.get(cls)
         if type(cls).__repr__ is not type.__repr__ and self.is_engine_class(cls):  # named as PyTorch names it
             shown = repr(cls)[len("<class '"):-len("'>")]

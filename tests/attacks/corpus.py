@@ -38,14 +38,33 @@ for i, expr in enumerate([
     "(torch.ones(2, requires_grad=True) * 2).grad_fn.__class__.__init__.__globals__",
     "torch.Tensor.__init__.__globals__['np']",
     "torch.autograd.__spec__",
-    "torch.ones(1).__class__",
+    "torch.ones(1).__class__.__base__",
     "(1).__class__.__base__",
+    "torch.ones(1).__class__.__class__.__subclasses__()",
+    "torch.ones(1).__class__.__dict__",
+    "torch.ones(1).__class__.mro()",
+    "torch.ones(1).__class__.__call__",
+    "torch.ones(1).__class__.__new__",
+    "torch.ones(1).__class__.__init__",
+    "torch.ones(1).__class__([1.0])",
+    "torch.ones(1).__add__.__self__",
+    "torch.ones(1).__add__.__func__.__globals__",
+    "torch.ones(1).__iadd__.__func__",
+    "[].__iadd__",
+    "''.__add__",
+    "torch.ones(1).__init_subclass__",
+    "torch.ones(1).__getattribute__('_data')",
+    "torch.__class__.__dict__",
+    "torch.nn.Linear.__class__.__subclasses__(torch.nn.Linear.__class__)",
 ]):
     case("dunder", f"dunder_{i:02d}", f"import torch\nx = {expr}\nprint(x)")
 case("dunder", "saved_on_tensor", "import torch\nprint(torch.ones(2)._saved_self)")
 case("dunder", "version_on_node", "import torch\ny = torch.ones(2, requires_grad=True) * 2\nprint(y.grad_fn._version)")
 case("dunder", "super_self", "import torch\nclass N(torch.nn.Module):\n    def f(self):\n        return super().__self__\n")
 case("dunder", "type_name_then_attr", "t = type(1)\nprint(t.__name__)", OK)
+case("dunder", "class_name_of_layers", "import torch\nfor m in torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.ReLU()):\n"
+     "    print(m.__class__.__name__, m.__class__ == torch.nn.ReLU, getattr(m, '__class__'))", OK)
+case("dunder", "tensor_operator_method", "import torch\nx = torch.zeros(2)\nx.__iadd__(1)\nprint(x.__add__(x), x.__len__())", OK)
 case("dunder", "type_name_then_mro", "t = type(1)\nprint(t.__mro__)")
 case("dunder", "type_proxy_call", "t = type(1)\nprint(t('5'))")
 case("dunder", "type_three_args", "X = type('X', (), {})\nprint(X)")
@@ -54,11 +73,11 @@ case("dunder", "exc_with_traceback", "try:\n    1/0\nexcept Exception as e:\n   
 
 # --- computed getattr --------------------------------------------------------------------------------
 for i, code in enumerate([
-    "print(getattr(1, '__class__'))",
+    "print(getattr(getattr(1, '__class__'), '__subclasses__'))",
     "print(getattr(getattr, '__self__'))",
     "print(vars())",
     "print(dir())",
-    "n = '__cla' + 'ss__'\nassert not hasattr(1, n) and not hasattr(print, '__self__')\nraise RuntimeError('done')",
+    "n = '__subcla' + 'sses__'\nassert not hasattr(1, n) and not hasattr(print, '__self__')\nraise RuntimeError('done')",
     "x = (1).__getattribute__('__class__')",
     "import torch\nprint(torch.Tensor.__getattribute__(torch.ones(1), '_data'))",
     "setattr(print, 'x', 1)",
@@ -83,13 +102,13 @@ for i, code in enumerate([
     "print(getattr(type(1), '__mro__'))",
     "print(getattr(int, '__subclasses__')())",
     "print(getattr(print, '__self__', 1))",
-    "print(getattr(1, '__class__', None))",
+    "print(getattr(1, '__dict__', None))",
     _FN + "print(getattr(y.grad_fn, 'ctx'))",
     _FN + "print(y.grad_fn.function)",
     _FN + "print(getattr(y.grad_fn, '_saved'))",
-    _FN + "print(y.grad_fn.k.__class__)",
-    "import torch\nprint(torch.Tensor.__name__.__class__)",
-    "import torch\nprint(getattr(torch.Tensor.__name__, '__class__'))",
+    _FN + "print(y.grad_fn.k.__class__.__bases__)",
+    "import torch\nprint(torch.Tensor.__name__.__class__.__mro__)",
+    "import torch\nprint(getattr(getattr(torch.Tensor.__name__, '__class__'), 'mro')())",
 ]):
     case("getattr", f"computed_{i:02d}", code)
 for i, code in enumerate([  # controls
@@ -100,7 +119,7 @@ for i, code in enumerate([  # controls
     "import torch\nm = torch.nn.Linear(1, 1)\nsetattr(m, 'scale', 2.0)\nprint(m.scale)",
 ]):
     case("getattr", f"computed_ok_{i:02d}", code, OK)
-case("getattr", "hasattr_dunder_is_false", "print(hasattr(1, '__class__'), hasattr(1, '_x'))\nraise RuntimeError('done')")
+case("getattr", "hasattr_dunder_is_false", "print(hasattr(1, '__dict__'), hasattr(1, '_x'))\nraise RuntimeError('done')")
 
 # --- format-string attribute access -----------------------------------------------------------------
 for i, code in enumerate([
@@ -109,7 +128,7 @@ for i, code in enumerate([
     "s = '{0[np]}'\nimport torch\nprint(s.format(torch.__dict__))",
     "print(str.format('{0.__class__.__mro__}', 1))",
     "print('{x.__class__}'.format_map({'x': 1}))",
-    "print(f'{(1).__class__}')",
+    "print(f'{(1).__class__.__mro__}')",
     "s = '{:{0.__class__}}'\nprint(s.format(1))",
     "print(format(1, ''))",
     "fmt = '{0.real.__class__}'\nprint(fmt.format(1))",
@@ -465,13 +484,13 @@ for i, code in enumerate([
     "print(a.__array_interface__)",
     "print(a.__reduce__())",
     "print(a.__reduce_ex__(2))",
-    "print(a.__class__)",
+    "print(a.__class__.__bases__)",
     "print(a.dtype.type)",
     "print(a.dtype.type(5))",
     "print(a.dtype.fields, a.dtype.descr)",
     "print(a.dtype.newbyteorder())",
     "print(a.dtype.base)",
-    "print(a.dtype.__class__)",
+    "print(a.dtype.__class__.__mro__)",
     "print(a.sum(dtype=tuple))",
     "print(a.sum(0, dict))",
     "print(a.sum(0, 'O'))",
@@ -557,7 +576,7 @@ for i, code in enumerate([
     "with warnings.catch_warnings(record=True) as w:\n    warnings.warn('x')\nw[0].filename = '@CANARY@'",
     "with warnings.catch_warnings(record=True) as w:\n    warnings.warn('x')\nprint(w[0].category.mro())",
     "with warnings.catch_warnings(record=True) as w:\n    warnings.warn('x')\nprint(w[0].category.__subclasses__())",
-    "with warnings.catch_warnings(record=True) as w:\n    warnings.warn('x')\nprint(w[0].__class__)",
+    "with warnings.catch_warnings(record=True) as w:\n    warnings.warn('x')\nprint(w[0].__class__.__init__)",
     "with warnings.catch_warnings(record=True) as w:\n    warnings.warn('x')\nprint(w[0].message.__class__.__base__)",
     "warnings.warn('x', source=print)",
     "warnings.simplefilter('error', category=int)",
@@ -599,8 +618,8 @@ for i, code in enumerate([
     "import torch\nprint(torch.autograd.function.__dict__)",
     "import torch\nprint(torch.utils.checkpoint.__spec__)",
     "import torch\nM = type(torch.autograd.Function)\nprint(M('X', (), {}))",
-    "import torch\nprint(torch.autograd.Function.__class__)",
-    "import torch\nprint(torch.from_numpy.__class__)",
+    "import torch\nprint(torch.autograd.Function.__class__.__subclasses__)",
+    "import torch\nprint(torch.from_numpy.__class__.__dict__)",
     "import torch\nprint(torch.from_numpy._fn)",
     "import torch\nx = torch.ones(1)\nprint(x.numpy._fn)",
     "import torch.autograd.grad_mode",
