@@ -405,9 +405,9 @@ def _in_memory_order(data: np.ndarray, values: np.ndarray) -> np.ndarray:
     return np.transpose(values.reshape([data.shape[d] for d in order]), np.argsort(order))
 
 
-def draw_like(data: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Values drawn one after another into torch.empty_like(data), placed as its kernels visit it: in
-    the order of the dense strides empty_like gives (data's own when dense, else infer_dense_strides's)."""
+def dense_order(data: np.ndarray) -> list[int]:
+    """The dims of torch.empty_like(data) (preserve_format), outermost first: data's own stride order
+    when dense, else infer_dense_strides's (a stride-0 dim keeps its place)."""
     ndim, strides, shape = data.ndim, data.strides, data.shape
 
     def should_swap(d0: int, d1: int) -> int:
@@ -428,8 +428,28 @@ def draw_like(data: np.ndarray, values: np.ndarray) -> np.ndarray:
                 d1 = d0
             elif comparison < 0:
                 break
-    order = perm[::-1]
-    return np.transpose(values.reshape([shape[d] for d in order]), np.argsort(order))
+    return perm[::-1]
+
+
+def draw_like(data: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Values drawn one after another into torch.empty_like(data), placed as its kernels visit it."""
+    order = dense_order(data)
+    return np.transpose(values.reshape([data.shape[d] for d in order]), np.argsort(order))
+
+
+def copy_like(data: np.ndarray, memory_format: Any = None) -> np.ndarray:
+    """A copy of `data` laid out as torch's clone(memory_format=...) lays it out (default: preserve_format)."""
+    from engine import info
+
+    if memory_format is info.channels_last or memory_format is info.channels_last_3d:
+        order = [0, *range(2, data.ndim), 1]  # NHWC / NDHWC
+    elif memory_format is not None and memory_format is not info.preserve_format:
+        return np.array(data, order="C")
+    elif data.flags.c_contiguous:
+        return data.copy()
+    else:
+        order = dense_order(data)
+    return np.ascontiguousarray(data.transpose(order)).transpose(np.argsort(order))
 
 
 def _random_span(dtype: np.dtype) -> int:

@@ -644,7 +644,7 @@ def squeeze(input: Tensor, dim: Any = None) -> Tensor:
 
 
 def clone(input: Tensor, memory_format: Any = None) -> Tensor:
-    return apply(ops.CLONE, (input,))
+    return apply(ops.CLONE, (input,), None if memory_format is None else {"memory_format": memory_format})
 
 
 # --- comparisons (no gradient) ----------------------------------------------------------------

@@ -15,6 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from engine import conv, messages
+from engine.creation import copy_like
 from engine import special_kernels as special
 from engine.rules import ArrayMath, Rule
 
@@ -325,7 +326,7 @@ SQUEEZE_DIM = rule("squeeze_dim", "SqueezeBackward1", lambda a, dim: np.squeeze(
                    (lambda F, g, dim, self_sym_sizes: _unsqueeze_to(F, g, self_sym_sizes, (dim,)),),
                    ("grad unsqueezed back to self",), view=True)
 CLONE = rule("clone", "CloneBackward0",
-             lambda a, memory_format=None: np.array(a, copy=True, order="C" if memory_format else "K"),
+             copy_like,
              (lambda F, g: g,), ("grad",), elementwise=True)
 
 

@@ -535,6 +535,16 @@ try:
 except RuntimeError as e:
     print("RuntimeError:", e)
 """,
+    "clone_keeps_the_layout": """
+x = torch.arange(16.0).reshape(2, 2, 2, 2)
+e = torch.ones(3, 1).expand(3, 4)
+for fmt in [None, torch.preserve_format, torch.contiguous_format, torch.channels_last]:
+    kw = {} if fmt is None else {"memory_format": fmt}
+    print(fmt, x.permute(0, 2, 3, 1).clone(**kw).stride(), x[:, :, ::2].clone(**kw).stride(),
+          x.transpose(1, 3).clone(**kw).stride(), x.clone(**kw).stride(), x.clone(**kw).is_contiguous())
+    if fmt is not torch.channels_last:
+        print(e.clone(**kw).stride(), e.t().clone(**kw).stride(), torch.ones(2, 3).t().clone(**kw).stride())
+""",
 })
 
 
