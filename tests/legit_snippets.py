@@ -1042,3 +1042,18 @@ total = torch.zeros(3)
 total.__iadd__(out.detach()[0])
 print(total.__add__(1).shape, total.__len__())
 """)
+
+snippet("forward_mode_dual_numbers", """
+import torch
+import torch.autograd.forward_ad as fwAD
+
+x = torch.tensor([0.5, 1.0, 2.0])
+direction = torch.tensor([1.0, 0.0, 0.0])
+with fwAD.dual_level():
+    dual = fwAD.make_dual(x, direction)
+    y = torch.tanh(dual) * dual.exp()
+    out = fwAD.unpack_dual(y)
+    print(out.primal, out.tangent)
+    primal, tangent = out
+    print(tangent.shape, fwAD.unpack_dual(x).tangent)
+""")

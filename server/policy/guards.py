@@ -709,6 +709,10 @@ class Policy:
     # -- classification --------------------------------------------------------------------------
     def is_engine_class(self, cls: type) -> bool:
         mod = getattr(cls, "__module__", "") or ""
+        if mod == "torch" or mod.startswith("torch."):
+            # an engine class carrying PyTorch's module name (forward_ad's UnpackedDualTensor), never
+            # a class of real PyTorch, should that be loaded in this process
+            return getattr(sys.modules.get(mod), cls.__name__, None) is not cls and cls not in self.user_classes
         return (mod == self.engine_prefix or mod.startswith(self.engine_prefix + ".")) \
             and cls not in self.user_classes
 

@@ -58,6 +58,14 @@ for i, expr in enumerate([
     "torch.nn.Linear.__class__.__subclasses__(torch.nn.Linear.__class__)",
 ]):
     case("dunder", f"dunder_{i:02d}", f"import torch\nx = {expr}\nprint(x)")
+for i, code in enumerate([
+    "import torch.autograd.forward_ad as f\nprint(f._state)",
+    "import torch.autograd.forward_ad as f\nprint(f.make_dual.__globals__)",
+    "import torch.autograd.forward_ad as f\nprint(f.dual_level().__enter__)",
+    "import torch\nimport torch.autograd.forward_ad as f\nwith f.dual_level():\n    u = f.unpack_dual(f.make_dual(torch.ones(1), torch.ones(1)))\n    print(u._asdict, u.__class__.__mro__)",
+    "import torch\nimport torch.autograd.forward_ad as f\nwith f.dual_level():\n    d = f.make_dual(torch.ones(1), torch.ones(1))\n    print(d._tangent)",
+]):
+    case("dunder", f"forward_ad_{i:02d}", code)
 case("dunder", "saved_on_tensor", "import torch\nprint(torch.ones(2)._saved_self)")
 case("dunder", "version_on_node", "import torch\ny = torch.ones(2, requires_grad=True) * 2\nprint(y.grad_fn._version)")
 case("dunder", "super_self", "import torch\nclass N(torch.nn.Module):\n    def f(self):\n        return super().__self__\n")
