@@ -1057,3 +1057,20 @@ with fwAD.dual_level():
     primal, tangent = out
     print(tangent.shape, fwAD.unpack_dual(x).tangent)
 """)
+
+snippet("dtype_limits_linalg_and_transformer", """
+import torch
+import torch.nn as nn
+
+print(torch.finfo(torch.float32).eps, torch.iinfo(torch.int64).max, torch.finfo(torch.float16))
+x = torch.tensor([[2.0, 1.0], [1.0, 3.0]], requires_grad=True)
+ev = torch.linalg.eigh(x)
+print(ev.eigenvalues, ev.eigenvectors.shape, type(torch.linalg.pinv(x).grad_fn).__name__)
+print(torch.quantile(torch.tensor([1.0, 2.0, 3.0, 4.0]), 0.5), torch.argwhere(x > 1.5))
+print(torch.arange(6.0).as_strided((2, 2), (1, 2)), torch.triu_indices(3, 3))
+torch.manual_seed(0)
+layer = nn.TransformerEncoderLayer(d_model=4, nhead=2, dim_feedforward=8, dropout=0.0, batch_first=True)
+out = layer(torch.randn(1, 3, 4))
+out.sum().backward()
+print(out.shape, type(out.grad_fn).__name__, layer.linear1.weight.grad.shape)
+""")

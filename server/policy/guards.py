@@ -125,6 +125,9 @@ NOT_CONSTRUCTIBLE = frozenset({"dtype", "Node", "AccumulateGrad"})
 # as Generator.uniform(n, low, high, dtype)): a snippet sees only PyTorch's names.
 ENGINE_CLASS_ATTRS = {
     "Generator": frozenset({"device", "get_state", "set_state", "manual_seed", "seed", "initial_seed"}),
+    "finfo": frozenset({"bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype"}),
+    "iinfo": frozenset({"bits", "max", "min", "dtype"}),
+    "memory_format": frozenset(),
 }
 # Tensor attributes that are read-only in PyTorch (a foreign grad_fn would reach the executor).
 TENSOR_READ_ONLY = frozenset({"grad_fn"})
@@ -758,11 +761,10 @@ class Policy:
             kind = ("public",) if self.is_engine_class(tp) else ("set", frozenset({"args"}))
         elif self._is_user_class(tp) or any(self._is_user_class(b) for b in tp.__mro__):
             kind = ("public",)
+        elif allowed := [names for cls, names in self.allowlists.items() if issubclass(tp, cls)]:
+            kind = ("allow", allowed[0])  # (finfo and iinfo name their module builtins, as PyTorch's do)
         elif self.is_engine_class(tp):
             kind = ("public",)
-            for cls, names in self.allowlists.items():
-                if issubclass(tp, cls):
-                    kind = ("allow", names)
         elif tp.__module__ == "math" or tp is types.BuiltinFunctionType:
             kind = ("set", frozenset())
         else:

@@ -66,6 +66,15 @@ for i, code in enumerate([
     "import torch\nimport torch.autograd.forward_ad as f\nwith f.dual_level():\n    d = f.make_dual(torch.ones(1), torch.ones(1))\n    print(d._tangent)",
 ]):
     case("dunder", f"forward_ad_{i:02d}", code)
+for i, code in enumerate([
+    "import torch\nprint(torch.finfo(torch.float32).__class__.__init__)",
+    "import torch\nprint(torch.finfo(torch.float32)._info)",
+    "import torch\nprint(torch.finfo.__dict__)",
+    "import torch\nprint(torch.finfo(torch.float32).__reduce__())",
+    "import torch\nprint(torch.contiguous_format._name, torch.contiguous_format.__reduce__())",
+    "import torch\nf = torch.finfo(torch.float32)\nf.eps = 1",
+]):
+    case("dunder", f"dtype_info_{i:02d}", code)
 case("dunder", "saved_on_tensor", "import torch\nprint(torch.ones(2)._saved_self)")
 case("dunder", "version_on_node", "import torch\ny = torch.ones(2, requires_grad=True) * 2\nprint(y.grad_fn._version)")
 case("dunder", "super_self", "import torch\nclass N(torch.nn.Module):\n    def f(self):\n        return super().__self__\n")
