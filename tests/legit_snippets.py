@@ -1074,3 +1074,34 @@ out = layer(torch.randn(1, 3, 4))
 out.sum().backward()
 print(out.shape, type(out.grad_fn).__name__, layer.linear1.weight.grad.shape)
 """)
+
+snippet("plain_helper_class", """
+import torch
+
+class LinearModel:
+    def __init__(self, n):
+        torch.manual_seed(0)
+        self.w = torch.randn(n, requires_grad=True)
+        self.b = torch.zeros(1, requires_grad=True)
+
+    def forward(self, x):
+        return x @ self.w + self.b
+
+    def parameters(self):
+        return [self.w, self.b]
+
+    @torch.no_grad()
+    def step(self, lr):
+        for p in self.parameters():
+            p -= lr * p.grad
+            p.grad = None
+
+model = LinearModel(3)
+x = torch.tensor([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]])
+y = torch.tensor([1.0, 0.0])
+for epoch in range(3):
+    loss = ((model.forward(x) - y) ** 2).mean()
+    loss.backward()
+    model.step(0.05)
+    print(epoch, round(loss.item(), 4), model.w.requires_grad, model.__class__.__name__)
+""")

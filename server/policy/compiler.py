@@ -40,7 +40,7 @@ IMPORTS_ALLOWED = "only torch (and its submodules), numpy, math, warnings, io an
 FORBIDDEN_BUILTINS = frozenset({
     "delattr", "vars", "globals", "locals", "dir", "eval", "exec", "compile",
     "open", "input", "breakpoint", "help", "memoryview", "format", "classmethod", "property",
-    "exit", "quit", "copyright", "credits", "license", "object", "bytearray",
+    "exit", "quit", "copyright", "credits", "license", "bytearray",
 })
 
 # Private attributes PyTorch tutorials legitimately read; the run-time guard re-checks the type.
@@ -51,7 +51,7 @@ PRIVATE_ATTR_ALLOWED = re.compile(
 TENSOR_OPERATOR_METHODS = frozenset(f"__{op}__" for op in """add radd iadd sub rsub isub mul rmul imul truediv
 rtruediv itruediv floordiv rfloordiv ifloordiv mod rmod imod pow rpow ipow matmul rmatmul imatmul neg pos abs
 invert and rand iand or ror ior xor rxor ixor lshift rshift lt le gt ge eq ne len bool float int index
-contains""".split())
+contains getitem setitem""".split())
 # Attributes refused at compile time with a dedicated message (the guard refuses them too).
 # (`.numpy()` itself is allowed: the guard hands out a fresh copy, see guards.py and arrays.py.)
 NUMPY_ATTRS = frozenset({"__array__", "__array_interface__", "__array_struct__"})
@@ -304,9 +304,6 @@ class PolicyChecker(ast.NodeVisitor):
                       "class keywords (metaclass=...) are not allowed")
         if node.decorator_list:
             self.fail(node.decorator_list[0], "class decorators are not allowed")
-        if not node.bases:
-            self.fail(node, "a class must derive from torch.autograd.Function, torch.nn.Module or a "
-                            "torch.utils.data Dataset or Sampler")
         for base in node.bases:
             if _dotted(base) is None:
                 self.fail(base, "class bases must be plain names like torch.autograd.Function "

@@ -1033,24 +1033,22 @@ class Policy:
         self.write_(obj)[key] = _inplacevar_(op, current, value)
 
     def build_class(self, name: str, bases: tuple, namespace: dict) -> type:
-        """RestrictedPython's `__metaclass__`: classes only as subclasses of Function / nn.Module."""
-        if not bases:
-            raise PolicyError(f"class {name}: a class must derive from torch.autograd.Function, torch.nn.Module "
-                              "or a torch.utils.data Dataset or Sampler")
+        """RestrictedPython's `__metaclass__`: plain classes, or subclasses of Function, nn.Module, a Dataset or
+        Sampler, or of the snippet's own classes."""
         for base in bases:
             ok = isinstance(base, type) and (
-                self._is_user_class(base)
+                base is object or self._is_user_class(base)
                 or (self.is_engine_class(base) and any(issubclass(base, b) for b in self.class_bases)))
             if not ok:
                 shown = base._shown if isinstance(base, TypeName) else getattr(base, "__name__", type(base).__name__)
-                raise PolicyError(f"class {name}: deriving from {shown} is not allowed (only "
-                                  "torch.autograd.Function, torch.nn.Module and torch.utils.data's "
-                                  "Dataset, IterableDataset and Sampler)")
+                raise PolicyError(f"class {name}: deriving from {shown} is not allowed (only object, "
+                                  "torch.autograd.Function, torch.nn.Module, torch.utils.data's "
+                                  "Dataset, IterableDataset and Sampler, and the snippet's own classes)")
         for key in namespace:
             if key.startswith("_") and key not in CLASS_SPECIAL_METHODS and key not in (
                     "__module__", "__qualname__", "__classcell__", "__doc__"):
                 raise PolicyError(f"class {name}: names starting with '_' are not allowed: {key!r}")
-        meta = type(bases[0])
+        meta = type(bases[0]) if bases else type
         for b in bases[1:]:
             if issubclass(type(b), meta):
                 meta = type(b)
@@ -1102,7 +1100,7 @@ class Policy:
                      "divmod", "enumerate", "filter", "float", "frozenset", "hash", "hex", "id", "int",
                      "iter", "len", "list", "map", "max", "min", "next", "oct", "ord", "pow", "range",
                      "repr", "reversed", "round", "set", "slice", "sorted", "str", "sum", "tuple", "zip",
-                     "staticmethod", "super", "bytes"):
+                     "staticmethod", "super", "bytes", "object"):
             b[name] = getattr(builtins, name)
         for exc in SAFE_EXCEPTIONS:
             b[exc.__name__] = exc

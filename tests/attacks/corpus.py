@@ -267,8 +267,27 @@ for i, code in enumerate([
 # --- metaclasses and classes ------------------------------------------------------------------------------
 for i, code in enumerate([
     "class X(metaclass=type):\n    pass",
-    "class X:\n    pass",
-    "class X(object):\n    pass",
+    "class X:\n    def __getattr__(self, n):\n        return n",
+    "class X(object):\n    def __del__(self):\n        pass",
+    "class X:\n    def __init_subclass__(cls):\n        pass",
+    "class X:\n    def __set_name__(self, owner, name):\n        pass",
+    "class X:\n    def __eq__(self, other):\n        return other.__dict__",
+    "class X:\n    pass\nprint(X.__subclasses__())",
+    "class X:\n    pass\nprint(X().__dict__)",
+    "class X:\n    pass\nprint(X.__mro__[1].__subclasses__())",
+    "class X:\n    pass\nprint(X.mro())",
+    "class X:\n    pass\nclass Y(X, dict):\n    pass",
+    "class X:\n    def __init__(self):\n        self.__secret = 1",
+    "class X:\n    __slots__ = ('a',)",
+    "class X:\n    @classmethod\n    def make(cls):\n        return cls",
+    "class X:\n    @property\n    def p(self):\n        return 1",
+    "class X:\n    f = print\nX().f('hi')\nprint(X.f.__self__)",
+    "class X:\n    def get(self):\n        return self.get.__func__.__globals__\nprint(X().get())",
+    "print(object.__subclasses__())",
+    "print(object.mro())",
+    "print(getattr(object, '__subclasses__')())",
+    "print(object().__reduce_ex__(2))",
+    "o = object()\no.x = 1",
     "import torch\nclass X(torch.Tensor):\n    pass",
     "class X(Exception):\n    pass",
     "import torch\nclass X(torch.autograd.Function):\n    def __init_subclass__(cls):\n        pass",
@@ -282,6 +301,16 @@ for i, code in enumerate([
     "class X(type(1)):\n    pass",
 ]):
     case("metaclass", f"metaclass_{i:02d}", code)
+for i, code in enumerate([  # controls: plain helper classes, as tutorials write them
+    "class Counter:\n    def __init__(self):\n        self.n = 0\n    def add(self, k=1):\n        self.n += k\n"
+    "        return self\nc = Counter().add().add(2)\nprint(c.n, type(c).__name__, c.__class__.__name__)",
+    "import torch\nclass Trainer(object):\n    def __init__(self, w):\n        self.w = w\n    @torch.no_grad()\n"
+    "    def step(self, lr):\n        self.w -= lr * self.w.grad\nw = torch.ones(2, requires_grad=True)\n"
+    "(w * w).sum().backward()\nTrainer(w).step(0.1)\nprint(w)",
+    "class Base:\n    scale = 2\n    def f(self, x):\n        return x * self.scale\nclass Child(Base):\n"
+    "    def f(self, x):\n        return super().f(x) + 1\nprint(Child().f(3), isinstance(Child(), Base))",
+]):
+    case("metaclass", f"plain_class_ok_{i:02d}", code, OK)
 
 # --- decorators ---------------------------------------------------------------------------------------------
 for i, code in enumerate([
@@ -341,7 +370,7 @@ case("numpy_facade", "numpy_facade_huge", "import numpy as np\nprint(np.zeros(1 
 # --- container item methods and `collections`: only what tutorials need ------------------------------
 for i, code in enumerate([
     "print({}.__setitem__.__self__)",
-    "import torch\nt = torch.ones(2)\nf = t.__setitem__\nf(0, 5)",
+    "import torch\nt = torch.ones(2)\nf = t.__setitem__\nprint(f.__self__)",
     "import torch\nprint(getattr(torch.nn.Linear(1, 1), '__getitem__'))",
     "print(getattr(print, '__getitem__'))",
     "print(getattr([].__getitem__, '__self__'))",
@@ -462,7 +491,7 @@ for i, code in enumerate([
     "def f():\n    x = 0\n    def g():\n        nonlocal x\n        x = 1\n",
     "try:\n    pass\nexcept* Exception:\n    pass",
     "x = [1]\nx.__delitem__(0)",
-    "import torch\nx = torch.ones(2)\nprint(x.__setitem__)",
+    "import torch\nx = torch.ones(2)\nprint(x.__setitem__.__func__)",
     "print(*(1,), **{'file': 1})",
     "printed = 1",
     "l = []\nl.__class__.append = None",
