@@ -331,5 +331,126 @@ def scatter_reduced(input: Tensor, dim: int, index: Tensor, src: Any, reduce: st
     return not_implemented_result("scatter", out, (input, *others))
 
 
+def _invalid_combination(fn: str, args: tuple, overloads: tuple) -> TypeError:
+    got = ", ".join(_type_name(x) for x in args)
+    expected = "".join(f" * ({o})\n" for o in overloads)
+    return TypeError(f"{fn}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                     + expected)
+
+
+def _require_tensor(fn: str, name: str, position: int, value: Any) -> None:
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}")
+
+
+def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
+    """log2(2^input + 2^other) (Logaddexp2Backward0)."""
+    from engine import ops
+    from engine.functions import _check_broadcast
+    from engine.rules import apply
+
+    _require_tensor("logaddexp2", "other", 2, other)
+    _check_broadcast(input, other)
+    from engine import result_type
+
+    common = result_type(input, other)
+    if common.np.kind in "biu":
+        raise NotImplementedError(f'"logaddexp2_cpu" not implemented for \'{common.legacy}\'')
+    return apply(ops.LOGADDEXP2, (input, other))
+
+
+_FLOAT_POWER_OVERLOADS = ("Tensor input, Tensor exponent, *, Tensor out = None",
+                          "Number self, Tensor exponent, *, Tensor out = None",
+                          "Tensor input, Number exponent, *, Tensor out = None")
+
+
+def float_power(input: Any, exponent: Any) -> Tensor:
+    """pow in double precision: PyTorch's input.to(float64).pow(exponent.to(float64)), so the result is float64
+    and the graph holds ToCopyBackward0 nodes before the PowBackward node."""
+    from engine.functions import pow
+
+    kinds = (isinstance(input, Tensor), isinstance(exponent, Tensor))
+    if not (kinds == (True, True) or kinds[0] and isinstance(exponent, _NUMBER)
+            or kinds[1] and isinstance(input, _NUMBER)):
+        raise _invalid_combination("float_power", (input, exponent), _FLOAT_POWER_OVERLOADS)
+    if not kinds[0]:
+        return pow(float(input), exponent.to(dtypes.float64))
+    base = input.to(dtypes.float64)
+    return pow(base, exponent.to(dtypes.float64) if kinds[1] else float(exponent))
+
+
+def float_power_(self: Tensor, exponent: Any) -> Tensor:
+    """In-place float_power: only a float64 tensor can hold the result."""
+    from engine.methods import _pow_
+
+    if self._data.dtype != np.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {self.dtype.legacy} but the operation's "
+                           "result requires dtype Double")
+    return _pow_(self, exponent.to(dtypes.float64) if isinstance(exponent, Tensor) else float(exponent))
+
+
+_TRUE_DIVIDE_OVERLOADS = ("Tensor input, Tensor other, *, Tensor out = None", "Tensor input, Number other")
+
+
+def true_divide(input: Any, other: Any = None, *args: Any) -> Tensor:
+    """input / other, always true division (div without rounding_mode)."""
+    from engine.functions import div
+
+    if other is None or args or not isinstance(input, Tensor) or not isinstance(other, (Tensor, *_NUMBER)):
+        raise _invalid_combination("true_divide", (input,) + (() if other is None else (other,)) + args,
+                                   _TRUE_DIVIDE_OVERLOADS)
+    return div(input, other)
+
+
+def true_divide_(self: Tensor, other: Any) -> Tensor:
+    from engine.methods import _div_
+
+    return _div_(self, other)
+
+
+def ldexp(input: Tensor, other: Tensor) -> Tensor:
+    """input * 2^other, in floating point (LdexpBackward0)."""
+    from engine import ops
+    from engine.functions import _check_broadcast
+    from engine.rules import apply
+
+    _require_tensor("ldexp", "input", 1, input)
+    _require_tensor("ldexp", "other", 2, other)
+    _check_broadcast(input, other)
+    return apply(ops.LDEXP, (input, other))
+
+
+def ldexp_(self: Tensor, other: Tensor) -> Tensor:
+    from engine import ops
+    from engine.functions import _inplace
+
+    _require_tensor("ldexp_", "other", 1, other)
+    if self._data.dtype.kind in "biu":
+        raise RuntimeError(f"ldexp can't be cast to the desired output type {self.dtype.legacy}")
+    return _inplace(self, ops.LDEXP, (other,))
+
+
+def frexp(input: Tensor) -> Any:
+    """(mantissa, exponent) with input = mantissa * 2^exponent, |mantissa| in [0.5, 1) (FrexpBackward0)."""
+    from engine import ops
+    from engine.rules import apply
+
+    _require_tensor("frexp", "input", 1, input)
+    if input._data.dtype.kind != "f":
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    return Frexp(*apply(ops.FREXP, (input,)))
+
+
+def _frexp_type() -> type:
+    from engine.functions import _named_result
+
+    return _named_result("frexp", ("mantissa", "exponent"))
+
+
+Frexp = _frexp_type()
+
+
 METHODS = {"hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit, "narrow_copy": narrow_copy, "as_strided": as_strided, "argwhere": argwhere, "quantile": quantile, "nanquantile": nanquantile, "renorm": renorm,
-           "renorm_": renorm_}
+           "renorm_": renorm_, "logaddexp2": logaddexp2, "float_power": float_power, "float_power_": float_power_,
+           "true_divide": true_divide, "true_divide_": true_divide_, "ldexp": ldexp, "ldexp_": ldexp_,
+           "frexp": frexp}

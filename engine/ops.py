@@ -5140,3 +5140,44 @@ def _block_diag_grad(F: Any, g: Any, input_nr: int, input_sizes: Any) -> Any:
 
 BLOCK_DIAG = rule("block_diag", "BlockDiagBackward0", _block_diag, (_block_diag_grad,),
                   ("this input's block of grad",), inputs=("tensors",), variadic=True)
+
+
+# --- logaddexp2, ldexp, frexp -----------------------------------------------------------------------
+def _logaddexp2_grad(F: Any, g: Any, first: Any, second: Any) -> Any:
+    """grad / (1 + 2^(second - first)): the share of 2^first in 2^first + 2^second."""
+    if F is ArrayMath:
+        return g / (1 + np.exp2(second - first))
+    return g / F.op("add_scalar", F.op("rpow", second - first, self=2), other=1)
+
+
+LOGADDEXP2 = rule("logaddexp2", "Logaddexp2Backward0", np.logaddexp2,
+                  (lambda F, g, other, self: _logaddexp2_grad(F, g, self, other),
+                   lambda F, g, other, self: _logaddexp2_grad(F, g, other, self)),
+                  ("grad / (1 + pow(2, other - self))", "grad / (1 + pow(2, self - other))"), inputs=BINARY,
+                  elementwise=True, promotes=True)
+
+
+def _ldexp(a: Any, b: Any) -> Any:
+    """a * 2^b, in floating point (integer operands give the default float dtype)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind in "biu":
+        a, b = a.astype(np.float32), b.astype(np.float32)
+    return np.multiply(a, np.exp2(b.astype(a.dtype)))
+
+
+LDEXP = rule("ldexp", "LdexpBackward0", _ldexp,
+             (lambda F, g, other: g * F.op("rpow", other, self=2),  # an integer power for an integer other: 2^-1 is 0
+              lambda F, g, result: _scale(F, g * result, 0.6931471805599453)),
+             ("grad * pow(2, other)", "grad * result * ln(2)"), inputs=BINARY, elementwise=True, promotes=True)
+
+
+def _frexp(a: Any) -> tuple:
+    mantissa, exponent = np.frexp(a)
+    exponent = np.where(np.isfinite(a), exponent, 0).astype(np.int32)
+    return mantissa.astype(a.dtype, copy=False), exponent
+
+
+FREXP = rule("frexp", "FrexpBackward0", _frexp,
+             (lambda F, g, exponent: g[0] / F.op("exp2", exponent),),
+             ("grad / 2^exponent",), outputs=2, differentiable_outputs=(0,), output_names=("mantissa", "exponent"),
+             exact_dtype=True)

@@ -910,4 +910,17 @@ CASES: list[tuple[str, str, tuple, dict]] = [
      {}),
     ("fold", "out = F.fold(a, (3, 4), 2, padding=1, stride=2) * b", ((2, 8, 6), (3, 4)), {}),
     ("instance_norm", "out = F.instance_norm(a, weight=b, bias=c)", ((2, 3, 4), (3,), (3,)), {}),
+    # logaddexp2, float_power, ldexp, frexp
+    ("logaddexp2", "out = T.logaddexp2(a, b)", ((2, 3), (3,)), {}),
+    ("logaddexp2_grad", f"out = {GRAD}(T.logaddexp2(a, b), (a, b), c, create_graph=True)[0]",
+     ((2, 3), (2, 3), (2, 3)), {}),
+    ("float_power", "out = T.float_power(a, b) + a.float_power(2) + T.float_power(2, b)", ((2, 3), (3,)),
+     {"pos": True}),
+    ("float_power_inplace", "y = a.double() * 1\ny.float_power_(b)\nout = y", ((2, 3), (3,)), {"pos": True}),
+    ("true_divide_inplace", "y = a * 1\ny.true_divide_(b)\nout = T.true_divide(y, b)", ((2, 3), (3,)), {"pos": True}),
+    ("ldexp", "out = T.ldexp(a, b)", ((2, 3), (3,)), {}),
+    ("ldexp_int_exponent", "y = a * 1\ny.ldexp_(T.tensor([1, 0, 3]))\nout = y", ((2, 3),), {}),
+    ("ldexp_grad", f"g = {GRAD}(T.ldexp(a, b), (a, b), c, create_graph=True)\nout = g[0] * g[1]",
+     ((2, 3), (2, 3), (2, 3)), {}),
+    ("frexp", "m, e = T.frexp(a * 3)\nout = m * b", ((2, 3), (3,)), {}),
 ]
