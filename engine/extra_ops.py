@@ -450,7 +450,60 @@ def _frexp_type() -> type:
 Frexp = _frexp_type()
 
 
+def _check_scattered_size(src: Tensor, region: np.ndarray) -> None:
+    if src._data.shape != region.shape:
+        raise RuntimeError("expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src._data.shape)}, slice size = {list(region.shape)}")
+
+
+def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: Any = None, end: Any = None,
+                  step: int = 1) -> Tensor:
+    """A copy of input with src written into input[..., start:end:step] along dim (SliceScatterBackward0)."""
+    from engine import ops
+    from engine.functions import _wrap_dim
+    from engine.rules import apply
+
+    _require_tensor("slice_scatter", "src", 2, src)
+    d = _wrap_dim(dim, input._data.ndim)
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    _check_scattered_size(src, input._data[ops._key(d, slice(start, end, step))])
+    return apply(ops.SLICE_SCATTER, (input, src), {"dim": dim, "start": start, "end": end, "step": step})
+
+
+def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    """A copy of input with src written into input.select(dim, index) (SelectScatterBackward0)."""
+    from engine import ops
+    from engine.functions import _wrap_dim
+    from engine.rules import apply
+
+    _require_tensor("select_scatter", "src", 2, src)
+    a = input._data
+    if a.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, a.ndim)
+    if not -a.shape[d] <= index < a.shape[d]:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(a.shape)} at dimension {d}")
+    _check_scattered_size(src, a[ops._key(d, index)])
+    return apply(ops.SELECT_SCATTER, (input, src), {"dim": dim, "index": int(index)})
+
+
+def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """A copy of input with src written onto its diagonal(offset, dim1, dim2) (DiagonalScatterBackward0)."""
+    from engine import ops
+    from engine.functions import _diagonal_dims, _wrap_dim
+    from engine.rules import apply
+
+    _require_tensor("diagonal_scatter", "src", 2, src)
+    ndim = input._data.ndim
+    d1, d2 = _wrap_dim(dim1, ndim), _wrap_dim(dim2, ndim)
+    _diagonal_dims(ndim, dim1, dim2)
+    _check_scattered_size(src, ops._diagonal_view(input._data, offset, d1, d2))
+    return apply(ops.DIAGONAL_SCATTER, (input, src), {"offset": offset, "dim1": dim1, "dim2": dim2})
+
+
 METHODS = {"hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit, "narrow_copy": narrow_copy, "as_strided": as_strided, "argwhere": argwhere, "quantile": quantile, "nanquantile": nanquantile, "renorm": renorm,
            "renorm_": renorm_, "logaddexp2": logaddexp2, "float_power": float_power, "float_power_": float_power_,
            "true_divide": true_divide, "true_divide_": true_divide_, "ldexp": ldexp, "ldexp_": ldexp_,
-           "frexp": frexp}
+           "frexp": frexp, "slice_scatter": slice_scatter, "select_scatter": select_scatter,
+           "diagonal_scatter": diagonal_scatter}

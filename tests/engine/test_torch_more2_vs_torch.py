@@ -71,6 +71,55 @@ print(torch.frexp(torch.tensor([3.], dtype=torch.float16)), torch.frexp(torch.te
 a = torch.tensor([1., 2., 3.], requires_grad=True)
 y = a * 1; y.ldexp_(torch.tensor([1, -2, 3])); y.sum().backward(); print(y, a.grad)  # pow(2, int) is 0 for -2
 """,
+    "slice_select_diagonal_scatter": """
+a=torch.zeros(3,4,requires_grad=True); s=torch.ones(3,2,requires_grad=True)
+r=a.slice_scatter(torch.ones(3,4)); print(r, r.grad_fn._saved_start, r.grad_fn._saved_end, r.grad_fn._saved_dim, r.grad_fn._saved_step)
+r=a.slice_scatter(torch.ones(1,4), start=-1); print(r, r.grad_fn._saved_end)
+t(lambda: torch.slice_scatter(a, torch.ones(3,3), 1, 0, 4, 2))
+t(lambda: torch.select_scatter(a, torch.ones(3), 0, 1))
+t(lambda: torch.select_scatter(a, torch.ones(4), 0, 5))
+t(lambda: torch.select_scatter(a, torch.ones(4), 0, -3))
+t(lambda: torch.select_scatter(a, torch.ones(4), 0, -4))
+t(lambda: torch.diagonal_scatter(a, torch.ones(4)))
+t(lambda: torch.diagonal_scatter(a, torch.ones(3), 0, 0, 0))
+t(lambda: torch.slice_scatter(a, torch.ones(3,2,dtype=torch.float64), 1, 0, 4, 2))
+t(lambda: torch.slice_scatter(torch.zeros(3,4,dtype=torch.float64), torch.ones(3,2), 1, 0, 4, 2))
+t(lambda: torch.select_scatter(torch.zeros(3,4,dtype=torch.int64), torch.ones(4), 0, 1))
+t(lambda: torch.slice_scatter(a, s, 1, step=0))
+t(lambda: torch.slice_scatter(a, s, 1, step=-1))
+t(lambda: torch.slice_scatter(a, torch.ones(3,0), 1, 5, 10))
+t(lambda: torch.slice_scatter(a, torch.ones(3,1), 1, -1))
+t(lambda: torch.slice_scatter(a, torch.ones(3,2), 1, -10, 2))
+t(lambda: torch.select_scatter(a, torch.tensor(1.), 0, 1))
+t(lambda: torch.diagonal_scatter(torch.zeros(2,3,4), torch.ones(2,3), 0, 0, 1))
+t(lambda: torch.diagonal_scatter(torch.zeros(2,3,4), torch.ones(4,2), 0, 0, 1))
+t(lambda: torch.diagonal_scatter(torch.zeros(2,3,4), torch.ones(4,2), 0, -1, 0))
+t(lambda: torch.diagonal_scatter(torch.zeros(2,3,4), torch.ones(2,3), -1, 2, 0).sum())
+t(lambda: torch.diagonal_scatter(torch.zeros(2,3,4), torch.ones(2,3), 0, 0, 5))
+t(lambda: torch.diagonal_scatter(a, torch.ones(0), 5))
+t(lambda: torch.slice_scatter(a, s, 5))
+t(lambda: torch.select_scatter(torch.tensor(1.), torch.tensor(2.), 0, 0))
+t(lambda: torch.slice_scatter(a, s, dim=1, start=0, end=4, step=2))
+torch.manual_seed(0)
+x = torch.randn(3, 4, requires_grad=True); w = torch.randn(3, 4)
+for name, fn, src in [("slice", lambda x, s: torch.slice_scatter(x, s, 1, 1, None, 2), torch.randn(3, 2, requires_grad=True)),
+                      ("slice0", lambda x, s: x.slice_scatter(s, 0, -2), torch.randn(2, 4, requires_grad=True)),
+                      ("select", lambda x, s: torch.select_scatter(x, s, 1, -1), torch.randn(3, requires_grad=True)),
+                      ("diag", lambda x, s: torch.diagonal_scatter(x, s, 1), torch.randn(3, requires_grad=True)),
+                      ("diag_neg", lambda x, s: x.diagonal_scatter(s, -1, 1, 0), torch.randn(3, requires_grad=True))]:
+    torch.manual_seed(0)
+    r = fn(x, src)
+    print(name, r, r.grad_fn.name(), [n[0].name() for n in r.grad_fn.next_functions])
+    (r * w).sum().backward()
+    print(x.grad, src.grad)
+    g = torch.autograd.grad((fn(x, src) ** 2 * w).sum(), (x, src), create_graph=True)
+    print(g, [n[0].name() if n[0] else None for n in g[0].grad_fn.next_functions] if g[0].grad_fn else None)
+    x.grad = None
+r = torch.slice_scatter(torch.zeros(4, dtype=torch.int64), torch.tensor([5, 6]), 0, 0, 4, 2); print(r)
+r = torch.select_scatter(torch.zeros(2, 2), torch.ones(2, requires_grad=True), 0, 0); print(r, [n[0] is None for n in r.grad_fn.next_functions])
+with torch.no_grad():
+    print(torch.diagonal_scatter(x, torch.zeros(3)))
+""",
 }
 
 
