@@ -502,6 +502,27 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
     return apply(ops.DIAGONAL_SCATTER, (input, src), {"offset": offset, "dim1": dim1, "dim2": dim2})
 
 
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """The length-r combinations of a 1-D tensor's elements, one per row: PyTorch's meshgrid, masked_select per
+    grid and stack (StackBackward0 over MaskedSelectBackward0 nodes)."""
+    from engine.functions import _constant as constant, masked_select, meshgrid, stack
+
+    if input._data.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input._data.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return constant(np.zeros((0,), input._data.dtype))
+    n = input._data.shape[0]
+    grids = meshgrid(*[input] * r, indexing="ij")
+    index = np.indices((n,) * r)
+    mask = np.ones((n,) * r, bool)
+    for k in range(r - 1):
+        mask &= index[k] <= index[k + 1] if with_replacement else index[k] < index[k + 1]
+    mask_tensor = constant(mask)
+    return stack([masked_select(g, mask_tensor) for g in grids], 1)
+
+
 METHODS = {"hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit, "narrow_copy": narrow_copy, "as_strided": as_strided, "argwhere": argwhere, "quantile": quantile, "nanquantile": nanquantile, "renorm": renorm,
            "renorm_": renorm_, "logaddexp2": logaddexp2, "float_power": float_power, "float_power_": float_power_,
            "true_divide": true_divide, "true_divide_": true_divide_, "ldexp": ldexp, "ldexp_": ldexp_,

@@ -927,6 +927,8 @@ CASES: list[tuple[str, str, tuple, dict]] = [
     ("slice_scatter", "out = T.slice_scatter(a, b, 1, 1, None, 2)", ((3, 4), (3, 2)), {}),
     ("select_scatter", "out = a.select_scatter(b, -1, 0)", ((3, 2, 4), (3, 2)), {}),
     ("diagonal_scatter", "out = T.diagonal_scatter(a, b, -1, 1, 0)", ((3, 4), (3,)), {}),
+    ("combinations", "out = T.combinations(a, 3) * b + T.combinations(a, with_replacement=True).prod(1).sum()",
+     ((4,), (3,)), {}),
     ("scatter_ops_grad", f"g = {GRAD}((T.slice_scatter(a, b, 0, 1) * T.diagonal_scatter(a, c, 1)).sum(), (a, b, c), "
      "create_graph=True)\nout = g[0].sum() * g[1].sum() + T.select_scatter(g[0], g[2], 1, 1)", ((3, 4), (2, 4), (3,)), {}),
 ]

@@ -120,6 +120,17 @@ r = torch.select_scatter(torch.zeros(2, 2), torch.ones(2, requires_grad=True), 0
 with torch.no_grad():
     print(torch.diagonal_scatter(x, torch.zeros(3)))
 """,
+    "combinations": """
+a=torch.tensor([1.,2.,3.,4.],requires_grad=True)
+r=torch.combinations(a); print(r, r.grad_fn.name(), [n[0].name() for n in r.grad_fn.next_functions])
+print(torch.combinations(a, 3), torch.combinations(a, with_replacement=True), torch.combinations(a, r=3, with_replacement=True).shape)
+print(torch.combinations(a, 0), torch.combinations(a, 5), torch.combinations(torch.tensor([1,2]), r=1))
+t(lambda: torch.combinations(a, -1)); t(lambda: torch.combinations(torch.ones(2,2)))
+(torch.combinations(a, 2, True).prod(1)).sum().backward(); print(a.grad)
+a.grad = None; torch.combinations(a, 3).pow(2).sum().backward(); print(a.grad)
+print(torch.combinations(torch.tensor([]), 2), torch.combinations(torch.tensor([True, False])))
+print(torch.combinations(a, r=1).grad_fn.name())
+""",
 }
 
 
