@@ -523,6 +523,85 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
     return stack([masked_select(g, mask_tensor) for g in grids], 1)
 
 
+def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: int = 1) -> tuple:
+    """Central differences along each dim (one-sided at the edges, to first or second order), as PyTorch's
+    gradient_helper_float / gradient_helper compose them from slices, arithmetic and cat."""
+    from engine.functions import _dim_tuple, _slice, cat, diff
+    from engine.rules import apply
+    from engine import ops
+
+    ndim = input._data.ndim
+    dims = tuple(range(ndim)) if dim is None else _dim_tuple(dim, ndim)
+    if isinstance(spacing, (list, tuple)):
+        spacings = list(spacing)
+        if dim is None and len(spacings) != ndim:
+            raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar, or a list of length equal "
+                               f"to 'self.dim() = {ndim}', since dim argument was not given, but got a list of length "
+                               f"{len(spacings)}")
+        if dim is not None and len(spacings) != len(dims):
+            raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
+                               f"arguments to have the same length, but got a spacing argument of length {len(spacings)}"
+                               f" and a dim argument of length {len(dims)}.")
+    else:
+        spacings = [spacing] * len(dims)
+    if input._data.dtype == np.uint8:
+        raise RuntimeError("torch.gradient does not support uint8 input.")
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    for d in dims:
+        if input._data.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+
+    def part(d: int, start: Any, end: Any = None) -> Tensor:
+        return _slice(input, d, start, end, 1)
+
+    def scaled(x: Tensor, c: float) -> Tensor:
+        return apply(ops.MUL_SCALAR, (x,), {"other": c})
+
+    def divided(x: Tensor, c: Any) -> Tensor:
+        return x / c if isinstance(c, Tensor) else apply(ops.DIV_SCALAR, (x,), {"other": c})
+
+    result = []
+    for d, h in zip(dims, spacings):
+        d = d % ndim
+        if isinstance(h, Tensor):
+            if h._data.ndim != 1:
+                raise RuntimeError("torch.gradient expected each element of spacing to have one dimension, but got an "
+                                   f"element with {h._data.ndim} dimensions!")
+            shape = [1] * ndim
+            shape[d] = -1
+            dx = diff(h, 1, 0)
+            dx1, dx2 = _slice(dx, 0, 0, -1, 1), _slice(dx, 0, 1, None, 1)
+            a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+            b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+            c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
+            center = a * part(d, 0, -2) + b * part(d, 1, -1) + c * part(d, 2)
+            first, second, last, before = dx[0], dx[1], dx[-1], dx[-2]
+            if edge_order == 1:
+                prepend = (part(d, 1, 2) - part(d, 0, 1)) / first
+                append = (part(d, -1) - part(d, -2, -1)) / last
+            else:
+                a = -(2.0 * first + second) / (first * (first + second))
+                b = (first + second) / (first * second)
+                c = (-first) / (second * (first + second))
+                prepend = a * part(d, 0, 1) + b * part(d, 1, 2) + c * part(d, 2, 3)
+                a = last / (before * (last + before))
+                b = -(last + before) / (last * before)
+                c = (2 * last + before) / (last * (last + before))
+                append = a * part(d, -3, -2) + b * part(d, -2, -1) + c * part(d, -1)
+        else:
+            center = divided(part(d, 2) - part(d, 0, -2), h)
+            if edge_order == 1:
+                prepend = divided(part(d, 1, 2) - part(d, 0, 1), h)
+                append = divided(part(d, -1) - part(d, -2, -1), h)
+            else:
+                prepend = divided(scaled(part(d, 0, 1), -1.5) + scaled(part(d, 1, 2), 2) - scaled(part(d, 2, 3), 0.5), h)
+                append = divided(scaled(part(d, -3, -2), 0.5) - scaled(part(d, -2, -1), 2) + scaled(part(d, -1), 1.5), h)
+            center = divided(center, 2)
+        result.append(cat([prepend, center, append], d))
+    return tuple(result)
+
+
 METHODS = {"hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit, "narrow_copy": narrow_copy, "as_strided": as_strided, "argwhere": argwhere, "quantile": quantile, "nanquantile": nanquantile, "renorm": renorm,
            "renorm_": renorm_, "logaddexp2": logaddexp2, "float_power": float_power, "float_power_": float_power_,
            "true_divide": true_divide, "true_divide_": true_divide_, "ldexp": ldexp, "ldexp_": ldexp_,

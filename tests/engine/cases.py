@@ -929,6 +929,8 @@ CASES: list[tuple[str, str, tuple, dict]] = [
     ("diagonal_scatter", "out = T.diagonal_scatter(a, b, -1, 1, 0)", ((3, 4), (3,)), {}),
     ("combinations", "out = T.combinations(a, 3) * b + T.combinations(a, with_replacement=True).prod(1).sum()",
      ((4,), (3,)), {}),
+    ("gradient", "g = T.gradient(a, spacing=0.5, edge_order=2)\nh = T.gradient(a, dim=1, spacing=[b.cumsum(0)])[0]\nout = g[0] + g[1] + h",
+     ((3, 4), (4,)), {"pos": True}),
     ("scatter_ops_grad", f"g = {GRAD}((T.slice_scatter(a, b, 0, 1) * T.diagonal_scatter(a, c, 1)).sum(), (a, b, c), "
      "create_graph=True)\nout = g[0].sum() * g[1].sum() + T.select_scatter(g[0], g[2], 1, 1)", ((3, 4), (2, 4), (3,)), {}),
 ]

@@ -131,6 +131,29 @@ a.grad = None; torch.combinations(a, 3).pow(2).sum().backward(); print(a.grad)
 print(torch.combinations(torch.tensor([]), 2), torch.combinations(torch.tensor([True, False])))
 print(torch.combinations(a, r=1).grad_fn.name())
 """,
+    "gradient": """
+a=torch.tensor([1.,2.,4.,7.,11.],requires_grad=True)
+r=torch.gradient(a); print(r, type(r).__name__)
+print(r[0].grad_fn.name(), [n[0].name() for n in r[0].grad_fn.next_functions])
+print(torch.gradient(a, spacing=2.), torch.gradient(a, edge_order=2), torch.gradient(a, spacing=(torch.tensor([0.,1,3,4,7]),)))
+print(torch.gradient(a, spacing=[torch.tensor([0.,1,3,4,7])], edge_order=2))
+x=torch.arange(12.).reshape(3,4)**2
+print(torch.gradient(x), torch.gradient(x, dim=1), torch.gradient(x, spacing=[1.,2.]), torch.gradient(x, dim=(0,), edge_order=2))
+print(torch.gradient(x, spacing=3, dim=-1), torch.gradient(x, spacing=[2], dim=[1]), torch.gradient(x, dim=[1, 0], spacing=[torch.tensor([0., 1, 3, 4]), torch.tensor([0., 2, 3])]))
+print(torch.gradient(torch.tensor([1,4,9,16])), torch.gradient(torch.tensor([1,4,9,16]), edge_order=2), torch.gradient(torch.tensor([1.,4,9], dtype=torch.float64), spacing=0.5))
+t(lambda: torch.gradient(torch.tensor([1.])))
+t(lambda: torch.gradient(torch.tensor([1.,2]), edge_order=2))
+t(lambda: torch.gradient(a, edge_order=3))
+t(lambda: torch.gradient(x, spacing=[1.,2.,3.]))
+t(lambda: torch.gradient(x, spacing=[1.,2.], dim=0))
+t(lambda: torch.gradient(a, dim=2))
+t(lambda: torch.gradient(x, dim=[0,0]))
+t(lambda: torch.gradient(torch.tensor([1, 2, 3], dtype=torch.uint8)))
+t(lambda: torch.gradient(a, spacing=[torch.ones(5, 1)]))
+r=torch.gradient(a, edge_order=2)[0]; r.sum().backward(); print(a.grad); a.grad = None
+r=torch.gradient(a, spacing=[torch.tensor([0.,1,3,4,7])], edge_order=2)[0]; (r * torch.arange(5.)).sum().backward(); print(a.grad); a.grad = None
+r=torch.gradient(a, spacing=[torch.tensor([0.,1,3,4,7])])[0]; print([n[0].name() for n in r.grad_fn.next_functions])
+""",
 }
 
 
