@@ -138,6 +138,10 @@ from engine.extra_ops import (  # noqa: E402
     argwhere, as_strided, dsplit, hsplit, isin, nanquantile, narrow_copy, quantile, renorm, tril_indices,
     triu_indices, vsplit,
 )
+from engine.extra_ops import (  # noqa: E402
+    diagonal_scatter, float_power, frexp, ldexp, logaddexp2, select_scatter, slice_scatter, true_divide,
+)
+from engine.extra_ops import combinations, gradient  # noqa: E402
 from engine.functions import vstack as row_stack  # noqa: E402
 from engine.info import (  # noqa: E402
     channels_last, channels_last_3d, contiguous_format, finfo, iinfo, memory_format, preserve_format,

@@ -331,5 +331,279 @@ def scatter_reduced(input: Tensor, dim: int, index: Tensor, src: Any, reduce: st
     return not_implemented_result("scatter", out, (input, *others))
 
 
+def _invalid_combination(fn: str, args: tuple, overloads: tuple) -> TypeError:
+    got = ", ".join(_type_name(x) for x in args)
+    expected = "".join(f" * ({o})\n" for o in overloads)
+    return TypeError(f"{fn}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                     + expected)
+
+
+def _require_tensor(fn: str, name: str, position: int, value: Any) -> None:
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}")
+
+
+def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
+    """log2(2^input + 2^other) (Logaddexp2Backward0)."""
+    from engine import ops
+    from engine.functions import _check_broadcast
+    from engine.rules import apply
+
+    _require_tensor("logaddexp2", "other", 2, other)
+    _check_broadcast(input, other)
+    from engine import result_type
+
+    common = result_type(input, other)
+    if common.np.kind in "biu":
+        raise NotImplementedError(f'"logaddexp2_cpu" not implemented for \'{common.legacy}\'')
+    return apply(ops.LOGADDEXP2, (input, other))
+
+
+_FLOAT_POWER_OVERLOADS = ("Tensor input, Tensor exponent, *, Tensor out = None",
+                          "Number self, Tensor exponent, *, Tensor out = None",
+                          "Tensor input, Number exponent, *, Tensor out = None")
+
+
+def float_power(input: Any, exponent: Any) -> Tensor:
+    """pow in double precision: PyTorch's input.to(float64).pow(exponent.to(float64)), so the result is float64
+    and the graph holds ToCopyBackward0 nodes before the PowBackward node."""
+    from engine.functions import pow
+
+    kinds = (isinstance(input, Tensor), isinstance(exponent, Tensor))
+    if not (kinds == (True, True) or kinds[0] and isinstance(exponent, _NUMBER)
+            or kinds[1] and isinstance(input, _NUMBER)):
+        raise _invalid_combination("float_power", (input, exponent), _FLOAT_POWER_OVERLOADS)
+    if not kinds[0]:
+        return pow(float(input), exponent.to(dtypes.float64))
+    base = input.to(dtypes.float64)
+    return pow(base, exponent.to(dtypes.float64) if kinds[1] else float(exponent))
+
+
+def float_power_(self: Tensor, exponent: Any) -> Tensor:
+    """In-place float_power: only a float64 tensor can hold the result."""
+    from engine.methods import _pow_
+
+    if self._data.dtype != np.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {self.dtype.legacy} but the operation's "
+                           "result requires dtype Double")
+    return _pow_(self, exponent.to(dtypes.float64) if isinstance(exponent, Tensor) else float(exponent))
+
+
+_TRUE_DIVIDE_OVERLOADS = ("Tensor input, Tensor other, *, Tensor out = None", "Tensor input, Number other")
+
+
+def true_divide(input: Any, other: Any = None, *args: Any) -> Tensor:
+    """input / other, always true division (div without rounding_mode)."""
+    from engine.functions import div
+
+    if other is None or args or not isinstance(input, Tensor) or not isinstance(other, (Tensor, *_NUMBER)):
+        raise _invalid_combination("true_divide", (input,) + (() if other is None else (other,)) + args,
+                                   _TRUE_DIVIDE_OVERLOADS)
+    return div(input, other)
+
+
+def true_divide_(self: Tensor, other: Any) -> Tensor:
+    from engine.methods import _div_
+
+    return _div_(self, other)
+
+
+def ldexp(input: Tensor, other: Tensor) -> Tensor:
+    """input * 2^other, in floating point (LdexpBackward0)."""
+    from engine import ops
+    from engine.functions import _check_broadcast
+    from engine.rules import apply
+
+    _require_tensor("ldexp", "input", 1, input)
+    _require_tensor("ldexp", "other", 2, other)
+    _check_broadcast(input, other)
+    return apply(ops.LDEXP, (input, other))
+
+
+def ldexp_(self: Tensor, other: Tensor) -> Tensor:
+    from engine import ops
+    from engine.functions import _inplace
+
+    _require_tensor("ldexp_", "other", 1, other)
+    if self._data.dtype.kind in "biu":
+        raise RuntimeError(f"ldexp can't be cast to the desired output type {self.dtype.legacy}")
+    return _inplace(self, ops.LDEXP, (other,))
+
+
+def frexp(input: Tensor) -> Any:
+    """(mantissa, exponent) with input = mantissa * 2^exponent, |mantissa| in [0.5, 1) (FrexpBackward0)."""
+    from engine import ops
+    from engine.rules import apply
+
+    _require_tensor("frexp", "input", 1, input)
+    if input._data.dtype.kind != "f":
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    return Frexp(*apply(ops.FREXP, (input,)))
+
+
+def _frexp_type() -> type:
+    from engine.functions import _named_result
+
+    return _named_result("frexp", ("mantissa", "exponent"))
+
+
+Frexp = _frexp_type()
+
+
+def _check_scattered_size(src: Tensor, region: np.ndarray) -> None:
+    if src._data.shape != region.shape:
+        raise RuntimeError("expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src._data.shape)}, slice size = {list(region.shape)}")
+
+
+def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: Any = None, end: Any = None,
+                  step: int = 1) -> Tensor:
+    """A copy of input with src written into input[..., start:end:step] along dim (SliceScatterBackward0)."""
+    from engine import ops
+    from engine.functions import _wrap_dim
+    from engine.rules import apply
+
+    _require_tensor("slice_scatter", "src", 2, src)
+    d = _wrap_dim(dim, input._data.ndim)
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    _check_scattered_size(src, input._data[ops._key(d, slice(start, end, step))])
+    return apply(ops.SLICE_SCATTER, (input, src), {"dim": dim, "start": start, "end": end, "step": step})
+
+
+def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    """A copy of input with src written into input.select(dim, index) (SelectScatterBackward0)."""
+    from engine import ops
+    from engine.functions import _wrap_dim
+    from engine.rules import apply
+
+    _require_tensor("select_scatter", "src", 2, src)
+    a = input._data
+    if a.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, a.ndim)
+    if not -a.shape[d] <= index < a.shape[d]:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(a.shape)} at dimension {d}")
+    _check_scattered_size(src, a[ops._key(d, index)])
+    return apply(ops.SELECT_SCATTER, (input, src), {"dim": dim, "index": int(index)})
+
+
+def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """A copy of input with src written onto its diagonal(offset, dim1, dim2) (DiagonalScatterBackward0)."""
+    from engine import ops
+    from engine.functions import _diagonal_dims, _wrap_dim
+    from engine.rules import apply
+
+    _require_tensor("diagonal_scatter", "src", 2, src)
+    ndim = input._data.ndim
+    d1, d2 = _wrap_dim(dim1, ndim), _wrap_dim(dim2, ndim)
+    _diagonal_dims(ndim, dim1, dim2)
+    _check_scattered_size(src, ops._diagonal_view(input._data, offset, d1, d2))
+    return apply(ops.DIAGONAL_SCATTER, (input, src), {"offset": offset, "dim1": dim1, "dim2": dim2})
+
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """The length-r combinations of a 1-D tensor's elements, one per row: PyTorch's meshgrid, masked_select per
+    grid and stack (StackBackward0 over MaskedSelectBackward0 nodes)."""
+    from engine.functions import _constant as constant, masked_select, meshgrid, stack
+
+    if input._data.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input._data.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return constant(np.zeros((0,), input._data.dtype))
+    n = input._data.shape[0]
+    grids = meshgrid(*[input] * r, indexing="ij")
+    index = np.indices((n,) * r)
+    mask = np.ones((n,) * r, bool)
+    for k in range(r - 1):
+        mask &= index[k] <= index[k + 1] if with_replacement else index[k] < index[k + 1]
+    mask_tensor = constant(mask)
+    return stack([masked_select(g, mask_tensor) for g in grids], 1)
+
+
+def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: int = 1) -> tuple:
+    """Central differences along each dim (one-sided at the edges, to first or second order), as PyTorch's
+    gradient_helper_float / gradient_helper compose them from slices, arithmetic and cat."""
+    from engine.functions import _dim_tuple, _slice, cat, diff
+    from engine.rules import apply
+    from engine import ops
+
+    ndim = input._data.ndim
+    dims = tuple(range(ndim)) if dim is None else _dim_tuple(dim, ndim)
+    if isinstance(spacing, (list, tuple)):
+        spacings = list(spacing)
+        if dim is None and len(spacings) != ndim:
+            raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar, or a list of length equal "
+                               f"to 'self.dim() = {ndim}', since dim argument was not given, but got a list of length "
+                               f"{len(spacings)}")
+        if dim is not None and len(spacings) != len(dims):
+            raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
+                               f"arguments to have the same length, but got a spacing argument of length {len(spacings)}"
+                               f" and a dim argument of length {len(dims)}.")
+    else:
+        spacings = [spacing] * len(dims)
+    if input._data.dtype == np.uint8:
+        raise RuntimeError("torch.gradient does not support uint8 input.")
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    for d in dims:
+        if input._data.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+
+    def part(d: int, start: Any, end: Any = None) -> Tensor:
+        return _slice(input, d, start, end, 1)
+
+    def scaled(x: Tensor, c: float) -> Tensor:
+        return apply(ops.MUL_SCALAR, (x,), {"other": c})
+
+    def divided(x: Tensor, c: Any) -> Tensor:
+        return x / c if isinstance(c, Tensor) else apply(ops.DIV_SCALAR, (x,), {"other": c})
+
+    result = []
+    for d, h in zip(dims, spacings):
+        d = d % ndim
+        if isinstance(h, Tensor):
+            if h._data.ndim != 1:
+                raise RuntimeError("torch.gradient expected each element of spacing to have one dimension, but got an "
+                                   f"element with {h._data.ndim} dimensions!")
+            shape = [1] * ndim
+            shape[d] = -1
+            dx = diff(h, 1, 0)
+            dx1, dx2 = _slice(dx, 0, 0, -1, 1), _slice(dx, 0, 1, None, 1)
+            a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+            b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+            c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
+            center = a * part(d, 0, -2) + b * part(d, 1, -1) + c * part(d, 2)
+            first, second, last, before = dx[0], dx[1], dx[-1], dx[-2]
+            if edge_order == 1:
+                prepend = (part(d, 1, 2) - part(d, 0, 1)) / first
+                append = (part(d, -1) - part(d, -2, -1)) / last
+            else:
+                a = -(2.0 * first + second) / (first * (first + second))
+                b = (first + second) / (first * second)
+                c = (-first) / (second * (first + second))
+                prepend = a * part(d, 0, 1) + b * part(d, 1, 2) + c * part(d, 2, 3)
+                a = last / (before * (last + before))
+                b = -(last + before) / (last * before)
+                c = (2 * last + before) / (last * (last + before))
+                append = a * part(d, -3, -2) + b * part(d, -2, -1) + c * part(d, -1)
+        else:
+            center = divided(part(d, 2) - part(d, 0, -2), h)
+            if edge_order == 1:
+                prepend = divided(part(d, 1, 2) - part(d, 0, 1), h)
+                append = divided(part(d, -1) - part(d, -2, -1), h)
+            else:
+                prepend = divided(scaled(part(d, 0, 1), -1.5) + scaled(part(d, 1, 2), 2) - scaled(part(d, 2, 3), 0.5), h)
+                append = divided(scaled(part(d, -3, -2), 0.5) - scaled(part(d, -2, -1), 2) + scaled(part(d, -1), 1.5), h)
+            center = divided(center, 2)
+        result.append(cat([prepend, center, append], d))
+    return tuple(result)
+
+
 METHODS = {"hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit, "narrow_copy": narrow_copy, "as_strided": as_strided, "argwhere": argwhere, "quantile": quantile, "nanquantile": nanquantile, "renorm": renorm,
-           "renorm_": renorm_}
+           "renorm_": renorm_, "logaddexp2": logaddexp2, "float_power": float_power, "float_power_": float_power_,
+           "true_divide": true_divide, "true_divide_": true_divide_, "ldexp": ldexp, "ldexp_": ldexp_,
+           "frexp": frexp, "slice_scatter": slice_scatter, "select_scatter": select_scatter,
+           "diagonal_scatter": diagonal_scatter}

@@ -5140,3 +5140,84 @@ def _block_diag_grad(F: Any, g: Any, input_nr: int, input_sizes: Any) -> Any:
 
 BLOCK_DIAG = rule("block_diag", "BlockDiagBackward0", _block_diag, (_block_diag_grad,),
                   ("this input's block of grad",), inputs=("tensors",), variadic=True)
+
+
+# --- logaddexp2, ldexp, frexp -----------------------------------------------------------------------
+def _logaddexp2_grad(F: Any, g: Any, first: Any, second: Any) -> Any:
+    """grad / (1 + 2^(second - first)): the share of 2^first in 2^first + 2^second."""
+    if F is ArrayMath:
+        return g / (1 + np.exp2(second - first))
+    return g / F.op("add_scalar", F.op("rpow", second - first, self=2), other=1)
+
+
+LOGADDEXP2 = rule("logaddexp2", "Logaddexp2Backward0", np.logaddexp2,
+                  (lambda F, g, other, self: _logaddexp2_grad(F, g, self, other),
+                   lambda F, g, other, self: _logaddexp2_grad(F, g, other, self)),
+                  ("grad / (1 + pow(2, other - self))", "grad / (1 + pow(2, self - other))"), inputs=BINARY,
+                  elementwise=True, promotes=True)
+
+
+def _ldexp(a: Any, b: Any) -> Any:
+    """a * 2^b, in floating point (integer operands give the default float dtype)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind in "biu":
+        a, b = a.astype(np.float32), b.astype(np.float32)
+    return np.multiply(a, np.exp2(b.astype(a.dtype)))
+
+
+LDEXP = rule("ldexp", "LdexpBackward0", _ldexp,
+             (lambda F, g, other: g * F.op("rpow", other, self=2),  # an integer power for an integer other: 2^-1 is 0
+              lambda F, g, result: _scale(F, g * result, 0.6931471805599453)),
+             ("grad * pow(2, other)", "grad * result * ln(2)"), inputs=BINARY, elementwise=True, promotes=True)
+
+
+def _frexp(a: Any) -> tuple:
+    mantissa, exponent = np.frexp(a)
+    exponent = np.where(np.isfinite(a), exponent, 0).astype(np.int32)
+    return mantissa.astype(a.dtype, copy=False), exponent
+
+
+FREXP = rule("frexp", "FrexpBackward0", _frexp,
+             (lambda F, g, exponent: g[0] / F.op("exp2", exponent),),
+             ("grad / 2^exponent",), outputs=2, differentiable_outputs=(0,), output_names=("mantissa", "exponent"),
+             exact_dtype=True)
+
+
+# --- slice_scatter, select_scatter, diagonal_scatter: src written into a copy of self ------------------
+def _written_into(a: Any, src: Any, region: Any) -> Any:
+    out = np.array(a, copy=True)
+    region(out)[...] = src
+    return out
+
+
+def _zeros_like_region(F: Any, g: Any, region: Any) -> Any:
+    """zeros_like(src): src is shaped as the region of grad it was written to (PyTorch keeps src's
+    metadata, not a saved tensor)."""
+    raw = np.asarray(F.raw(g))
+    return _constant_grad(F, np.zeros(region(raw).shape, raw.dtype))
+
+
+WRITTEN_INTO = {"inputs": ("self", "src"), "exact_dtype": True}
+SLICE_SCATTER = rule(
+    "slice_scatter", "SliceScatterBackward0",
+    lambda a, src, dim, start, end, step: _written_into(a, src, lambda o: o[_key(dim, slice(start, end, step))]),
+    (lambda F, g, dim, end, start, step: F.op(
+        "slice_scatter", g, _zeros_like_region(F, g, lambda o: o[_key(dim, slice(start, end, step))]), dim=dim, start=start, end=end, step=step),
+     lambda F, g, dim, end, start, step: F.op("slice", g, dim=dim, start=start, end=end, step=step)),
+    ("slice_scatter(grad, zeros_like(src), dim, start, end, step)", "grad.slice(dim, start, end, step)"),
+    **WRITTEN_INTO)
+SELECT_SCATTER = rule(
+    "select_scatter", "SelectScatterBackward0",
+    lambda a, src, dim, index: _written_into(a, src, lambda o: o[_key(dim % o.ndim, index) + (Ellipsis,)]),
+    (lambda F, g, dim, index: F.op(
+        "select_scatter", g, _zeros_like_region(F, g, lambda o: o[_key(dim % o.ndim, index) + (Ellipsis,)]), dim=dim, index=index),
+     lambda F, g, dim, index: F.op("select", g, dim=dim, index=index)),
+    ("select_scatter(grad, zeros_like(src), dim, index)", "grad.select(dim, index)"), **WRITTEN_INTO)
+DIAGONAL_SCATTER = rule(
+    "diagonal_scatter", "DiagonalScatterBackward0",
+    lambda a, src, offset, dim1, dim2: _written_into(a, src, lambda o: _diagonal_view(o, offset, dim1, dim2)),
+    (lambda F, g, dim1, dim2, offset: F.op(
+        "diagonal_scatter", g, _zeros_like_region(F, g, lambda o: _diagonal_view(o, offset, dim1, dim2)), offset=offset, dim1=dim1, dim2=dim2),
+     lambda F, g, dim1, dim2, offset: F.op("diagonal", g, offset=offset, dim1=dim1, dim2=dim2)),
+    ("diagonal_scatter(grad, zeros_like(src), offset, dim1, dim2)", "grad.diagonal(offset, dim1, dim2)"),
+    **WRITTEN_INTO)

@@ -910,4 +910,27 @@ CASES: list[tuple[str, str, tuple, dict]] = [
      {}),
     ("fold", "out = F.fold(a, (3, 4), 2, padding=1, stride=2) * b", ((2, 8, 6), (3, 4)), {}),
     ("instance_norm", "out = F.instance_norm(a, weight=b, bias=c)", ((2, 3, 4), (3,), (3,)), {}),
+    # logaddexp2, float_power, ldexp, frexp
+    ("logaddexp2", "out = T.logaddexp2(a, b)", ((2, 3), (3,)), {}),
+    ("logaddexp2_grad", f"out = {GRAD}(T.logaddexp2(a, b), (a, b), c, create_graph=True)[0]",
+     ((2, 3), (2, 3), (2, 3)), {}),
+    ("float_power", "out = T.float_power(a, b) + a.float_power(2) + T.float_power(2, b)", ((2, 3), (3,)),
+     {"pos": True}),
+    ("float_power_inplace", "y = a.double() * 1\ny.float_power_(b)\nout = y", ((2, 3), (3,)), {"pos": True}),
+    ("true_divide_inplace", "y = a * 1\ny.true_divide_(b)\nout = T.true_divide(y, b)", ((2, 3), (3,)), {"pos": True}),
+    ("ldexp", "out = T.ldexp(a, b)", ((2, 3), (3,)), {}),
+    ("ldexp_int_exponent", "y = a * 1\ny.ldexp_(T.tensor([1, 0, 3]))\nout = y", ((2, 3),), {}),
+    ("ldexp_grad", f"g = {GRAD}(T.ldexp(a, b), (a, b), c, create_graph=True)\nout = g[0] * g[1]",
+     ((2, 3), (2, 3), (2, 3)), {}),
+    ("frexp", "m, e = T.frexp(a * 3)\nout = m * b", ((2, 3), (3,)), {}),
+    # slice_scatter, select_scatter, diagonal_scatter
+    ("slice_scatter", "out = T.slice_scatter(a, b, 1, 1, None, 2)", ((3, 4), (3, 2)), {}),
+    ("select_scatter", "out = a.select_scatter(b, -1, 0)", ((3, 2, 4), (3, 2)), {}),
+    ("diagonal_scatter", "out = T.diagonal_scatter(a, b, -1, 1, 0)", ((3, 4), (3,)), {}),
+    ("combinations", "out = T.combinations(a, 3) * b + T.combinations(a, with_replacement=True).prod(1).sum()",
+     ((4,), (3,)), {}),
+    ("gradient", "g = T.gradient(a, spacing=0.5, edge_order=2)\nh = T.gradient(a, dim=1, spacing=[b.cumsum(0)])[0]\nout = g[0] + g[1] + h",
+     ((3, 4), (4,)), {"pos": True}),
+    ("scatter_ops_grad", f"g = {GRAD}((T.slice_scatter(a, b, 0, 1) * T.diagonal_scatter(a, c, 1)).sum(), (a, b, c), "
+     "create_graph=True)\nout = g[0].sum() * g[1].sum() + T.select_scatter(g[0], g[2], 1, 1)", ((3, 4), (2, 4), (3,)), {}),
 ]
