@@ -15,7 +15,7 @@ from engine.tensor import Tensor
 
 __all__ = ["LinAlgError", "cross", "det", "inv", "inv_ex", "matrix_norm", "matrix_power", "norm", "slogdet",
            "solve", "svd", "svdvals", "vector_norm", "vecdot", "cholesky", "cholesky_ex", "solve_triangular",
-           "eigh", "eigvalsh", "pinv", "matrix_exp", "multi_dot"]
+           "eigh", "eigvalsh", "pinv", "matrix_exp", "multi_dot", "qr"]
 
 
 class _LinAlgError(RuntimeError):
@@ -30,6 +30,8 @@ InvExResult = f._named_result("linalg_inv_ex", ("inverse", "info"))
 SvdResult = f._named_result("linalg_svd", ("U", "S", "Vh"))
 CholeskyExResult = f._named_result("linalg_cholesky_ex", ("L", "info"))
 EighResult = f._named_result("linalg_eigh", ("eigenvalues", "eigenvectors"))
+QrResult = f._named_result("linalg_qr", ("Q", "R"))
+TorchQrResult = f._named_result("qr", ("Q", "R"))
 
 
 def _check_matrices(name: str, A: Tensor, square: bool = True) -> None:
@@ -362,3 +364,35 @@ def _chain(mats: list, split: list, i: int, j: int) -> Tensor:
         return mats[i]
     k = split[i][j]
     return f.mm(_chain(mats, split, i, k), _chain(mats, split, k + 1, j))
+
+
+def qr(A: Tensor, mode: str = "reduced") -> Any:
+    "Q with orthonormal columns and upper-triangular R, A = QR (mode 'reduced', 'complete' or 'r')."
+    return QrResult(*_qr(A, mode))
+
+
+def _qr(A: Tensor, mode: str) -> tuple:
+    if A._data.ndim < 2:
+        raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
+    if A._data.dtype.kind != "f":
+        raise RuntimeError(f"linalg.qr: Expected a floating point or complex tensor as input. Got {A.dtype.legacy}")
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
+                           "or 'complete'")
+    return apply(ops.LINALG_QR, (A,), {"mode": mode})
+
+
+_torch_qr_warned = [False]
+
+
+def torch_qr(input: Tensor, some: bool = True) -> Any:
+    "torch.qr (deprecated, warning once): linalg.qr in mode 'reduced' (some) or 'complete'."
+    if not _torch_qr_warned[0]:
+        _torch_qr_warned[0] = True
+        warnings.warn(
+            "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch release.\n"
+            "The boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = torch.qr(A, some)"
+            "\nshould be replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else 'complete') (Triggered "
+            "internally at /__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2505.)",
+            UserWarning, stacklevel=3)
+    return TorchQrResult(*_qr(input, "reduced" if some else "complete"))

@@ -5140,3 +5140,71 @@ def _block_diag_grad(F: Any, g: Any, input_nr: int, input_sizes: Any) -> Any:
 
 BLOCK_DIAG = rule("block_diag", "BlockDiagBackward0", _block_diag, (_block_diag_grad,),
                   ("this input's block of grad",), inputs=("tensors",), variadic=True)
+
+
+# --- QR decomposition -------------------------------------------------------------------------------------
+_QR_R_ONLY = ("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+              "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
+
+
+def _linalg_qr(a: Any, mode: str = "reduced") -> tuple:
+    """LAPACK's geqrf and orgqr (as NumPy calls them): R's diagonal takes the Householder signs; both factors
+    column-major; mode 'r' leaves Q empty."""
+    a = np.asarray(a)
+    if mode == "r":
+        r = np.linalg.qr(a, mode="r") if a.size else np.zeros(a.shape[:-2] + (min(a.shape[-2:]), a.shape[-1]), a.dtype)
+        return np.ndarray((0,), a.dtype, strides=(a.dtype.itemsize,)), _lapack_layout(np.asarray(r, a.dtype))
+    if a.size == 0:
+        m, n = a.shape[-2:]
+        k = m if mode == "complete" else min(m, n)
+        q = np.broadcast_to(np.eye(m, k, dtype=a.dtype), a.shape[:-2] + (m, k))
+        return _lapack_layout(q), _lapack_layout(np.zeros(a.shape[:-2] + (k, n), a.dtype))
+    q, r = np.linalg.qr(a, mode=mode)
+    return _lapack_layout(q.astype(a.dtype)), _lapack_layout(r.astype(a.dtype))
+
+
+def _qr_grad(F: Any, g: Any, Q: Any, R: Any, mode: str) -> Any:
+    """linalg_qr_backward: (gQ + Q syminvadj(triu(gR Rᴴ - Qᴴ gQ))) R^{-H} when m >= n; for wide A,
+    Q trilImInvAdjSkew(Qᴴ gQ - gR Rᴴ) R₁^{-H} padded with zero columns, plus Q gR."""
+    if mode == "r":
+        raise RuntimeError(_QR_R_ONLY)
+    m, n = np.shape(F.raw(Q))[-2], np.shape(F.raw(R))[-1]
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+    gQ, gR = (t if _received(F, t) else None for t in g)
+    if gQ is None and gR is None:
+        return _constant_grad(F, np.zeros(np.shape(F.raw(Q))[:-1] + (n,), np.asarray(F.raw(Q)).dtype))
+    if gQ is not None:
+        gA = gR @ F.mT(R) - F.mT(Q) @ gQ if gR is not None else -(F.mT(Q) @ gQ)
+    else:
+        gA = gR @ F.mT(R)
+    if m >= n:
+        gA = F.op("triu", gA, diagonal=0)
+        gA = Q @ _halve_diagonal(F, gA + F.mT(gA))
+        if gQ is not None:
+            gA = gA + gQ
+        return F.op("linalg_solve_triangular", F.mT(R), gA, upper=False, left=False, unitriangular=False)
+    gA = -gA
+    gA = Q @ F.op("tril", gA - F.mT(gA), diagonal=0)
+    gA = F.op("linalg_solve_triangular", F.mT(_narrow(F, R, -1, m)), gA, upper=False, left=False,
+              unitriangular=False)
+    zeros = _constant_grad(F, np.zeros(np.shape(F.raw(R))[:-1] + (n - m,), np.asarray(F.raw(R)).dtype))
+    gA = F.cat([gA, zeros], -1)
+    return gA + Q @ gR if gR is not None else gA
+
+
+def _halve_diagonal(F: Any, x: Any) -> Any:
+    """x.diagonal(0, -2, -1).mul_(0.5): in place (CopySlices under create_graph)."""
+    if F is ArrayMath:
+        x = np.array(x)
+        np.einsum("...ii->...i", x)[...] *= 0.5
+        return x
+    from engine import functions as fn
+
+    fn._inplace(fn.diagonal(x, 0, -2, -1), MUL_SCALAR, (), {"other": 0.5})
+    return x
+
+
+LINALG_QR = rule("linalg_qr", "LinalgQrBackward0", _linalg_qr, (_qr_grad,),
+                 ("(gQ + Q syminvadj(triu(gR Rᴴ - Qᴴ gQ))) R^{-H}",), inputs=("A",), outputs=2,
+                 output_names=("Q", "R"), defaults={"mode": "reduced"})
