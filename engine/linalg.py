@@ -15,7 +15,7 @@ from engine.tensor import Tensor
 
 __all__ = ["LinAlgError", "cross", "det", "inv", "inv_ex", "matrix_norm", "matrix_power", "norm", "slogdet",
            "solve", "svd", "svdvals", "vector_norm", "vecdot", "cholesky", "cholesky_ex", "solve_triangular",
-           "eigh", "eigvalsh", "pinv", "matrix_exp", "multi_dot", "qr"]
+           "eigh", "eigvalsh", "pinv", "matrix_exp", "multi_dot", "qr", "lstsq"]
 
 
 class _LinAlgError(RuntimeError):
@@ -32,6 +32,7 @@ CholeskyExResult = f._named_result("linalg_cholesky_ex", ("L", "info"))
 EighResult = f._named_result("linalg_eigh", ("eigenvalues", "eigenvectors"))
 QrResult = f._named_result("linalg_qr", ("Q", "R"))
 TorchQrResult = f._named_result("qr", ("Q", "R"))
+LstsqResult = f._named_result("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 
 
 def _check_matrices(name: str, A: Tensor, square: bool = True) -> None:
@@ -396,3 +397,41 @@ def torch_qr(input: Tensor, some: bool = True) -> Any:
             "internally at /__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2505.)",
             UserWarning, stacklevel=3)
     return TorchQrResult(*_qr(input, "reduced" if some else "complete"))
+
+
+def lstsq(A: Tensor, B: Tensor, rcond: Any = None, *, driver: str | None = None) -> Any:
+    "The least-squares solution of AX = B (driver gelsy unless named), with residuals, rank and singular values."
+    a, b = A._data, B._data
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's "
+                           f"dtype {A.dtype.legacy} and other's dtype {B.dtype.legacy}")
+    if a.ndim < 2:
+        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    if b.ndim < 1:
+        raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
+    vector = ops._is_vector_rhs(a.shape, b.shape)
+    if not vector and not (0 <= a.ndim - b.ndim <= 1):
+        raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
+                           "(input.dim() - other.dim()) <= 1")
+    if (b.shape[-1] if vector else b.shape[-2]) != a.shape[-2]:
+        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size({-1 if vector else -2})")
+    if a.dtype.kind != "f":
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    driver = "gelsy" if driver is None else driver
+    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    if driver == "gels" and a.size:
+        m, n = a.shape[-2:]
+        # gels stops where R's diagonal is zero; rounding decides that for LAPACK: a relative threshold here
+        r = np.abs(np.diagonal(np.linalg.qr((a if m >= n else np.swapaxes(a, -1, -2)).astype(np.float64), mode="r"),
+                               axis1=-2, axis2=-1))
+        zero = r <= float(np.finfo(a.dtype).eps) * max(m, n) * np.max(r, axis=-1, keepdims=True)
+        if zero.any():
+            flat = zero.reshape(-1, zero.shape[-1])
+            code = int(np.argmax(flat[np.argmax(flat.any(-1))])) + 1
+            raise _LinAlgError("torch.linalg.lstsq: The least squares solution could not be computed because the input "
+                               f"matrix does not have full rank (error code: {code}).")
+    attrs = {"driver": driver}
+    if rcond is not None:
+        attrs["rcond"] = rcond
+    return LstsqResult(*apply(ops.LINALG_LSTSQ, (A, B), attrs))

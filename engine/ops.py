@@ -5208,3 +5208,82 @@ def _halve_diagonal(F: Any, x: Any) -> Any:
 LINALG_QR = rule("linalg_qr", "LinalgQrBackward0", _linalg_qr, (_qr_grad,),
                  ("(gQ + Q syminvadj(triu(gR Rᴴ - Qᴴ gQ))) R^{-H}",), inputs=("A",), outputs=2,
                  output_names=("Q", "R"), defaults={"mode": "reduced"})
+
+
+# --- least squares -------------------------------------------------------------------------------------
+def _linalg_lstsq(a: Any, b: Any, rcond: Any = None, driver: str = "gelsy") -> tuple:
+    """The minimum-norm least-squares solution (singular values up to rcond * the largest dropped), in the
+    layout LAPACK leaves it (column-major in a max(m, n)-row buffer); the other outputs as PyTorch fills them
+    per driver: residuals for tall A (not gelsy; for gelsd/gelss only at full rank), rank (not gels),
+    singular values (gelsd, gelss)."""
+    a, b = np.asarray(a), np.asarray(b)
+    dtype = a.dtype
+    m, n = a.shape[-2:]
+    vector = _is_vector_rhs(a.shape, b.shape)
+    rhs = b[..., None] if vector else b
+    batch = np.broadcast_shapes(a.shape[:-2], rhs.shape[:-2])
+    A = np.broadcast_to(a, batch + (m, n)).astype(np.float64)
+    B = np.broadcast_to(rhs, batch + rhs.shape[-2:]).astype(np.float64)
+    k = rhs.shape[-1]
+    if rcond is None:
+        rcond = float(np.finfo(dtype).eps) * max(m, n)
+    if A.size:
+        u, s, vh = np.linalg.svd(A, full_matrices=False)
+        keep = s > rcond * s[..., :1]
+        s_inv = np.where(keep, 1 / np.where(keep, s, 1), 0)
+        x = np.swapaxes(vh, -1, -2) @ (s_inv[..., None] * (np.swapaxes(u, -1, -2) @ B))
+        rank = keep.sum(-1).astype(np.int64)
+    else:
+        s = np.zeros(batch + (min(m, n),))
+        x = np.zeros(batch + (n, k))
+        rank = np.zeros(batch, np.int64)
+    buffer = np.zeros(batch + (k, max(m, n)), dtype)
+    np.swapaxes(buffer, -1, -2)[..., :n, :] = x
+    solution = np.swapaxes(buffer, -1, -2)[..., :n, :]
+    empty = np.zeros((0,), dtype)
+    residuals = empty
+    if m > n and driver != "gelsy" and (driver == "gels" or bool(np.all(rank == n))):
+        residuals = np.sum((A @ x - B) ** 2, axis=-2).astype(dtype)
+    return (solution[..., 0] if vector else solution, residuals,
+            np.zeros((0,), np.int64) if driver == "gels" else rank,
+            s.astype(dtype) if driver in ("gelsd", "gelss") else empty)
+
+
+def _lstsq_grads(F: Any, g: Any, self: Any, b: Any, solution: Any, index: int, node: Any) -> Any:
+    """linalg_lstsq_backward: through pinv(A) from the solution's gradient (pinv_backward for A, pinv(A)ᴴ gX
+    for B), plus 2 (gL r) Xᴴ and -2 gL r from the residuals' (r = A X - B)."""
+    gX, gL = g[0], g[1]
+    gL = gL if np.size(F.raw(gL)) and _received(F, gL) else None
+    gX = gX if _received(F, gX) or gL is None else None
+    vector = _is_vector_rhs(np.shape(F.raw(self)), np.shape(F.raw(b)))
+    col = (lambda t: F.op("unsqueeze", t, dim=-1)) if vector else (lambda t: t)
+    B = col(b)
+    grad = None
+    if gX is not None:
+        pinvA = _shared_call(node, g[0], lambda: F.op("linalg_pinv", self))
+        if index == 0:
+            grad = _pinv_grad(F, col(gX) @ F.mT(B), pinvA, self)
+        else:
+            grad = F.mT(pinvA) @ col(gX)
+            grad = F.op("squeeze_dim", grad, dim=-1) if vector and F is not ArrayMath else (
+                grad[..., 0] if vector else grad)
+    if gL is None:
+        return grad
+    X = col(solution)
+    r = self @ X - B
+    gL = F.op("unsqueeze", gL, dim=-2)
+    if index == 0:
+        term = F.op("mul_scalar", (gL * r) @ F.mT(X), other=2)
+    else:
+        term = F.op("mul_scalar", gL, other=-2) * r
+        term = F.op("squeeze_dim", term, dim=-1) if vector and F is not ArrayMath else (
+            term[..., 0] if vector else term)
+    return term if grad is None else grad + term
+
+
+LINALG_LSTSQ = rule("linalg_lstsq", "LinalgLstsqBackward0", _linalg_lstsq,
+                    (lambda F, g, self, b, solution, node: _lstsq_grads(F, g, self, b, solution, 0, node),
+                     lambda F, g, self, b, solution, node: _lstsq_grads(F, g, self, b, solution, 1, node)),
+                    ("pinv_backward(gX Bᴴ, pinv(A), A) + 2 (gL r) Xᴴ", "pinv(A)ᴴ gX - 2 gL r"),
+                    inputs=("self", "b"), outputs=4, output_names=("solution", "residuals", "rank", "singular_values"),
+                    differentiable_outputs=(0, 1), defaults={"rcond": None, "driver": "gelsy"})

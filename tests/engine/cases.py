@@ -730,6 +730,12 @@ CASES: list[tuple[str, str, tuple, dict]] = [
     ("qr_wide_batched", "Q, R = T.linalg.qr(a, mode='complete')\nout = Q.sum(-1, keepdim=True) * R", ((2, 2, 4),), {}),
     ("qr_grad", f"out = {GRAD}(T.linalg.qr(a)[1].pow(2).sum() + T.qr(a).Q[0].sum(), a, create_graph=True)[0]",
      ((3, 3),), {}),
+    ("lstsq", "out = T.linalg.lstsq(a, b).solution", ((4, 3), (4, 2)), {}),
+    ("lstsq_residuals_vector", "r = T.linalg.lstsq(a, b, driver='gelsd')\nout = r.residuals * 2 + r.solution.sum()",
+     ((2, 4, 3), (2, 4)), {}),
+    ("lstsq_wide", "out = T.linalg.lstsq(a, b, driver='gelss').solution", ((2, 4), (2, 3)), {}),
+    ("lstsq_grad", f"out = {GRAD}(T.linalg.lstsq(a, b, driver='gels').residuals.pow(2).sum() + "
+     "T.linalg.lstsq(a, b).solution.pow(2).sum(), (a, b), create_graph=True)[0]", ((4, 2), (4, 3)), {}),
     ("cross", "out = T.cross(a, b, dim=1)", ((2, 3), (2, 3)), {}),
     ("linalg_cross", "out = T.linalg.cross(a, b)", ((2, 3), (1, 3)), {}),
     ("inner", "out = T.inner(a, b)", ((2, 3), (4, 3)), {}),

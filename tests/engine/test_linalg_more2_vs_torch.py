@@ -60,9 +60,38 @@ t(lambda: torch.linalg.qr(torch.ones(3))); t(lambda: torch.linalg.qr(A, mode='x'
 t(lambda: torch.linalg.qr(torch.ones(2, 2, dtype=torch.long))); t(lambda: torch.qr(torch.ones(3)))
 print(torch.linalg.qr(torch.zeros(0, 3)), torch.linalg.qr(torch.zeros(2, 0), mode='complete'))
 """,
+    "lstsq": """
+L = torch.linalg.lstsq(T, B)
+print(L, L.solution.stride(), L.solution.grad_fn.next_functions)
+print(sorted(a for a in dir(L.solution.grad_fn) if a.startswith('_saved')))
+for d in ['gels', 'gelsy', 'gelsd', 'gelss']:
+    print(d, torch.linalg.lstsq(A, torch.ones(3, 2), driver=d), torch.linalg.lstsq(A.mT, torch.ones(2, 1), driver=d))
+print(torch.linalg.lstsq(A, torch.tensor([1., 2., 3.]), driver='gelsd'), torch.linalg.lstsq(T, B, rcond=0.5, driver='gelsd'))
+print(torch.linalg.lstsq(T, B, driver='gelss').solution.stride(), torch.linalg.lstsq(T.mT, B[:3]).solution.stride())
+X = torch.randn(2, 4, 3)
+print(r(torch.linalg.lstsq(X, torch.randn(2, 4, 2), driver='gelsd').residuals), torch.linalg.lstsq(X, torch.randn(2, 4)).solution.stride())
+sing = torch.tensor([[1., 2.], [2., 4.], [3., 6.]])
+for d in ['gels', 'gelsy', 'gelsd', 'gelss']:
+    t(lambda: r(torch.linalg.lstsq(sing, torch.ones(3, 1), driver=d).solution))
+show("gelsy", torch.linalg.lstsq(T, B).solution ** 2, (T, B))
+show("gelsd", torch.linalg.lstsq(T, B, driver='gelsd').solution ** 2, (T, B))
+res = torch.linalg.lstsq(T, B, driver='gels')
+show("residuals", res.residuals * torch.tensor([1., 2.]), (T, B))
+res = torch.linalg.lstsq(T, B, driver='gels')
+show("both", (res.residuals * 3).sum() + res.solution.sum(), (T, B))
+show("vector", torch.linalg.lstsq(T, B[:, 0], driver='gelss').residuals ** 2, (T, B))
+show("vector x", torch.linalg.lstsq(W.mT, torch.arange(5.).double()).solution.sum(), (W,))
+show("wide", torch.linalg.lstsq(W, B[:3]).solution ** 2, (W, B))
+t(lambda: torch.linalg.lstsq(torch.ones(3), torch.ones(3))); t(lambda: torch.linalg.lstsq(A, torch.ones(2, 2)))
+t(lambda: torch.linalg.lstsq(A, torch.ones(3, 2), driver='foo')); t(lambda: torch.linalg.lstsq(A, B))
+t(lambda: torch.linalg.lstsq(A.long(), B.long())); t(lambda: torch.linalg.lstsq(A, torch.ones(4)))
+t(lambda: torch.linalg.lstsq(A, torch.ones(2, 2, 3, 2)))
+""",
     "double_backward": """
 for name, fn, x in [("qr", lambda: (torch.linalg.qr(T)[0] * torch.arange(3.)).sum() + torch.linalg.qr(T)[1].pow(2).sum(), T),
-                    ("qr wide", lambda: (torch.linalg.qr(W)[0] * torch.arange(3.)).sum() + torch.linalg.qr(W)[1].pow(2).sum(), W)]:
+                    ("qr wide", lambda: (torch.linalg.qr(W)[0] * torch.arange(3.)).sum() + torch.linalg.qr(W)[1].pow(2).sum(), W),
+                    ("lstsq", lambda: torch.linalg.lstsq(T, B, driver='gels').residuals.pow(2).sum() + torch.linalg.lstsq(T, B).solution.pow(2).sum(), T),
+                    ("lstsq B", lambda: torch.linalg.lstsq(T, B, driver='gelsd').residuals.pow(2).sum() + torch.linalg.lstsq(T, B).solution.pow(2).sum(), B)]:
     g, = torch.autograd.grad(fn(), x, create_graph=True)
     print(name, g.grad_fn)
     print(r(torch.autograd.grad(g.pow(2).sum(), x)[0]))
