@@ -15,7 +15,8 @@ from engine.tensor import Tensor
 
 __all__ = ["LinAlgError", "cross", "det", "inv", "inv_ex", "matrix_norm", "matrix_power", "norm", "slogdet",
            "solve", "svd", "svdvals", "vector_norm", "vecdot", "cholesky", "cholesky_ex", "solve_triangular",
-           "eigh", "eigvalsh", "pinv", "matrix_exp", "multi_dot", "qr", "lstsq"]
+           "eigh", "eigvalsh", "pinv", "matrix_exp", "multi_dot", "qr", "lstsq", "cond",
+           "matrix_rank", "tensorinv", "tensorsolve"]
 
 
 class _LinAlgError(RuntimeError):
@@ -81,6 +82,9 @@ def inv(A: Tensor) -> Tensor:
 def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     "X with A X = B (X A = B when left is False); B may be a vector or a batch of them."
     _check_matrices("linalg.solve", A)
+    if A._data.dtype != B._data.dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                           f"{A.dtype.legacy} and B of type {B.dtype.legacy} instead")
     a, b = A._data.shape, B._data.shape
     vector = ops._is_vector_rhs(a, b)
     rows = b[-1] if vector else (b[-2] if left else b[-1])
@@ -140,7 +144,7 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> 
 
 
 def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
-    _check_matrices("linalg.svdvals", A, square=False)
+    _check_matrices("linalg.svd", A, square=False)
     return apply(ops.LINALG_SVD, (A,), _svd_attrs(A, False))[1]
 
 
@@ -435,3 +439,100 @@ def lstsq(A: Tensor, B: Tensor, rcond: Any = None, *, driver: str | None = None)
     if rcond is not None:
         attrs["rcond"] = rcond
     return LstsqResult(*apply(ops.LINALG_LSTSQ, (A, B), attrs))
+
+
+def cond(A: Tensor, p: Any = None) -> Tensor:
+    "The condition number: largest / smallest singular value (p None, ±2), else norm(A, p) * norm(inv(A), p)."
+    if A._data.ndim < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if isinstance(p, str):
+        _check_matrices(f"linalg.cond(ord={p})", A)
+        if p not in ("fro", "nuc"):
+            raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+        if p == "nuc":
+            s = svdvals(A)
+            return f.sum(s, -1) * f.sum(f.reciprocal(s), -1)
+        return _cond_from_inverse(A, p)
+    value = 2.0 if p is None else float(p)
+    if abs(value) not in (1.0, 2.0, math.inf):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {_number_text(p)}")
+    if abs(value) == 2.0:
+        s = svdvals(A)
+        top, bottom = f.narrow(s, -1, 0, 1), f.narrow(s, -1, s._data.shape[-1] - 1, 1)
+        return f.squeeze(f.div(bottom, top) if value < 0 else f.div(top, bottom), -1)
+    _check_matrices(f"linalg.cond(ord={_number_text(p)})", A)
+    return _cond_from_inverse(A, p)
+
+
+def _number_text(p: Any) -> str:
+    if isinstance(p, float) and math.isinf(p):
+        return "inf" if p > 0 else "-inf"
+    return str(int(p)) if float(p).is_integer() else str(p)
+
+
+def _cond_from_inverse(A: Tensor, p: Any) -> Tensor:
+    "norm(A) * norm(A^-1), a singular A's inverse filled with inf; nan (0 * inf) read as inf."
+    inverse, info = inv_ex(A)
+    singular = (info._data > 0)[..., None, None]
+    from engine import methods
+
+    methods._masked_fill_(inverse, np.broadcast_to(singular, inverse._data.shape), math.inf)
+    result = matrix_norm(A, p) * matrix_norm(inverse, p)
+    return f._inplace(result, ops.NAN_TO_NUM, (), {"nan": math.inf, "posinf": math.inf, "neginf": -math.inf})
+
+
+def matrix_rank(A: Tensor, tol: Any = None, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Tensor:
+    "How many singular values (|eigenvalues| when hermitian) exceed max(atol, rtol * the largest)."
+    if A._data.ndim < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    if A._data.dtype.kind != "f":
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    a = A._data
+    atol = atol._data if isinstance(atol, Tensor) else atol
+    rtol = rtol._data if isinstance(rtol, Tensor) else rtol
+    if rtol is None:
+        rtol = 0.0 if atol is not None and np.any(np.asarray(atol) > 0) else float(np.finfo(a.dtype).eps) * max(
+            a.shape[-2:])
+    atol = 0.0 if atol is None else atol
+    if a.size == 0:
+        return f._constant(np.zeros(a.shape[:-2], np.int64))
+    s = np.abs(np.linalg.eigvalsh(a)) if hermitian else np.linalg.svd(a, compute_uv=False)
+    s = s.astype(a.dtype)
+    top = np.max(s, axis=-1, keepdims=True)
+    tol_ = np.maximum(np.asarray(atol)[..., None] if np.ndim(atol) else atol,
+                      (np.asarray(rtol)[..., None] if np.ndim(rtol) else rtol) * top)
+    return f._constant(np.sum(s > tol_, axis=-1).astype(np.int64))
+
+
+def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
+    "The inverse of A read as a prod(shape[:ind]) x prod(shape[ind:]) matrix, shaped shape[ind:] + shape[:ind]."
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    shape = list(A._data.shape)
+    rows, cols = int(np.prod(shape[:ind], dtype=np.int64)), int(np.prod(shape[ind:], dtype=np.int64))
+    if rows != cols:
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {cols} != {rows}")
+    inverse, info = inv_ex(f.reshape(A, cols, cols))
+    bad = info._data[info._data > 0]
+    if bad.size:
+        raise _LinAlgError(f"inv: The diagonal element {int(bad.flat[0])} is zero, the inversion could not be "
+                           "completed because the input matrix is singular.")
+    return f.reshape(inverse, *(shape[ind:] + shape[:ind]))
+
+
+def tensorsolve(A: Tensor, B: Tensor, dims: Any = None) -> Tensor:
+    "X with tensordot(A, X, X.ndim) = B: A (its dims moved to the end) solved as a square matrix."
+    ndim = A._data.ndim
+    if dims is not None:
+        dims = list(dims)
+        A = f.movedim(A, dims, list(range(ndim - len(dims), ndim)))
+    result_shape = list(A._data.shape[B._data.ndim:])
+    result_size = int(np.prod(result_shape, dtype=np.int64))
+    other_size = int(np.prod(B._data.shape, dtype=np.int64))
+    if result_size != other_size:
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+                           f"prod(self.shape[:other.ndim]), but got {result_size} != {other_size}")
+    return f.reshape(solve(f.reshape(A, result_size, result_size), f.flatten(B)), *result_shape)

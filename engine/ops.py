@@ -3995,7 +3995,7 @@ def _linalg_inv_ex(a: Any) -> tuple:
     lu, pivots = _lu(a)
     info = _singular_info(lu)
     inverse = np.linalg.inv(np.where((info == 0)[..., None, None], a, np.eye(a.shape[-1], dtype=a.dtype)))
-    return inverse.astype(a.dtype), info
+    return _lapack_layout(inverse.astype(a.dtype)), info
 
 
 def _singular_info(lu: np.ndarray) -> np.ndarray:
@@ -4026,7 +4026,10 @@ def _linalg_solve(a: Any, b: Any, left: bool = True) -> tuple:
         x = np.linalg.solve(a, rhs)
     else:
         x = np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2), np.swapaxes(rhs, -1, -2)), -1, -2)
-    return (x[..., 0] if vector else x).astype(np.result_type(a, b)), lu, pivots, info
+    x = x.astype(np.result_type(a, b))
+    if not vector:  # LAPACK's column-major solution (row-major when solving X A = B through the transposes)
+        x = _lapack_layout(x) if left else np.ascontiguousarray(x)
+    return x[..., 0] if vector else x, lu, pivots, info
 
 
 def _solve_grads(F: Any, g: Any, A: Any, left: bool, result: Any) -> tuple:

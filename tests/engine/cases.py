@@ -736,6 +736,11 @@ CASES: list[tuple[str, str, tuple, dict]] = [
     ("lstsq_wide", "out = T.linalg.lstsq(a, b, driver='gelss').solution", ((2, 4), (2, 3)), {}),
     ("lstsq_grad", f"out = {GRAD}(T.linalg.lstsq(a, b, driver='gels').residuals.pow(2).sum() + "
      "T.linalg.lstsq(a, b).solution.pow(2).sum(), (a, b), create_graph=True)[0]", ((4, 2), (4, 3)), {}),
+    ("cond", "out = T.linalg.cond(a) + T.linalg.cond(a, -2) + T.linalg.cond(a, 'nuc')", ((3, 3),), {}),
+    ("cond_batched_wide", "out = T.linalg.cond(a)", ((2, 2, 3),), {}),
+    ("tensorinv", "out = T.linalg.tensorinv(a, ind=1)", ((4, 2, 2),), {}),
+    ("tensorsolve", "out = T.linalg.tensorsolve(a, b)", ((2, 3, 6), (2, 3)), {}),
+    ("tensorsolve_dims", "out = T.linalg.tensorsolve(a, b, dims=(0,))", ((6, 2, 3), (2, 3)), {}),
     ("cross", "out = T.cross(a, b, dim=1)", ((2, 3), (2, 3)), {}),
     ("linalg_cross", "out = T.linalg.cross(a, b)", ((2, 3), (1, 3)), {}),
     ("inner", "out = T.inner(a, b)", ((2, 3), (4, 3)), {}),

@@ -4,7 +4,10 @@ backward, error messages)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import types
+from pathlib import Path
 
 import pytest
 
@@ -55,6 +58,10 @@ show("wide both", (Q * 2).sum() + R.sum(), W)
 show("square", torch.linalg.qr(Sq, mode='complete').Q.sum(), Sq)
 t(lambda: torch.linalg.qr(T, mode='complete')[0].sum().backward())
 t(lambda: torch.linalg.qr(T, mode='r')[1].sum().backward())
+import warnings
+with warnings.catch_warnings():  # its once-per-process warning may be spent already: see the test below
+    warnings.simplefilter("ignore")
+    torch.qr(A)
 print(torch.qr(A), torch.qr(A, some=False), A.qr())
 t(lambda: torch.linalg.qr(torch.ones(3))); t(lambda: torch.linalg.qr(A, mode='x'))
 t(lambda: torch.linalg.qr(torch.ones(2, 2, dtype=torch.long))); t(lambda: torch.qr(torch.ones(3)))
@@ -87,10 +94,50 @@ t(lambda: torch.linalg.lstsq(A, torch.ones(3, 2), driver='foo')); t(lambda: torc
 t(lambda: torch.linalg.lstsq(A.long(), B.long())); t(lambda: torch.linalg.lstsq(A, torch.ones(4)))
 t(lambda: torch.linalg.lstsq(A, torch.ones(2, 2, 3, 2)))
 """,
+    "cond_rank": """
+for p in [None, 2, -2, 'fro', 'nuc', float('inf'), -float('inf'), 1, -1]:
+    c = torch.linalg.cond(Sq, p)
+    print(p, c, c.grad_fn, [type(n[0]).__name__ for n in c.grad_fn.next_functions])
+    t(lambda: r(torch.autograd.grad(c, Sq)[0]))
+sing = torch.tensor([[1., 2.], [2., 4.]])
+print(torch.linalg.cond(torch.randn(2, 3, 4)), torch.linalg.cond(sing, 1), torch.linalg.cond(sing, 'fro'))
+t(lambda: torch.linalg.cond(torch.randn(2, 3), 1)); t(lambda: torch.linalg.cond(torch.ones(3)))
+t(lambda: torch.linalg.cond(Sq, 3)); t(lambda: torch.linalg.cond(torch.ones(2, 2, dtype=torch.long)))
+t(lambda: torch.linalg.cond(torch.randn(2, 3), float('-inf'))); t(lambda: torch.linalg.cond(torch.randn(2, 3), 'nuc'))
+t(lambda: torch.linalg.cond(Sq, 'foo'))
+print(torch.linalg.matrix_rank(Sq), torch.linalg.matrix_rank(sing), torch.linalg.matrix_rank(Sq, hermitian=True))
+print(torch.linalg.matrix_rank(Sq, atol=1.0), torch.linalg.matrix_rank(Sq, rtol=0.5), torch.linalg.matrix_rank(Sq, atol=0.1, rtol=0.9))
+print(torch.linalg.matrix_rank(torch.randn(2, 3, 4)), torch.linalg.matrix_rank(Sq, 1.0), torch.linalg.matrix_rank(Sq, tol=1.0))
+print(torch.linalg.matrix_rank(Sq, atol=torch.tensor(1.0)), torch.linalg.matrix_rank(sing, hermitian=True))
+t(lambda: torch.linalg.matrix_rank(torch.ones(3))); t(lambda: torch.linalg.matrix_rank(torch.ones(2, 2, dtype=torch.long)))
+""",
+    "tensorinv_tensorsolve": """
+X = torch.randn(4, 6, 8, 3, dtype=torch.float64, requires_grad=True)
+I = torch.linalg.tensorinv(X, ind=2)
+print(I.shape, I.stride(), I.grad_fn, I.grad_fn.next_functions[0][0].next_functions)
+show("tensorinv", I[0, 0] ** 2, X)
+U = torch.randn(6, 2, 3, dtype=torch.float64, requires_grad=True)
+show("ind=1", torch.linalg.tensorinv(U, ind=1), U)
+t(lambda: torch.linalg.tensorinv(torch.ones(6, 4), 1)); t(lambda: torch.linalg.tensorinv(X, ind=0))
+t(lambda: torch.linalg.tensorinv(X, ind=1)); t(lambda: torch.linalg.tensorinv(torch.zeros(2, 2, 4)))
+t(lambda: torch.linalg.tensorinv(torch.ones(2, 2, dtype=torch.long), 1))
+Y = torch.randn(4, 6, dtype=torch.float64, requires_grad=True)
+Z = torch.linalg.tensorsolve(X, Y)
+print(Z.shape, Z.stride(), Z.grad_fn, Z.grad_fn.next_functions)
+show("tensorsolve", torch.linalg.tensorsolve(X, Y) ** 2, (X, Y))
+E = torch.randn(2, 3, 6, dtype=torch.float64, requires_grad=True)
+show("dims", torch.linalg.tensorsolve(E, torch.ones(2, 3, dtype=torch.float64), dims=(0, 2)), E)
+t(lambda: torch.linalg.tensorsolve(X, torch.ones(4, 5, dtype=torch.float64)))
+t(lambda: torch.linalg.tensorsolve(torch.zeros(2, 2, 4), torch.ones(2, 2))); t(lambda: torch.linalg.tensorsolve(X, Y.float()))
+print(torch.linalg.inv(Sq).stride(), torch.linalg.solve(Sq, Sq).stride())
+t(lambda: torch.linalg.solve(Sq, torch.ones(3))); t(lambda: torch.linalg.svdvals(torch.ones(2, 2, dtype=torch.long)))
+""",
     "double_backward": """
 for name, fn, x in [("qr", lambda: (torch.linalg.qr(T)[0] * torch.arange(3.)).sum() + torch.linalg.qr(T)[1].pow(2).sum(), T),
                     ("qr wide", lambda: (torch.linalg.qr(W)[0] * torch.arange(3.)).sum() + torch.linalg.qr(W)[1].pow(2).sum(), W),
                     ("lstsq", lambda: torch.linalg.lstsq(T, B, driver='gels').residuals.pow(2).sum() + torch.linalg.lstsq(T, B).solution.pow(2).sum(), T),
+                    ("cond", lambda: torch.linalg.cond(Sq) + torch.linalg.cond(Sq, 'nuc'), Sq),
+                    ("tensorinv", lambda: torch.linalg.tensorinv(Sq.view(3, 3, 1), 1).pow(2).sum(), Sq),
                     ("lstsq B", lambda: torch.linalg.lstsq(T, B, driver='gelsd').residuals.pow(2).sum() + torch.linalg.lstsq(T, B).solution.pow(2).sum(), B)]:
     g, = torch.autograd.grad(fn(), x, create_graph=True)
     print(name, g.grad_fn)
@@ -109,3 +156,14 @@ def test_program_output_matches_torch(name: str) -> None:
     expected = _run(torch, code)
     actual = _run(engine, code)
     assert actual == expected
+
+
+def test_torch_qr_warns_once_per_process_as_torch() -> None:
+    code = ("import warnings, {0} as torch\nwarnings.simplefilter('always')\nA = torch.ones(3, 2)\n"
+            "with warnings.catch_warnings(record=True) as w:\n    torch.qr(A); A.qr(); torch.qr(A, some=False)\n"
+            "print([(x.category.__name__, str(x.message)) for x in w])")
+    root = Path(__file__).resolve().parents[2]
+    outputs = [subprocess.run([sys.executable, "-c", code.format(name)], capture_output=True, text=True, cwd=root,
+                              timeout=120).stdout for name in ("torch", "engine")]
+    assert "torch.qr is deprecated" in outputs[0]
+    assert outputs[1] == outputs[0]
