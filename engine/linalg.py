@@ -16,7 +16,8 @@ from engine.tensor import Tensor
 __all__ = ["LinAlgError", "cross", "det", "inv", "inv_ex", "matrix_norm", "matrix_power", "norm", "slogdet",
            "solve", "svd", "svdvals", "vector_norm", "vecdot", "cholesky", "cholesky_ex", "solve_triangular",
            "eigh", "eigvalsh", "pinv", "matrix_exp", "multi_dot", "qr", "lstsq", "cond",
-           "matrix_rank", "tensorinv", "tensorsolve"]
+           "matrix_rank", "tensorinv", "tensorsolve",
+           "lu_factor", "lu_factor_ex", "lu"]
 
 
 class _LinAlgError(RuntimeError):
@@ -33,6 +34,9 @@ CholeskyExResult = f._named_result("linalg_cholesky_ex", ("L", "info"))
 EighResult = f._named_result("linalg_eigh", ("eigenvalues", "eigenvectors"))
 QrResult = f._named_result("linalg_qr", ("Q", "R"))
 TorchQrResult = f._named_result("qr", ("Q", "R"))
+LuFactorResult = f._named_result("linalg_lu_factor", ("LU", "pivots"))
+LuFactorExResult = f._named_result("linalg_lu_factor_ex", ("LU", "pivots", "info"))
+LuResult = f._named_result("linalg_lu", ("P", "L", "U"))
 LstsqResult = f._named_result("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 
 
@@ -536,3 +540,45 @@ def tensorsolve(A: Tensor, B: Tensor, dims: Any = None) -> Tensor:
         raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
                            f"prod(self.shape[:other.ndim]), but got {result_size} != {other_size}")
     return f.reshape(solve(f.reshape(A, result_size, result_size), f.flatten(B)), *result_shape)
+
+
+def _check_lu(A: Tensor, pivot: bool) -> None:
+    if A._data.ndim < 2:
+        raise RuntimeError(f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: "
+                           f"{list(A._data.shape)} instead")
+    if A._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"lu_cpu\" not implemented for '{A.dtype.legacy}'")
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+
+
+def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -> Any:
+    "LAPACK's getrf: L and U packed in one matrix, the 1-based int32 row swaps, and info."
+    _check_lu(A, pivot)
+    LU, pivots, info = apply(ops.LINALG_LU_FACTOR_EX, (A,), {"pivot": pivot})
+    if check_errors:
+        _raise_if_lu_singular("torch.linalg.lu_factor_ex", info._data)
+    return LuFactorExResult(LU, pivots, info)
+
+
+def _raise_if_lu_singular(name: str, info: np.ndarray) -> None:
+    bad = info[info > 0]
+    if bad.size:
+        i = int(bad.flat[0])
+        raise RuntimeError(f"{name}: U[{i},{i}] is zero and using it on lu_solve would result in a division by zero. "
+                           "If you still want to perform the factorization, consider calling linalg.lu(A, pivot) or "
+                           "linalg.lu_factor_ex(A, pivot)")
+
+
+def lu_factor(A: Tensor, *, pivot: bool = True) -> Any:
+    "lu_factor_ex that raises where U has a zero on its diagonal."
+    _check_lu(A, pivot)
+    LU, pivots, info = apply(ops.LINALG_LU_FACTOR_EX, (A,), {"pivot": pivot})
+    _raise_if_lu_singular("torch.linalg.lu_factor", info._data)
+    return LuFactorResult(LU, pivots)
+
+
+def lu(A: Tensor, *, pivot: bool = True) -> Any:
+    "A = P L U with P a permutation, L unit lower-triangular, U upper-triangular."
+    _check_lu(A, pivot)
+    return LuResult(*apply(ops.LINALG_LU, (A,), {"pivot": pivot}))

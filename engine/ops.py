@@ -5290,3 +5290,106 @@ LINALG_LSTSQ = rule("linalg_lstsq", "LinalgLstsqBackward0", _linalg_lstsq,
                     ("pinv_backward(gX Bᴴ, pinv(A), A) + 2 (gL r) Xᴴ", "pinv(A)ᴴ gX - 2 gL r"),
                     inputs=("self", "b"), outputs=4, output_names=("solution", "residuals", "rank", "singular_values"),
                     differentiable_outputs=(0, 1), defaults={"rcond": None, "driver": "gelsy"})
+
+
+# --- LU factorisation, its unpacked factors and solves ------------------------------------------------------
+def _unpack_lu_arrays(lu: np.ndarray, pivots: np.ndarray) -> tuple:
+    """P, L (unit lower, m x k) and U (upper, k x n) of LAPACK's packed LU and 1-based row swaps."""
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    L = np.tril(lu[..., :, :k], -1) + np.eye(m, k, dtype=lu.dtype)
+    U = np.triu(lu[..., :k, :])
+    perm = np.broadcast_to(np.arange(m), lu.shape[:-2] + (m,)).copy()
+    flat, piv = perm.reshape(-1, m), pivots.reshape(-1, k)
+    for b in range(flat.shape[0]):
+        for i in range(k):
+            j = int(piv[b, i]) - 1
+            flat[b, i], flat[b, j] = flat[b, j], flat[b, i]
+    P = np.zeros(lu.shape[:-2] + (m, m), lu.dtype)
+    np.put_along_axis(P, perm[..., :, None], 1, axis=-1)  # row i of Pᵀ picks row perm[i] of A
+    return np.swapaxes(P, -1, -2).copy(), L, U
+
+
+def _linalg_lu_factor_ex(a: Any, pivot: bool = True) -> tuple:
+    a = np.asarray(a)
+    lu, pivots = _lu(a)
+    return _lapack_layout(lu), pivots, _singular_info(lu)
+
+
+def _linalg_lu(a: Any, pivot: bool = True) -> tuple:
+    a = np.asarray(a)
+    lu, pivots = _lu(a)
+    return _unpack_lu_arrays(lu, pivots)
+
+
+def _lu_backward(F: Any, L_grad: Any, U_grad: Any, P: Any, L: Any, U: Any, pivot: bool) -> Any:
+    """linalg_lu_backward: P L^{-H} [Lᴴ gL ∘ 1_L + gU Uᴴ ∘ 1_U] U^{-H} for square A, with the wide and tall
+    blocks handled as PyTorch does."""
+    m, n = np.shape(F.raw(L))[-2], np.shape(F.raw(U))[-1]
+    k = min(m, n)
+    solve = (lambda A, B, upper, left, unit=False: F.op("linalg_solve_triangular", A, B, upper=upper, left=left,
+                                                       unitriangular=unit))
+    if m == n:
+        gA = F.op("tril", F.mT(L) @ L_grad, diagonal=-1) if L_grad is not None else None
+        if U_grad is not None:
+            term = F.op("triu", U_grad @ F.mT(U), diagonal=0)
+            gA = term if gA is None else gA + term
+        gA = solve(F.mT(U), gA, False, False)
+        gA = solve(F.mT(L), gA, True, True, True)
+    elif m < n:
+        U1 = _narrow(F, U, -1, k)
+        gA = F.mT(L) @ L_grad if L_grad is not None else None
+        if U_grad is not None:
+            term = F.op("triu", U_grad, diagonal=0) @ F.mT(U)
+            gA = -term if gA is None else gA - term
+        gA = solve(F.mT(U1), F.op("tril", gA, diagonal=-1), False, False)
+        if U_grad is not None:
+            gA = F.cat([gA + F.op("triu", _narrow(F, U_grad, -1, k), diagonal=0),
+                        F.op("slice", U_grad, dim=np.ndim(F.raw(U_grad)) - 1, start=k, end=n, step=1)], -1)
+        gA = solve(F.mT(L), gA, True, True, True)
+        if U_grad is None:
+            gA = F.cat([gA, _constant_grad(F, np.zeros(np.shape(F.raw(U))[:-1] + (n - k,), np.asarray(F.raw(U)).dtype))],
+                       -1)
+    else:
+        L1 = _narrow(F, L, -2, k)
+        gA = U_grad @ F.mT(U) if U_grad is not None else None
+        if L_grad is not None:
+            term = F.mT(L) @ F.op("tril", L_grad, diagonal=-1)
+            gA = -term if gA is None else gA - term
+        gA = solve(F.mT(L1), F.op("triu", gA, diagonal=0), True, True, True)
+        if L_grad is not None:
+            gA = F.cat([gA + F.op("tril", _narrow(F, L_grad, -2, k), diagonal=-1),
+                        F.op("slice", L_grad, dim=np.ndim(F.raw(L_grad)) - 2, start=k, end=m, step=1)], -2)
+        gA = solve(F.mT(U), gA, False, False)
+        if L_grad is None:
+            shape = np.shape(F.raw(L))
+            gA = F.cat([gA, _constant_grad(F, np.zeros(shape[:-2] + (m - k, k), np.asarray(F.raw(L)).dtype))], -2)
+    return P @ gA if pivot else gA
+
+
+def _lu_grad(F: Any, g: Any, L: Any, P: Any, U: Any, pivot: bool) -> Any:
+    gL, gU = (t if _received(F, t) else None for t in g[1:])
+    if gL is None and gU is None:
+        return _constant_grad(F, np.zeros(np.shape(F.raw(L))[:-1] + np.shape(F.raw(U))[-1:], np.asarray(F.raw(L)).dtype))
+    return _lu_backward(F, gL, gU, P, L, U, pivot)
+
+
+def _lu_factor_grad(F: Any, g: Any, LU: Any, pivots: Any, pivot: bool) -> Any:
+    """lu_factor_ex_backward: the factors unpacked from LU, grad's lower (m x k) and upper (k x n) blocks."""
+    lu = np.asarray(F.raw(LU))
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    P, _, _ = _unpack_lu_arrays(lu, np.asarray(F.raw(pivots)))
+    eye = np.eye(m, k, dtype=lu.dtype)
+    L = F.op("tril", _narrow(F, LU, -1, k), diagonal=-1) + eye
+    U = F.op("triu", _narrow(F, LU, -2, k), diagonal=0)
+    return _lu_backward(F, _narrow(F, g[0], -1, k), _narrow(F, g[0], -2, k), _constant_grad(F, P), L, U, pivot)
+
+
+LINALG_LU_FACTOR_EX = rule("linalg_lu_factor_ex", "LinalgLuFactorExBackward0", _linalg_lu_factor_ex, (_lu_factor_grad,),
+                           ("lu_factor_ex_backward(grad, LU, pivots, pivot)",), inputs=("A",), outputs=3,
+                           output_names=("LU", "pivots", "info"), differentiable_outputs=(0,),
+                           defaults={"pivot": True})
+LINALG_LU = rule("linalg_lu", "LinalgLuBackward0", _linalg_lu, (_lu_grad,),
+                 ("linalg_lu_backward(gL, gU, P, L, U, pivot)",), inputs=("A",), outputs=3,
+                 output_names=("P", "L", "U"), differentiable_outputs=(1, 2), defaults={"pivot": True})

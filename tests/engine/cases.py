@@ -740,6 +740,13 @@ CASES: list[tuple[str, str, tuple, dict]] = [
     ("cond_batched_wide", "out = T.linalg.cond(a)", ((2, 2, 3),), {}),
     ("tensorinv", "out = T.linalg.tensorinv(a, ind=1)", ((4, 2, 2),), {}),
     ("tensorsolve", "out = T.linalg.tensorsolve(a, b)", ((2, 3, 6), (2, 3)), {}),
+    ("lu_factor", "out = T.linalg.lu_factor(a).LU", ((3, 3),), {}),
+    ("lu_factor_ex_wide_batched", "out = T.linalg.lu_factor_ex(a).LU", ((2, 2, 4),), {}),
+    ("lu", "P, L, U = T.linalg.lu(a)\nout = L.sum(-1) * U.sum(-2)", ((3, 3),), {}),
+    ("lu_tall", "P, L, U = T.linalg.lu(a)\nout = L * 2", ((4, 2),), {}),
+    ("lu_wide", "out = T.linalg.lu(a).U", ((2, 4),), {}),
+    ("lu_grad", f"out = {GRAD}(T.linalg.lu(a).L.pow(3).sum() + T.linalg.lu_factor(a).LU.pow(2).sum(), a, "
+     "create_graph=True)[0]", ((3, 3),), {}),
     ("tensorsolve_dims", "out = T.linalg.tensorsolve(a, b, dims=(0,))", ((6, 2, 3), (2, 3)), {}),
     ("cross", "out = T.cross(a, b, dim=1)", ((2, 3), (2, 3)), {}),
     ("linalg_cross", "out = T.linalg.cross(a, b)", ((2, 3), (1, 3)), {}),

@@ -132,12 +132,37 @@ t(lambda: torch.linalg.tensorsolve(torch.zeros(2, 2, 4), torch.ones(2, 2))); t(l
 print(torch.linalg.inv(Sq).stride(), torch.linalg.solve(Sq, Sq).stride())
 t(lambda: torch.linalg.solve(Sq, torch.ones(3))); t(lambda: torch.linalg.svdvals(torch.ones(2, 2, dtype=torch.long)))
 """,
+    "lu": """
+LU, piv = torch.linalg.lu_factor(Sq)
+print(LU, piv, LU.stride(), LU.grad_fn, piv.grad_fn, sorted(a for a in dir(LU.grad_fn) if a.startswith('_saved')))
+print(torch.linalg.lu_factor_ex(Sq), torch.linalg.lu_factor(W), torch.linalg.lu_factor(W.mT))
+P, L, U = torch.linalg.lu(Sq)
+print(P, L, U, L.stride(), U.stride(), P.grad_fn, L.grad_fn, sorted(a for a in dir(L.grad_fn) if a.startswith('_saved')))
+print(torch.linalg.lu(W), torch.linalg.lu(T), torch.linalg.lu(torch.randn(2, 3, 3)).P)
+show("lu_factor", torch.linalg.lu_factor(Sq).LU ** 2, Sq)
+show("lu_factor wide", torch.linalg.lu_factor_ex(W).LU ** 2, W)
+show("lu_factor tall", torch.linalg.lu_factor(T).LU ** 2, T)
+for X in (Sq, W, T):
+    P, L, U = torch.linalg.lu(X)
+    show("L", L ** 2, X)
+    P, L, U = torch.linalg.lu(X)
+    show("U", U ** 2, X)
+    P, L, U = torch.linalg.lu(X)
+    show("both", L.sum() * 2 + U.sum(), X)
+sing = torch.tensor([[1., 2.], [2., 4.]])
+t(lambda: torch.linalg.lu_factor(sing)); print(torch.linalg.lu_factor_ex(sing))
+t(lambda: torch.linalg.lu_factor_ex(sing, check_errors=True))
+t(lambda: torch.linalg.lu_factor(torch.ones(3))); t(lambda: torch.linalg.lu_factor(torch.ones(2, 2, dtype=torch.long)))
+t(lambda: torch.linalg.lu_factor(Sq, pivot=False)); t(lambda: torch.linalg.lu(Sq, pivot=False))
+""",
     "double_backward": """
 for name, fn, x in [("qr", lambda: (torch.linalg.qr(T)[0] * torch.arange(3.)).sum() + torch.linalg.qr(T)[1].pow(2).sum(), T),
                     ("qr wide", lambda: (torch.linalg.qr(W)[0] * torch.arange(3.)).sum() + torch.linalg.qr(W)[1].pow(2).sum(), W),
                     ("lstsq", lambda: torch.linalg.lstsq(T, B, driver='gels').residuals.pow(2).sum() + torch.linalg.lstsq(T, B).solution.pow(2).sum(), T),
                     ("cond", lambda: torch.linalg.cond(Sq) + torch.linalg.cond(Sq, 'nuc'), Sq),
                     ("tensorinv", lambda: torch.linalg.tensorinv(Sq.view(3, 3, 1), 1).pow(2).sum(), Sq),
+                    ("lu_factor", lambda: torch.linalg.lu_factor(Sq).LU.pow(3).sum(), Sq),
+                    ("lu", lambda: torch.linalg.lu(W).U.pow(3).sum() + torch.linalg.lu(W).L.pow(3).sum(), W),
                     ("lstsq B", lambda: torch.linalg.lstsq(T, B, driver='gelsd').residuals.pow(2).sum() + torch.linalg.lstsq(T, B).solution.pow(2).sum(), B)]:
     g, = torch.autograd.grad(fn(), x, create_graph=True)
     print(name, g.grad_fn)
