@@ -3386,3 +3386,9 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     from engine import linalg
 
     return linalg.pinverse(input, rcond)
+
+
+def qr(input: Tensor, some: bool = True) -> Any:
+    from engine import linalg
+
+    return linalg.torch_qr(input, some)

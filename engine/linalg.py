@@ -15,7 +15,9 @@ from engine.tensor import Tensor
 
 __all__ = ["LinAlgError", "cross", "det", "inv", "inv_ex", "matrix_norm", "matrix_power", "norm", "slogdet",
            "solve", "svd", "svdvals", "vector_norm", "vecdot", "cholesky", "cholesky_ex", "solve_triangular",
-           "eigh", "eigvalsh", "pinv", "matrix_exp", "multi_dot"]
+           "eigh", "eigvalsh", "pinv", "matrix_exp", "multi_dot", "qr", "lstsq", "cond",
+           "matrix_rank", "tensorinv", "tensorsolve",
+           "lu_factor", "lu_factor_ex", "lu"]
 
 
 class _LinAlgError(RuntimeError):
@@ -30,6 +32,12 @@ InvExResult = f._named_result("linalg_inv_ex", ("inverse", "info"))
 SvdResult = f._named_result("linalg_svd", ("U", "S", "Vh"))
 CholeskyExResult = f._named_result("linalg_cholesky_ex", ("L", "info"))
 EighResult = f._named_result("linalg_eigh", ("eigenvalues", "eigenvectors"))
+QrResult = f._named_result("linalg_qr", ("Q", "R"))
+TorchQrResult = f._named_result("qr", ("Q", "R"))
+LuFactorResult = f._named_result("linalg_lu_factor", ("LU", "pivots"))
+LuFactorExResult = f._named_result("linalg_lu_factor_ex", ("LU", "pivots", "info"))
+LuResult = f._named_result("linalg_lu", ("P", "L", "U"))
+LstsqResult = f._named_result("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 
 
 def _check_matrices(name: str, A: Tensor, square: bool = True) -> None:
@@ -78,6 +86,9 @@ def inv(A: Tensor) -> Tensor:
 def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     "X with A X = B (X A = B when left is False); B may be a vector or a batch of them."
     _check_matrices("linalg.solve", A)
+    if A._data.dtype != B._data.dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                           f"{A.dtype.legacy} and B of type {B.dtype.legacy} instead")
     a, b = A._data.shape, B._data.shape
     vector = ops._is_vector_rhs(a, b)
     rows = b[-1] if vector else (b[-2] if left else b[-1])
@@ -137,7 +148,7 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> 
 
 
 def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
-    _check_matrices("linalg.svdvals", A, square=False)
+    _check_matrices("linalg.svd", A, square=False)
     return apply(ops.LINALG_SVD, (A,), _svd_attrs(A, False))[1]
 
 
@@ -362,3 +373,212 @@ def _chain(mats: list, split: list, i: int, j: int) -> Tensor:
         return mats[i]
     k = split[i][j]
     return f.mm(_chain(mats, split, i, k), _chain(mats, split, k + 1, j))
+
+
+def qr(A: Tensor, mode: str = "reduced") -> Any:
+    "Q with orthonormal columns and upper-triangular R, A = QR (mode 'reduced', 'complete' or 'r')."
+    return QrResult(*_qr(A, mode))
+
+
+def _qr(A: Tensor, mode: str) -> tuple:
+    if A._data.ndim < 2:
+        raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
+    if A._data.dtype.kind != "f":
+        raise RuntimeError(f"linalg.qr: Expected a floating point or complex tensor as input. Got {A.dtype.legacy}")
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
+                           "or 'complete'")
+    return apply(ops.LINALG_QR, (A,), {"mode": mode})
+
+
+_torch_qr_warned = [False]
+
+
+def torch_qr(input: Tensor, some: bool = True) -> Any:
+    "torch.qr (deprecated, warning once): linalg.qr in mode 'reduced' (some) or 'complete'."
+    if not _torch_qr_warned[0]:
+        _torch_qr_warned[0] = True
+        warnings.warn(
+            "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch release.\n"
+            "The boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = torch.qr(A, some)"
+            "\nshould be replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else 'complete') (Triggered "
+            "internally at /__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2505.)",
+            UserWarning, stacklevel=3)
+    return TorchQrResult(*_qr(input, "reduced" if some else "complete"))
+
+
+def lstsq(A: Tensor, B: Tensor, rcond: Any = None, *, driver: str | None = None) -> Any:
+    "The least-squares solution of AX = B (driver gelsy unless named), with residuals, rank and singular values."
+    a, b = A._data, B._data
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's "
+                           f"dtype {A.dtype.legacy} and other's dtype {B.dtype.legacy}")
+    if a.ndim < 2:
+        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    if b.ndim < 1:
+        raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
+    vector = ops._is_vector_rhs(a.shape, b.shape)
+    if not vector and not (0 <= a.ndim - b.ndim <= 1):
+        raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
+                           "(input.dim() - other.dim()) <= 1")
+    if (b.shape[-1] if vector else b.shape[-2]) != a.shape[-2]:
+        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size({-1 if vector else -2})")
+    if a.dtype.kind != "f":
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    driver = "gelsy" if driver is None else driver
+    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    if driver == "gels" and a.size:
+        m, n = a.shape[-2:]
+        # gels stops where R's diagonal is zero; rounding decides that for LAPACK: a relative threshold here
+        r = np.abs(np.diagonal(np.linalg.qr((a if m >= n else np.swapaxes(a, -1, -2)).astype(np.float64), mode="r"),
+                               axis1=-2, axis2=-1))
+        zero = r <= float(np.finfo(a.dtype).eps) * max(m, n) * np.max(r, axis=-1, keepdims=True)
+        if zero.any():
+            flat = zero.reshape(-1, zero.shape[-1])
+            code = int(np.argmax(flat[np.argmax(flat.any(-1))])) + 1
+            raise _LinAlgError("torch.linalg.lstsq: The least squares solution could not be computed because the input "
+                               f"matrix does not have full rank (error code: {code}).")
+    attrs = {"driver": driver}
+    if rcond is not None:
+        attrs["rcond"] = rcond
+    return LstsqResult(*apply(ops.LINALG_LSTSQ, (A, B), attrs))
+
+
+def cond(A: Tensor, p: Any = None) -> Tensor:
+    "The condition number: largest / smallest singular value (p None, ±2), else norm(A, p) * norm(inv(A), p)."
+    if A._data.ndim < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if isinstance(p, str):
+        _check_matrices(f"linalg.cond(ord={p})", A)
+        if p not in ("fro", "nuc"):
+            raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+        if p == "nuc":
+            s = svdvals(A)
+            return f.sum(s, -1) * f.sum(f.reciprocal(s), -1)
+        return _cond_from_inverse(A, p)
+    value = 2.0 if p is None else float(p)
+    if abs(value) not in (1.0, 2.0, math.inf):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {_number_text(p)}")
+    if abs(value) == 2.0:
+        s = svdvals(A)
+        top, bottom = f.narrow(s, -1, 0, 1), f.narrow(s, -1, s._data.shape[-1] - 1, 1)
+        return f.squeeze(f.div(bottom, top) if value < 0 else f.div(top, bottom), -1)
+    _check_matrices(f"linalg.cond(ord={_number_text(p)})", A)
+    return _cond_from_inverse(A, p)
+
+
+def _number_text(p: Any) -> str:
+    if isinstance(p, float) and math.isinf(p):
+        return "inf" if p > 0 else "-inf"
+    return str(int(p)) if float(p).is_integer() else str(p)
+
+
+def _cond_from_inverse(A: Tensor, p: Any) -> Tensor:
+    "norm(A) * norm(A^-1), a singular A's inverse filled with inf; nan (0 * inf) read as inf."
+    inverse, info = inv_ex(A)
+    singular = (info._data > 0)[..., None, None]
+    from engine import methods
+
+    methods._masked_fill_(inverse, np.broadcast_to(singular, inverse._data.shape), math.inf)
+    result = matrix_norm(A, p) * matrix_norm(inverse, p)
+    return f._inplace(result, ops.NAN_TO_NUM, (), {"nan": math.inf, "posinf": math.inf, "neginf": -math.inf})
+
+
+def matrix_rank(A: Tensor, tol: Any = None, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Tensor:
+    "How many singular values (|eigenvalues| when hermitian) exceed max(atol, rtol * the largest)."
+    if A._data.ndim < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    if A._data.dtype.kind != "f":
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    a = A._data
+    atol = atol._data if isinstance(atol, Tensor) else atol
+    rtol = rtol._data if isinstance(rtol, Tensor) else rtol
+    if rtol is None:
+        rtol = 0.0 if atol is not None and np.any(np.asarray(atol) > 0) else float(np.finfo(a.dtype).eps) * max(
+            a.shape[-2:])
+    atol = 0.0 if atol is None else atol
+    if a.size == 0:
+        return f._constant(np.zeros(a.shape[:-2], np.int64))
+    s = np.abs(np.linalg.eigvalsh(a)) if hermitian else np.linalg.svd(a, compute_uv=False)
+    s = s.astype(a.dtype)
+    top = np.max(s, axis=-1, keepdims=True)
+    tol_ = np.maximum(np.asarray(atol)[..., None] if np.ndim(atol) else atol,
+                      (np.asarray(rtol)[..., None] if np.ndim(rtol) else rtol) * top)
+    return f._constant(np.sum(s > tol_, axis=-1).astype(np.int64))
+
+
+def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
+    "The inverse of A read as a prod(shape[:ind]) x prod(shape[ind:]) matrix, shaped shape[ind:] + shape[:ind]."
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    shape = list(A._data.shape)
+    rows, cols = int(np.prod(shape[:ind], dtype=np.int64)), int(np.prod(shape[ind:], dtype=np.int64))
+    if rows != cols:
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {cols} != {rows}")
+    inverse, info = inv_ex(f.reshape(A, cols, cols))
+    bad = info._data[info._data > 0]
+    if bad.size:
+        raise _LinAlgError(f"inv: The diagonal element {int(bad.flat[0])} is zero, the inversion could not be "
+                           "completed because the input matrix is singular.")
+    return f.reshape(inverse, *(shape[ind:] + shape[:ind]))
+
+
+def tensorsolve(A: Tensor, B: Tensor, dims: Any = None) -> Tensor:
+    "X with tensordot(A, X, X.ndim) = B: A (its dims moved to the end) solved as a square matrix."
+    ndim = A._data.ndim
+    if dims is not None:
+        dims = list(dims)
+        A = f.movedim(A, dims, list(range(ndim - len(dims), ndim)))
+    result_shape = list(A._data.shape[B._data.ndim:])
+    result_size = int(np.prod(result_shape, dtype=np.int64))
+    other_size = int(np.prod(B._data.shape, dtype=np.int64))
+    if result_size != other_size:
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+                           f"prod(self.shape[:other.ndim]), but got {result_size} != {other_size}")
+    return f.reshape(solve(f.reshape(A, result_size, result_size), f.flatten(B)), *result_shape)
+
+
+def _check_lu(A: Tensor, pivot: bool) -> None:
+    if A._data.ndim < 2:
+        raise RuntimeError(f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: "
+                           f"{list(A._data.shape)} instead")
+    if A._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"lu_cpu\" not implemented for '{A.dtype.legacy}'")
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+
+
+def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -> Any:
+    "LAPACK's getrf: L and U packed in one matrix, the 1-based int32 row swaps, and info."
+    _check_lu(A, pivot)
+    LU, pivots, info = apply(ops.LINALG_LU_FACTOR_EX, (A,), {"pivot": pivot})
+    if check_errors:
+        _raise_if_lu_singular("torch.linalg.lu_factor_ex", info._data)
+    return LuFactorExResult(LU, pivots, info)
+
+
+def _raise_if_lu_singular(name: str, info: np.ndarray) -> None:
+    bad = info[info > 0]
+    if bad.size:
+        i = int(bad.flat[0])
+        raise RuntimeError(f"{name}: U[{i},{i}] is zero and using it on lu_solve would result in a division by zero. "
+                           "If you still want to perform the factorization, consider calling linalg.lu(A, pivot) or "
+                           "linalg.lu_factor_ex(A, pivot)")
+
+
+def lu_factor(A: Tensor, *, pivot: bool = True) -> Any:
+    "lu_factor_ex that raises where U has a zero on its diagonal."
+    _check_lu(A, pivot)
+    LU, pivots, info = apply(ops.LINALG_LU_FACTOR_EX, (A,), {"pivot": pivot})
+    _raise_if_lu_singular("torch.linalg.lu_factor", info._data)
+    return LuFactorResult(LU, pivots)
+
+
+def lu(A: Tensor, *, pivot: bool = True) -> Any:
+    "A = P L U with P a permutation, L unit lower-triangular, U upper-triangular."
+    _check_lu(A, pivot)
+    return LuResult(*apply(ops.LINALG_LU, (A,), {"pivot": pivot}))

@@ -3995,7 +3995,7 @@ def _linalg_inv_ex(a: Any) -> tuple:
     lu, pivots = _lu(a)
     info = _singular_info(lu)
     inverse = np.linalg.inv(np.where((info == 0)[..., None, None], a, np.eye(a.shape[-1], dtype=a.dtype)))
-    return inverse.astype(a.dtype), info
+    return _lapack_layout(inverse.astype(a.dtype)), info
 
 
 def _singular_info(lu: np.ndarray) -> np.ndarray:
@@ -4026,7 +4026,10 @@ def _linalg_solve(a: Any, b: Any, left: bool = True) -> tuple:
         x = np.linalg.solve(a, rhs)
     else:
         x = np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2), np.swapaxes(rhs, -1, -2)), -1, -2)
-    return (x[..., 0] if vector else x).astype(np.result_type(a, b)), lu, pivots, info
+    x = x.astype(np.result_type(a, b))
+    if not vector:  # LAPACK's column-major solution (row-major when solving X A = B through the transposes)
+        x = _lapack_layout(x) if left else np.ascontiguousarray(x)
+    return x[..., 0] if vector else x, lu, pivots, info
 
 
 def _solve_grads(F: Any, g: Any, A: Any, left: bool, result: Any) -> tuple:
@@ -5221,3 +5224,253 @@ DIAGONAL_SCATTER = rule(
      lambda F, g, dim1, dim2, offset: F.op("diagonal", g, offset=offset, dim1=dim1, dim2=dim2)),
     ("diagonal_scatter(grad, zeros_like(src), offset, dim1, dim2)", "grad.diagonal(offset, dim1, dim2)"),
     **WRITTEN_INTO)
+
+
+# --- QR decomposition -------------------------------------------------------------------------------------
+_QR_R_ONLY = ("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+              "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
+
+
+def _linalg_qr(a: Any, mode: str = "reduced") -> tuple:
+    """LAPACK's geqrf and orgqr (as NumPy calls them): R's diagonal takes the Householder signs; both factors
+    column-major; mode 'r' leaves Q empty."""
+    a = np.asarray(a)
+    if mode == "r":
+        r = np.linalg.qr(a, mode="r") if a.size else np.zeros(a.shape[:-2] + (min(a.shape[-2:]), a.shape[-1]), a.dtype)
+        return np.ndarray((0,), a.dtype, strides=(a.dtype.itemsize,)), _lapack_layout(np.asarray(r, a.dtype))
+    if a.size == 0:
+        m, n = a.shape[-2:]
+        k = m if mode == "complete" else min(m, n)
+        q = np.broadcast_to(np.eye(m, k, dtype=a.dtype), a.shape[:-2] + (m, k))
+        return _lapack_layout(q), _lapack_layout(np.zeros(a.shape[:-2] + (k, n), a.dtype))
+    q, r = np.linalg.qr(a, mode=mode)
+    return _lapack_layout(q.astype(a.dtype)), _lapack_layout(r.astype(a.dtype))
+
+
+def _qr_grad(F: Any, g: Any, Q: Any, R: Any, mode: str) -> Any:
+    """linalg_qr_backward: (gQ + Q syminvadj(triu(gR Rᴴ - Qᴴ gQ))) R^{-H} when m >= n; for wide A,
+    Q trilImInvAdjSkew(Qᴴ gQ - gR Rᴴ) R₁^{-H} padded with zero columns, plus Q gR."""
+    if mode == "r":
+        raise RuntimeError(_QR_R_ONLY)
+    m, n = np.shape(F.raw(Q))[-2], np.shape(F.raw(R))[-1]
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+    gQ, gR = (t if _received(F, t) else None for t in g)
+    if gQ is None and gR is None:
+        return _constant_grad(F, np.zeros(np.shape(F.raw(Q))[:-1] + (n,), np.asarray(F.raw(Q)).dtype))
+    if gQ is not None:
+        gA = gR @ F.mT(R) - F.mT(Q) @ gQ if gR is not None else -(F.mT(Q) @ gQ)
+    else:
+        gA = gR @ F.mT(R)
+    if m >= n:
+        gA = F.op("triu", gA, diagonal=0)
+        gA = Q @ _halve_diagonal(F, gA + F.mT(gA))
+        if gQ is not None:
+            gA = gA + gQ
+        return F.op("linalg_solve_triangular", F.mT(R), gA, upper=False, left=False, unitriangular=False)
+    gA = -gA
+    gA = Q @ F.op("tril", gA - F.mT(gA), diagonal=0)
+    gA = F.op("linalg_solve_triangular", F.mT(_narrow(F, R, -1, m)), gA, upper=False, left=False,
+              unitriangular=False)
+    zeros = _constant_grad(F, np.zeros(np.shape(F.raw(R))[:-1] + (n - m,), np.asarray(F.raw(R)).dtype))
+    gA = F.cat([gA, zeros], -1)
+    return gA + Q @ gR if gR is not None else gA
+
+
+def _halve_diagonal(F: Any, x: Any) -> Any:
+    """x.diagonal(0, -2, -1).mul_(0.5): in place (CopySlices under create_graph)."""
+    if F is ArrayMath:
+        x = np.array(x)
+        np.einsum("...ii->...i", x)[...] *= 0.5
+        return x
+    from engine import functions as fn
+
+    fn._inplace(fn.diagonal(x, 0, -2, -1), MUL_SCALAR, (), {"other": 0.5})
+    return x
+
+
+LINALG_QR = rule("linalg_qr", "LinalgQrBackward0", _linalg_qr, (_qr_grad,),
+                 ("(gQ + Q syminvadj(triu(gR Rᴴ - Qᴴ gQ))) R^{-H}",), inputs=("A",), outputs=2,
+                 output_names=("Q", "R"), defaults={"mode": "reduced"})
+
+
+# --- least squares -------------------------------------------------------------------------------------
+def _linalg_lstsq(a: Any, b: Any, rcond: Any = None, driver: str = "gelsy") -> tuple:
+    """The minimum-norm least-squares solution (singular values up to rcond * the largest dropped), in the
+    layout LAPACK leaves it (column-major in a max(m, n)-row buffer); the other outputs as PyTorch fills them
+    per driver: residuals for tall A (not gelsy; for gelsd/gelss only at full rank), rank (not gels),
+    singular values (gelsd, gelss)."""
+    a, b = np.asarray(a), np.asarray(b)
+    dtype = a.dtype
+    m, n = a.shape[-2:]
+    vector = _is_vector_rhs(a.shape, b.shape)
+    rhs = b[..., None] if vector else b
+    batch = np.broadcast_shapes(a.shape[:-2], rhs.shape[:-2])
+    A = np.broadcast_to(a, batch + (m, n)).astype(np.float64)
+    B = np.broadcast_to(rhs, batch + rhs.shape[-2:]).astype(np.float64)
+    k = rhs.shape[-1]
+    if rcond is None:
+        rcond = float(np.finfo(dtype).eps) * max(m, n)
+    if A.size:
+        u, s, vh = np.linalg.svd(A, full_matrices=False)
+        keep = s > rcond * s[..., :1]
+        s_inv = np.where(keep, 1 / np.where(keep, s, 1), 0)
+        x = np.swapaxes(vh, -1, -2) @ (s_inv[..., None] * (np.swapaxes(u, -1, -2) @ B))
+        rank = keep.sum(-1).astype(np.int64)
+    else:
+        s = np.zeros(batch + (min(m, n),))
+        x = np.zeros(batch + (n, k))
+        rank = np.zeros(batch, np.int64)
+    buffer = np.zeros(batch + (k, max(m, n)), dtype)
+    np.swapaxes(buffer, -1, -2)[..., :n, :] = x
+    solution = np.swapaxes(buffer, -1, -2)[..., :n, :]
+    empty = np.zeros((0,), dtype)
+    residuals = empty
+    if m > n and driver != "gelsy" and (driver == "gels" or bool(np.all(rank == n))):
+        residuals = np.sum((A @ x - B) ** 2, axis=-2).astype(dtype)
+    return (solution[..., 0] if vector else solution, residuals,
+            np.zeros((0,), np.int64) if driver == "gels" else rank,
+            s.astype(dtype) if driver in ("gelsd", "gelss") else empty)
+
+
+def _lstsq_grads(F: Any, g: Any, self: Any, b: Any, solution: Any, index: int, node: Any) -> Any:
+    """linalg_lstsq_backward: through pinv(A) from the solution's gradient (pinv_backward for A, pinv(A)ᴴ gX
+    for B), plus 2 (gL r) Xᴴ and -2 gL r from the residuals' (r = A X - B)."""
+    gX, gL = g[0], g[1]
+    gL = gL if np.size(F.raw(gL)) and _received(F, gL) else None
+    gX = gX if _received(F, gX) or gL is None else None
+    vector = _is_vector_rhs(np.shape(F.raw(self)), np.shape(F.raw(b)))
+    col = (lambda t: F.op("unsqueeze", t, dim=-1)) if vector else (lambda t: t)
+    B = col(b)
+    grad = None
+    if gX is not None:
+        pinvA = _shared_call(node, g[0], lambda: F.op("linalg_pinv", self))
+        if index == 0:
+            grad = _pinv_grad(F, col(gX) @ F.mT(B), pinvA, self)
+        else:
+            grad = F.mT(pinvA) @ col(gX)
+            grad = F.op("squeeze_dim", grad, dim=-1) if vector and F is not ArrayMath else (
+                grad[..., 0] if vector else grad)
+    if gL is None:
+        return grad
+    X = col(solution)
+    r = self @ X - B
+    gL = F.op("unsqueeze", gL, dim=-2)
+    if index == 0:
+        term = F.op("mul_scalar", (gL * r) @ F.mT(X), other=2)
+    else:
+        term = F.op("mul_scalar", gL, other=-2) * r
+        term = F.op("squeeze_dim", term, dim=-1) if vector and F is not ArrayMath else (
+            term[..., 0] if vector else term)
+    return term if grad is None else grad + term
+
+
+LINALG_LSTSQ = rule("linalg_lstsq", "LinalgLstsqBackward0", _linalg_lstsq,
+                    (lambda F, g, self, b, solution, node: _lstsq_grads(F, g, self, b, solution, 0, node),
+                     lambda F, g, self, b, solution, node: _lstsq_grads(F, g, self, b, solution, 1, node)),
+                    ("pinv_backward(gX Bᴴ, pinv(A), A) + 2 (gL r) Xᴴ", "pinv(A)ᴴ gX - 2 gL r"),
+                    inputs=("self", "b"), outputs=4, output_names=("solution", "residuals", "rank", "singular_values"),
+                    differentiable_outputs=(0, 1), defaults={"rcond": None, "driver": "gelsy"})
+
+
+# --- LU factorisation, its unpacked factors and solves ------------------------------------------------------
+def _unpack_lu_arrays(lu: np.ndarray, pivots: np.ndarray) -> tuple:
+    """P, L (unit lower, m x k) and U (upper, k x n) of LAPACK's packed LU and 1-based row swaps."""
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    L = np.tril(lu[..., :, :k], -1) + np.eye(m, k, dtype=lu.dtype)
+    U = np.triu(lu[..., :k, :])
+    perm = np.broadcast_to(np.arange(m), lu.shape[:-2] + (m,)).copy()
+    flat, piv = perm.reshape(-1, m), pivots.reshape(-1, k)
+    for b in range(flat.shape[0]):
+        for i in range(k):
+            j = int(piv[b, i]) - 1
+            flat[b, i], flat[b, j] = flat[b, j], flat[b, i]
+    P = np.zeros(lu.shape[:-2] + (m, m), lu.dtype)
+    np.put_along_axis(P, perm[..., :, None], 1, axis=-1)  # row i of Pᵀ picks row perm[i] of A
+    return np.swapaxes(P, -1, -2).copy(), L, U
+
+
+def _linalg_lu_factor_ex(a: Any, pivot: bool = True) -> tuple:
+    a = np.asarray(a)
+    lu, pivots = _lu(a)
+    return _lapack_layout(lu), pivots, _singular_info(lu)
+
+
+def _linalg_lu(a: Any, pivot: bool = True) -> tuple:
+    a = np.asarray(a)
+    lu, pivots = _lu(a)
+    return _unpack_lu_arrays(lu, pivots)
+
+
+def _lu_backward(F: Any, L_grad: Any, U_grad: Any, P: Any, L: Any, U: Any, pivot: bool) -> Any:
+    """linalg_lu_backward: P L^{-H} [Lᴴ gL ∘ 1_L + gU Uᴴ ∘ 1_U] U^{-H} for square A, with the wide and tall
+    blocks handled as PyTorch does."""
+    m, n = np.shape(F.raw(L))[-2], np.shape(F.raw(U))[-1]
+    k = min(m, n)
+    solve = (lambda A, B, upper, left, unit=False: F.op("linalg_solve_triangular", A, B, upper=upper, left=left,
+                                                       unitriangular=unit))
+    if m == n:
+        gA = F.op("tril", F.mT(L) @ L_grad, diagonal=-1) if L_grad is not None else None
+        if U_grad is not None:
+            term = F.op("triu", U_grad @ F.mT(U), diagonal=0)
+            gA = term if gA is None else gA + term
+        gA = solve(F.mT(U), gA, False, False)
+        gA = solve(F.mT(L), gA, True, True, True)
+    elif m < n:
+        U1 = _narrow(F, U, -1, k)
+        gA = F.mT(L) @ L_grad if L_grad is not None else None
+        if U_grad is not None:
+            term = F.op("triu", U_grad, diagonal=0) @ F.mT(U)
+            gA = -term if gA is None else gA - term
+        gA = solve(F.mT(U1), F.op("tril", gA, diagonal=-1), False, False)
+        if U_grad is not None:
+            gA = F.cat([gA + F.op("triu", _narrow(F, U_grad, -1, k), diagonal=0),
+                        F.op("slice", U_grad, dim=np.ndim(F.raw(U_grad)) - 1, start=k, end=n, step=1)], -1)
+        gA = solve(F.mT(L), gA, True, True, True)
+        if U_grad is None:
+            gA = F.cat([gA, _constant_grad(F, np.zeros(np.shape(F.raw(U))[:-1] + (n - k,), np.asarray(F.raw(U)).dtype))],
+                       -1)
+    else:
+        L1 = _narrow(F, L, -2, k)
+        gA = U_grad @ F.mT(U) if U_grad is not None else None
+        if L_grad is not None:
+            term = F.mT(L) @ F.op("tril", L_grad, diagonal=-1)
+            gA = -term if gA is None else gA - term
+        gA = solve(F.mT(L1), F.op("triu", gA, diagonal=0), True, True, True)
+        if L_grad is not None:
+            gA = F.cat([gA + F.op("tril", _narrow(F, L_grad, -2, k), diagonal=-1),
+                        F.op("slice", L_grad, dim=np.ndim(F.raw(L_grad)) - 2, start=k, end=m, step=1)], -2)
+        gA = solve(F.mT(U), gA, False, False)
+        if L_grad is None:
+            shape = np.shape(F.raw(L))
+            gA = F.cat([gA, _constant_grad(F, np.zeros(shape[:-2] + (m - k, k), np.asarray(F.raw(L)).dtype))], -2)
+    return P @ gA if pivot else gA
+
+
+def _lu_grad(F: Any, g: Any, L: Any, P: Any, U: Any, pivot: bool) -> Any:
+    gL, gU = (t if _received(F, t) else None for t in g[1:])
+    if gL is None and gU is None:
+        return _constant_grad(F, np.zeros(np.shape(F.raw(L))[:-1] + np.shape(F.raw(U))[-1:], np.asarray(F.raw(L)).dtype))
+    return _lu_backward(F, gL, gU, P, L, U, pivot)
+
+
+def _lu_factor_grad(F: Any, g: Any, LU: Any, pivots: Any, pivot: bool) -> Any:
+    """lu_factor_ex_backward: the factors unpacked from LU, grad's lower (m x k) and upper (k x n) blocks."""
+    lu = np.asarray(F.raw(LU))
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    P, _, _ = _unpack_lu_arrays(lu, np.asarray(F.raw(pivots)))
+    eye = np.eye(m, k, dtype=lu.dtype)
+    L = F.op("tril", _narrow(F, LU, -1, k), diagonal=-1) + eye
+    U = F.op("triu", _narrow(F, LU, -2, k), diagonal=0)
+    return _lu_backward(F, _narrow(F, g[0], -1, k), _narrow(F, g[0], -2, k), _constant_grad(F, P), L, U, pivot)
+
+
+LINALG_LU_FACTOR_EX = rule("linalg_lu_factor_ex", "LinalgLuFactorExBackward0", _linalg_lu_factor_ex, (_lu_factor_grad,),
+                           ("lu_factor_ex_backward(grad, LU, pivots, pivot)",), inputs=("A",), outputs=3,
+                           output_names=("LU", "pivots", "info"), differentiable_outputs=(0,),
+                           defaults={"pivot": True})
+LINALG_LU = rule("linalg_lu", "LinalgLuBackward0", _linalg_lu, (_lu_grad,),
+                 ("linalg_lu_backward(gL, gU, P, L, U, pivot)",), inputs=("A",), outputs=3,
+                 output_names=("P", "L", "U"), differentiable_outputs=(1, 2), defaults={"pivot": True})
