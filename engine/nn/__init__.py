@@ -1228,12 +1228,36 @@ class _Loss(Module):
             else:
                 setattr(self, k, v)
 
+    _args: tuple = ("input", "target")
+
     def forward(self, *inputs: Any, **named: Any) -> Tensor:
         extra = {k: getattr(self, k) for k in self._params}
-        return type(self)._fn(*inputs, **named, reduction=self.reduction, **extra)
+        return type(self)._fn(*_bind(type(self), inputs, named), reduction=self.reduction, **extra)
 
 
-def _loss(name: str, fn: Any, params: dict | None = None) -> type:
+def _bind(cls: type, inputs: tuple, named: dict) -> list:
+    """forward's arguments in order, with Python's TypeError for a call that does not fit its signature."""
+    names, where = cls._args, f"{cls.__name__}.forward()"
+    if len(inputs) > len(names):
+        raise TypeError(f"{where} takes {len(names) + 1} positional arguments but {len(inputs) + 1} were "
+                        "given")
+    values = dict(zip(names, inputs))
+    for k, v in named.items():
+        if k not in names:
+            raise TypeError(f"{where} got an unexpected keyword argument '{k}'")
+        if k in values:
+            raise TypeError(f"{where} got multiple values for argument '{k}'")
+        values[k] = v
+    missing = [f"'{k}'" for k in names if k not in values]
+    if missing:
+        listed = missing[0] if len(missing) == 1 else (
+            " and ".join(missing) if len(missing) == 2 else ", ".join(missing[:-1]) + ", and " + missing[-1])
+        plural = "argument" if len(missing) == 1 else "arguments"
+        raise TypeError(f"{where} missing {len(missing)} required positional {plural}: {listed}")
+    return [values[k] for k in names]
+
+
+def _loss(name: str, fn: Any, params: dict | None = None, args: tuple = ("input", "target")) -> type:
     params = params or {}
 
     def __init__(self: _Loss, *args: Any, size_average: Any = None, reduce: Any = None,
@@ -1244,7 +1268,7 @@ def _loss(name: str, fn: Any, params: dict | None = None) -> type:
         _Loss.__init__(self, size_average, reduce, reduction, **values)
 
     return type(name, (_Loss,), {"__init__": __init__, "_fn": staticmethod(fn), "_params": tuple(params),
-                                 "__module__": __name__})
+                                 "_args": args, "__module__": __name__})
 
 
 MSELoss = _loss("MSELoss", functional.mse_loss)
@@ -1260,15 +1284,19 @@ CrossEntropyLoss = _loss("CrossEntropyLoss", functional.cross_entropy,
 KLDivLoss = _loss("KLDivLoss", functional.kl_div, {"log_target": False})
 
 
-MarginRankingLoss = _loss("MarginRankingLoss", functional.margin_ranking_loss, {"margin": 0.0})
+MarginRankingLoss = _loss("MarginRankingLoss", functional.margin_ranking_loss, {"margin": 0.0},
+                          ("input1", "input2", "target"))
 HingeEmbeddingLoss = _loss("HingeEmbeddingLoss", functional.hinge_embedding_loss, {"margin": 1.0})
 SoftMarginLoss = _loss("SoftMarginLoss", functional.soft_margin_loss)
-CosineEmbeddingLoss = _loss("CosineEmbeddingLoss", functional.cosine_embedding_loss, {"margin": 0.0})
+CosineEmbeddingLoss = _loss("CosineEmbeddingLoss", functional.cosine_embedding_loss, {"margin": 0.0},
+                            ("input1", "input2", "target"))
 TripletMarginLoss = _loss("TripletMarginLoss", functional.triplet_margin_loss,
-                          {"margin": 1.0, "p": 2.0, "eps": 1e-6, "swap": False})
+                          {"margin": 1.0, "p": 2.0, "eps": 1e-6, "swap": False},
+                          ("anchor", "positive", "negative"))
 PoissonNLLLoss = _loss("PoissonNLLLoss", functional.poisson_nll_loss, {"log_input": True, "full": False,
-                                                                       "eps": 1e-8})
-GaussianNLLLoss = _loss("GaussianNLLLoss", functional.gaussian_nll_loss, {"full": False, "eps": 1e-6})
+                                                                       "eps": 1e-8}, ("log_input", "target"))
+GaussianNLLLoss = _loss("GaussianNLLLoss", functional.gaussian_nll_loss, {"full": False, "eps": 1e-6},
+                        ("input", "target", "var"))
 MultiLabelSoftMarginLoss = _loss("MultiLabelSoftMarginLoss", functional.multilabel_soft_margin_loss,
                                  {"weight": None})
 MultiMarginLoss = _loss("MultiMarginLoss", functional.multi_margin_loss,
