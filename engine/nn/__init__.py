@@ -9,6 +9,7 @@ from collections import OrderedDict
 from typing import Any, Iterator
 
 from engine import creation, dtypes
+from engine import devices as _devices
 from engine import functions as _f
 from engine.grad_mode import no_grad
 from engine.node import RemovableHandle, add_hook
@@ -407,8 +408,13 @@ class Module:
                     unexpected.append(key)
 
     def to(self, *args: Any, **kwargs: Any) -> "Module":
-        from engine import dtypes
+        from engine import devices, dtypes
 
+        for a in (*args, kwargs.get("device")):
+            if isinstance(a, str):
+                dtypes.device(a)  # an unknown device type raises, as in PyTorch
+        if self._has_tensors():
+            devices.check_to(args, kwargs)
         target = kwargs.get("dtype")
         for a in args:
             if isinstance(a, dtypes.dtype):
@@ -441,7 +447,15 @@ class Module:
     def cpu(self) -> "Module":
         return self
 
-    cuda = cpu
+    def cuda(self, device: Any = None) -> "Module":
+        from engine import devices
+
+        if self._has_tensors():
+            devices.check_cuda(device)
+        return self
+
+    def _has_tensors(self) -> bool:
+        return any(True for _ in self.parameters()) or any(True for _ in self.buffers())
 
     def extra_repr(self) -> str:
         return ""
@@ -755,6 +769,7 @@ class Identity(Module):
 class Linear(Module):
     def __init__(self, in_features: int, out_features: int, bias: bool = True, device: Any = None,
                  dtype: Any = None) -> None:
+        _devices.check(device, creating=True)
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
@@ -801,6 +816,7 @@ class _ConvNd(Module):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
                  padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
                  padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        _devices.check(device, creating=True)
         super().__init__()
         self._setup(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups, bias,
                     padding_mode, dtype)
@@ -892,6 +908,7 @@ class _ConvTransposeNd(_ConvNd):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
                  output_padding: Any = 0, groups: int = 1, bias: bool = True, dilation: Any = 1,
                  padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        _devices.check(device, creating=True)
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
         Module.__init__(self)
@@ -987,6 +1004,7 @@ class Embedding(Module):
                  max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
                  sparse: bool = False, _weight: Tensor | None = None, _freeze: bool = False,
                  device: Any = None, dtype: Any = None) -> None:
+        _devices.check(device, creating=True)
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
@@ -1070,6 +1088,7 @@ def _reset_affine(module: Module, affine: bool) -> None:
 class LayerNorm(Module):
     def __init__(self, normalized_shape: Any, eps: float = 1e-5, elementwise_affine: bool = True,
                  bias: bool = True, device: Any = None, dtype: Any = None) -> None:
+        _devices.check(device, creating=True)
         super().__init__()
         shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
         self.normalized_shape = shape
@@ -1099,6 +1118,7 @@ class _BatchNorm(Module):
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, device: Any = None, dtype: Any = None,
                  *, bias: bool = True) -> None:
+        _devices.check(device, creating=True)
         super().__init__()
         self.num_features = num_features
         self.eps = eps
@@ -1310,6 +1330,7 @@ Softmin = _activation("Softmin", functional.softmin, ("dim",), (None,))
 class PReLU(Module):
     def __init__(self, num_parameters: int = 1, init: float = 0.25, device: Any = None,
                  dtype: Any = None) -> None:
+        _devices.check(device, creating=True)
         super().__init__()
         self.num_parameters = num_parameters
         self.init = init
@@ -1351,6 +1372,7 @@ class Hardshrink(_Shrink):
 class GroupNorm(Module):
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
                  device: Any = None, dtype: Any = None, *, bias: bool = True) -> None:
+        _devices.check(device, creating=True)
         super().__init__()
         if num_channels % num_groups != 0:
             raise ValueError("num_channels must be divisible by num_groups")
@@ -1435,6 +1457,7 @@ class MultiheadAttention(Module):
     def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
                  add_bias_kv: bool = False, add_zero_attn: bool = False, kdim: int | None = None,
                  vdim: int | None = None, batch_first: bool = False, device: Any = None, dtype: Any = None) -> None:
+        _devices.check(device, creating=True)
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
                              f"num_heads={num_heads} instead")
@@ -1653,6 +1676,7 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPool):
 class Bilinear(Module):
     def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True,
                  device: Any = None, dtype: Any = None) -> None:
+        _devices.check(device, creating=True)
         super().__init__()
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
         self.weight = Parameter(creation.empty(out_features, in1_features, in2_features, dtype=dtype))
@@ -1973,6 +1997,7 @@ class _InstanceNorm(_BatchNorm):
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = False,
                  track_running_stats: bool = False, device: Any = None, dtype: Any = None, *,
                  bias: bool = True) -> None:
+        _devices.check(device, creating=True)
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
     def _apply_instance_norm(self, input: Tensor) -> Tensor:

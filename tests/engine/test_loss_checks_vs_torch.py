@@ -1,5 +1,5 @@
-"""Loss argument checks (target rank, shape and dtype, weights, loss modules' forward signature): small programs
-run with torch and with the engine print the same (warnings included)."""
+"""Loss argument checks (target rank, shape and dtype, weights, loss modules' forward signature): small
+programs run with torch and with the engine print the same (warnings included)."""
 
 from __future__ import annotations
 
@@ -97,7 +97,8 @@ for n, c in [
  ("hub double", lambda: F.huber_loss(T([0.9,0.2], requires_grad=True), T([1.,0.],dtype=torch.float64))),
  ("hub long input", lambda: F.huber_loss(T([1,0]), T([1,0]))),
  ("kl long", lambda: F.kl_div(T([-0.9,-0.2], requires_grad=True), T([1,0]), reduction="batchmean")),
- ("kl double", lambda: F.kl_div(T([-0.9,-0.2], requires_grad=True), T([1.,0.],dtype=torch.float64), reduction="batchmean")),
+ ("kl double", lambda:
+    F.kl_div(T([-0.9,-0.2], requires_grad=True), T([1.,0.],dtype=torch.float64), reduction="batchmean")),
  ("kl shape", lambda: F.kl_div(T([-0.9,-0.2]), T([[1.],[0.]]), reduction="sum")),
  ("kl bad shape", lambda: F.kl_div(T([-0.9,-0.2]), T([1.,0.,1.]), reduction="sum")),
  ("mse module 3 args", lambda: torch.nn.MSELoss()(T([1.]), T([1.]), T([1.]))),
@@ -122,18 +123,21 @@ for n, c in [
  ("nll 4d 2d t", lambda: F.nll_loss(torch.zeros(2,3,2,2), torch.zeros(2,2, dtype=torch.long))),
  ("nll 4d 4d t", lambda: F.nll_loss(torch.zeros(2,3,2,2), torch.zeros(2,2,2,1, dtype=torch.long))),
  ("nll 4d oob", lambda: F.nll_loss(torch.zeros(2,3,2,2), torch.full((2,2,2), 4))),
- ("nll 4d weight", lambda: F.nll_loss(torch.zeros(2,3,2,2), torch.zeros(2,2,2, dtype=torch.long), weight=T([1.,2.]))),
+ ("nll 4d weight", lambda:
+    F.nll_loss(torch.zeros(2,3,2,2), torch.zeros(2,2,2, dtype=torch.long), weight=T([1.,2.]))),
  ("nll 3d oob", lambda: F.nll_loss(torch.zeros(2,3,4), torch.full((2,4), 4))),
  ("nll 3d float t", lambda: F.nll_loss(torch.zeros(2,3,4), torch.zeros(2,4))),
  ("nll 3d 2d wrong N", lambda: F.nll_loss(torch.zeros(2,3,4), torch.zeros(3,4, dtype=torch.long))),
  ("nll 5d wrong", lambda: F.nll_loss(torch.zeros(2,3,1,1,2), torch.zeros(2,1,1, dtype=torch.long))),
- ("nll 3d weight", lambda: F.nll_loss(torch.zeros(2,3,4), torch.zeros(2,4, dtype=torch.long), weight=T([1.,2.]))),
+ ("nll 3d weight", lambda:
+    F.nll_loss(torch.zeros(2,3,4), torch.zeros(2,4, dtype=torch.long), weight=T([1.,2.]))),
  ("nll 2d weight 2d", lambda: F.nll_loss(fp, T([1,0]), weight=torch.ones(1,3))),
  ("nll double target", lambda: F.nll_loss(fp, T([1.,0.], dtype=torch.float64))),
  ("nll ign oob", lambda: F.nll_loss(fp, T([1,-100]))),
  ("nll ign custom", lambda: F.nll_loss(fp, T([1,7]), ignore_index=7)),
  ("nll int input", lambda: F.nll_loss(torch.zeros(2,3, dtype=torch.long), T([1,0]))),
- ("nll double in float w", lambda: F.nll_loss(torch.zeros(2,3, dtype=torch.float64), T([1,0]), weight=torch.ones(3))),
+ ("nll double in float w", lambda:
+    F.nll_loss(torch.zeros(2,3, dtype=torch.float64), T([1,0]), weight=torch.ones(3))),
  ("ce int input", lambda: F.cross_entropy(torch.zeros(2,3, dtype=torch.long), T([1,0]))),
  ("ce 0d input", lambda: F.cross_entropy(T(1.), T(0))),
  ("ce label smooth N1", lambda: F.cross_entropy(fp, T([[1],[0]]), label_smoothing=0.1)),
@@ -148,15 +152,19 @@ for n, c in [
  ("bcel long input", lambda: F.binary_cross_entropy_with_logits(T([1,0]), T([1.,0.]))),
  ("bcel weight", lambda: F.binary_cross_entropy_with_logits(T([1.,0.]), T([1.,0.]), weight=T([1.,2.,3.]))),
  ("bcel uint8", lambda: F.binary_cross_entropy_with_logits(T([0.9,0.2]), T([1,0],dtype=torch.uint8))),
- ("bcel long req", lambda: F.binary_cross_entropy_with_logits(T([0.9,0.2],requires_grad=True), T([1,0]), reduction='none')),
+ ("bcel long req", lambda:
+    F.binary_cross_entropy_with_logits(T([0.9,0.2],requires_grad=True), T([1,0]), reduction='none')),
  ("bcel long pw", lambda: F.binary_cross_entropy_with_logits(T([0.9,0.2]), T([1,0]), pos_weight=T([2.]))),
- ("mse long req bw", lambda: (lambda x: (F.mse_loss(x, T([1,0])).backward(), x.grad))(T([0.9,0.2],requires_grad=True))),
+ ("mse long req bw", lambda:
+    (lambda x: (F.mse_loss(x, T([1,0])).backward(), x.grad))(T([0.9,0.2],requires_grad=True))),
  ("mse long sum", lambda: F.mse_loss(T([0.9,0.2]), T([1,0]), reduction='none')),
  ("mse double none", lambda: F.mse_loss(T([0.9,0.2]), T([1.,0.], dtype=torch.float64), reduction='none')),
  ("hub double none", lambda: F.huber_loss(T([0.9,0.2]), T([1.,0.], dtype=torch.float64), reduction='none')),
- ("hub double-in float-t", lambda: F.huber_loss(T([0.9,0.2], dtype=torch.float64), T([1.,0.]), reduction='none')),
+ ("hub double-in float-t", lambda:
+    F.huber_loss(T([0.9,0.2], dtype=torch.float64), T([1.,0.]), reduction='none')),
  ("hub long t none", lambda: F.huber_loss(T([0.9,0.2]), T([1,0]), reduction='none')),
- ("sl1 double none", lambda: F.smooth_l1_loss(T([0.9,0.2]), T([1.,0.], dtype=torch.float64), reduction='none')),
+ ("sl1 double none", lambda:
+    F.smooth_l1_loss(T([0.9,0.2]), T([1.,0.], dtype=torch.float64), reduction='none')),
  ("sl1 beta0 long", lambda: F.smooth_l1_loss(T([0.9,0.2]), T([1,0]), beta=0.0)),
  ("kl long input", lambda: F.kl_div(T([1,0]), T([1.,0.]), reduction="sum")),
  ("kl long both log", lambda: F.kl_div(T([-0.9,-0.2]), T([1,0]), reduction="sum", log_target=True)),
@@ -218,7 +226,8 @@ for n, c in [
  ("4d oob + w", lambda: F.nll_loss(torch.zeros(2,3,2,2), torch.full((2,2,2),5), weight=w2)),
  ("3d float t + w", lambda: F.nll_loss(torch.zeros(2,3,4), torch.zeros(2,4), weight=w2)),
  ("2d oob + w2d", lambda: F.nll_loss(torch.zeros(2,3), T([1,0]), weight=torch.ones(3,1))),
- ("4d w 2d", lambda: F.nll_loss(torch.zeros(2,3,2,2), torch.zeros(2,2,2,dtype=torch.long), weight=torch.ones(3,1))),
+ ("4d w 2d", lambda:
+    F.nll_loss(torch.zeros(2,3,2,2), torch.zeros(2,2,2,dtype=torch.long), weight=torch.ones(3,1))),
  ("nll w double", lambda: F.nll_loss(torch.zeros(2,3), T([1,0]), weight=torch.ones(3, dtype=torch.float64))),
  ("4d empty", lambda: F.nll_loss(torch.zeros(0,3,2,2), torch.zeros(0,2,2,dtype=torch.long))),
  ("2d empty sum", lambda: F.nll_loss(torch.zeros(0,3), torch.zeros(0,dtype=torch.long), reduction='sum')),
