@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from engine import dtypes, observe
+from engine import devices, dtypes, observe
 from engine.tensor import Tensor
 
 
@@ -55,6 +55,7 @@ _BYTE_ORDER = ("given numpy array has byte order different from the native byte 
 
 
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    devices.check(device, creating=True)
     if isinstance(data, np.ndarray) and data.dtype.byteorder == ">":
         raise ValueError(_BYTE_ORDER)
     if type(data) is np.ndarray and dtype is None and data.dtype.kind in "fiub":
@@ -170,7 +171,8 @@ def _check_ragged(data: Any) -> None:
     walk(data, 0)
 
 
-def as_tensor(data: Any, dtype: Any = None) -> Tensor:
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    devices.check(device, creating=True)
     if isinstance(data, Tensor) and dtype is None:
         return data
     return tensor(data, dtype=dtype)
@@ -182,6 +184,7 @@ def _filled(fill: Any, size: Sequence, dtype: Any, requires_grad: bool) -> Tenso
 
 
 def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    devices.check(device, creating=True)
     flat = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
     if any(int(s) < 0 for s in flat):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
@@ -189,15 +192,18 @@ def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool
 
 
 def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    devices.check(device, creating=True)
     return _filled(1, size, dtype, requires_grad)
 
 
 def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    devices.check(device, creating=True)
     return _filled(0, size, dtype, requires_grad)
 
 
 def full(size: Sequence, fill_value: Any, dtype: Any = None, device: Any = None,
          requires_grad: bool = False) -> Tensor:
+    devices.check(device, creating=True)
     if dtype is None:
         dtype = dtypes.bool_ if isinstance(fill_value, bool) else (
             dtypes.int64 if isinstance(fill_value, int) else dtypes.default_float)
@@ -210,10 +216,12 @@ def _like(fill: Any, input: Tensor, dtype: Any, requires_grad: bool) -> Tensor:
 
 
 def zeros_like(input: Tensor, dtype: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
+    devices.check(_.get("device"), creating=True)
     return _like(0, input, dtype, requires_grad)
 
 
 def ones_like(input: Tensor, dtype: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
+    devices.check(_.get("device"), creating=True)
     return _like(1, input, dtype, requires_grad)
 
 
@@ -223,6 +231,7 @@ def full_like(input: Tensor, fill_value: Any, dtype: Any = None, requires_grad: 
 
 def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, requires_grad: bool = False,
            device: Any = None) -> Tensor:
+    devices.check(device, creating=True)
     if end is None:
         start, end = 0, start
     if step == 0:
@@ -238,6 +247,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, requir
 
 def linspace(start: float, end: float, steps: int, dtype: Any = None, requires_grad: bool = False,
              device: Any = None) -> Tensor:
+    devices.check(device, creating=True)
     np_dtype = dtypes.to_numpy(dtype) or dtypes.default_float.np
     return _finish(_linspace(start, end, steps, np_dtype), requires_grad)
 
@@ -295,12 +305,14 @@ def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 def logspace(start: float, end: float, steps: int, base: float = 10.0, dtype: Any = None,
              requires_grad: bool = False, device: Any = None) -> Tensor:
+    devices.check(device, creating=True)
     np_dtype = dtypes.to_numpy(dtype) or dtypes.default_float.np
     return _finish(np.logspace(start, end, steps, base=base).astype(np_dtype), requires_grad)
 
 
 def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = False,
         device: Any = None) -> Tensor:
+    devices.check(device, creating=True)
     np_dtype = dtypes.to_numpy(dtype) or dtypes.default_float.np
     return _finish(np.eye(n, m, dtype=np_dtype), requires_grad)
 
@@ -318,6 +330,7 @@ def _float_dtype(dtype: Any) -> np.dtype:
 
 def rand(*size: Any, generator: Any = None, dtype: Any = None, device: Any = None,
          requires_grad: bool = False) -> Tensor:
+    devices.check(device, creating=True)
     shape = _size(size)
     np_dtype = _float_dtype(dtype)
     values = _gen(generator).uniform01(_numel(shape), np_dtype).reshape(shape)
@@ -326,6 +339,7 @@ def rand(*size: Any, generator: Any = None, dtype: Any = None, device: Any = Non
 
 def randn(*size: Any, generator: Any = None, dtype: Any = None, device: Any = None,
           requires_grad: bool = False) -> Tensor:
+    devices.check(device, creating=True)
     shape = _size(size)
     np_dtype = _float_dtype(dtype)
     values = _gen(generator).normal(_numel(shape), 0.0, 1.0, np_dtype).reshape(shape)
@@ -334,6 +348,7 @@ def randn(*size: Any, generator: Any = None, dtype: Any = None, device: Any = No
 
 def randint(low: Any = None, high: Any = None, size: Any = None, *, generator: Any = None,
             dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    devices.check(device, creating=True)
     if size is None:
         low, high, size = 0, low, high
     if high is None:
@@ -348,19 +363,23 @@ def randint(low: Any = None, high: Any = None, size: Any = None, *, generator: A
 
 def randperm(n: int, *, generator: Any = None, dtype: Any = None, device: Any = None,
              requires_grad: bool = False) -> Tensor:
+    devices.check(device, creating=True)
     np_dtype = dtypes.to_numpy(dtype) or np.dtype(np.int64)
     return _finish(_gen(generator).randperm(int(n)).astype(np_dtype), requires_grad)
 
 
 def rand_like(input: Tensor, dtype: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
+    devices.check(_.get("device"), creating=True)
     return rand(input._data.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
 def randn_like(input: Tensor, dtype: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
+    devices.check(_.get("device"), creating=True)
     return randn(input._data.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
 def randint_like(input: Tensor, low: Any, high: Any = None, dtype: Any = None, **_: Any) -> Tensor:
+    devices.check(_.get("device"), creating=True)
     return randint(low, high, input._data.shape, dtype=dtype or input.dtype)
 
 
@@ -690,6 +709,7 @@ def _check_multinomial(probs: np.ndarray, num_samples: int, replacement: bool) -
 
 
 def empty_like(input: Tensor, dtype: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
+    devices.check(_.get("device"), creating=True)
     return _like(0, input, dtype, requires_grad)
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from engine import bitwise as _bitwise
 from engine import creation as _creation
+from engine import devices
 from engine import more_math as _more_math
 from engine import extra_ops as _extra_ops
 from engine import functions as f
@@ -100,25 +101,30 @@ def _min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return f.min(self, dim, keepdim)
 
 
-def _new_tensor(self: Tensor, data: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def _new_tensor(self: Tensor, data: Any, dtype: Any = None, requires_grad: bool = False,
+                device: Any = None) -> Tensor:
     from engine.creation import tensor
 
+    devices.check(device, creating=True)
     return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
 def _new_filled(fill: Any) -> Any:
-    def method(self: Tensor, *size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    def method(self: Tensor, *size: Any, dtype: Any = None, requires_grad: bool = False,
+               device: Any = None) -> Tensor:
         from engine.creation import full
 
+        devices.check(device, creating=True)
         return full(f._size_args(size), fill, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     return method
 
 
 def _new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None,
-              requires_grad: bool = False) -> Tensor:
+              requires_grad: bool = False, device: Any = None) -> Tensor:
     from engine.creation import full
 
+    devices.check(device, creating=True)
     return full(tuple(size), fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
@@ -128,6 +134,16 @@ def _relu_(self: Tensor) -> Tensor:
 
 def _cpu(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     return self
+
+
+def _cuda(self: Tensor, device: Any = None, non_blocking: bool = False, **kwargs: Any) -> Tensor:
+    devices.check_cuda(device)
+    return self
+
+
+def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    devices.check_to(args, kwargs)
+    return f.to(self, *args, **kwargs)
 
 
 def _get_device(self: Tensor) -> int:
@@ -181,11 +197,11 @@ METHODS = {
     "take_along_dim": f.take_along_dim, "unbind": f.unbind, "split": f.split, "chunk": f.chunk,
     "unsafe_split": f.unsafe_split, "unsafe_chunk": f.unsafe_chunk,
     "tril": f.tril, "triu": f.triu, "repeat_interleave": f.repeat_interleave,
-    "clone": f.clone, "to": f.to, "type": _type, "type_as": f.type_as,
+    "clone": f.clone, "to": _to, "type": _type, "type_as": f.type_as,
     "double": _convert("float64"), "float": _convert("float32"), "half": _convert("float16"),
     "bfloat16": _convert("bfloat16"),
     "long": _convert("int64"), "int": _convert("int32"), "short": _convert("int16"),
-    "bool": _convert("bool_"), "byte": _convert("uint8"), "cpu": _cpu, "cuda": _cpu,
+    "bool": _convert("bool_"), "byte": _convert("uint8"), "cpu": _cpu, "cuda": _cuda,
     "get_device": _get_device,
     "new_tensor": _new_tensor, "new_zeros": _new_filled(0), "new_ones": _new_filled(1),
     "new_empty": _new_filled(0),

@@ -2741,7 +2741,9 @@ SMOOTH_L1_LOSS = rule(
     defaults={"reduction": 1, "beta": 1.0})
 HUBER_LOSS = rule(
     "huber_loss", "HuberLossBackward0",
-    lambda a, t, reduction=1, delta=1.0: _reduce(_huber(a - t, delta), reduction),
+    # the loss has the input's dtype (PyTorch writes it into empty_like(input))
+    lambda a, t, reduction=1, delta=1.0: np.asarray(_reduce(_huber(a - t, delta), reduction),
+                                                    np.asarray(a).dtype),
     (lambda F, g, delta, reduction, self, target: F.huber_loss_backward(
         g, self, target, reduction=reduction, delta=delta),
      lambda F, g, delta, reduction, self, target: F.huber_loss_backward(

@@ -220,6 +220,8 @@ class Function(metaclass=FunctionMeta):
                 o.grad_fn = node
                 o._requires_grad = True
                 o._output_nr = i
+                if o._base is not None:  # a view made in forward: no in-place change of it (IN_CUSTOM_FUNCTION)
+                    o._view_of_multi = (cls.__name__, i, True)
         output_ids = {id(o) for o in outputs}
         ctx._saved = [
             None if t is None else SavedTensor(t, id(t) in output_ids) for t in ctx._to_save

@@ -9,6 +9,7 @@ from collections import OrderedDict
 from typing import Any, Iterator
 
 from engine import creation, dtypes
+from engine import devices as _devices
 from engine import functions as _f
 from engine.grad_mode import no_grad
 from engine.node import RemovableHandle, add_hook
@@ -407,8 +408,13 @@ class Module:
                     unexpected.append(key)
 
     def to(self, *args: Any, **kwargs: Any) -> "Module":
-        from engine import dtypes
+        from engine import devices, dtypes
 
+        for a in (*args, kwargs.get("device")):
+            if isinstance(a, str):
+                dtypes.device(a)  # an unknown device type raises, as in PyTorch
+        if self._has_tensors():
+            devices.check_to(args, kwargs)
         target = kwargs.get("dtype")
         for a in args:
             if isinstance(a, dtypes.dtype):
@@ -441,7 +447,15 @@ class Module:
     def cpu(self) -> "Module":
         return self
 
-    cuda = cpu
+    def cuda(self, device: Any = None) -> "Module":
+        from engine import devices
+
+        if self._has_tensors():
+            devices.check_cuda(device)
+        return self
+
+    def _has_tensors(self) -> bool:
+        return any(True for _ in self.parameters()) or any(True for _ in self.buffers())
 
     def extra_repr(self) -> str:
         return ""
@@ -755,6 +769,7 @@ class Identity(Module):
 class Linear(Module):
     def __init__(self, in_features: int, out_features: int, bias: bool = True, device: Any = None,
                  dtype: Any = None) -> None:
+        _devices.check(device, creating=True)
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
@@ -801,6 +816,7 @@ class _ConvNd(Module):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
                  padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
                  padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        _devices.check(device, creating=True)
         super().__init__()
         self._setup(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups, bias,
                     padding_mode, dtype)
@@ -892,6 +908,7 @@ class _ConvTransposeNd(_ConvNd):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
                  output_padding: Any = 0, groups: int = 1, bias: bool = True, dilation: Any = 1,
                  padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        _devices.check(device, creating=True)
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
         Module.__init__(self)
@@ -987,6 +1004,7 @@ class Embedding(Module):
                  max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
                  sparse: bool = False, _weight: Tensor | None = None, _freeze: bool = False,
                  device: Any = None, dtype: Any = None) -> None:
+        _devices.check(device, creating=True)
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
@@ -1070,6 +1088,7 @@ def _reset_affine(module: Module, affine: bool) -> None:
 class LayerNorm(Module):
     def __init__(self, normalized_shape: Any, eps: float = 1e-5, elementwise_affine: bool = True,
                  bias: bool = True, device: Any = None, dtype: Any = None) -> None:
+        _devices.check(device, creating=True)
         super().__init__()
         shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
         self.normalized_shape = shape
@@ -1099,6 +1118,7 @@ class _BatchNorm(Module):
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, device: Any = None, dtype: Any = None,
                  *, bias: bool = True) -> None:
+        _devices.check(device, creating=True)
         super().__init__()
         self.num_features = num_features
         self.eps = eps
@@ -1228,12 +1248,36 @@ class _Loss(Module):
             else:
                 setattr(self, k, v)
 
+    _args: tuple = ("input", "target")
+
     def forward(self, *inputs: Any, **named: Any) -> Tensor:
         extra = {k: getattr(self, k) for k in self._params}
-        return type(self)._fn(*inputs, **named, reduction=self.reduction, **extra)
+        return type(self)._fn(*_bind(type(self), inputs, named), reduction=self.reduction, **extra)
 
 
-def _loss(name: str, fn: Any, params: dict | None = None) -> type:
+def _bind(cls: type, inputs: tuple, named: dict) -> list:
+    """forward's arguments in order, with Python's TypeError for a call that does not fit its signature."""
+    names, where = cls._args, f"{cls.__name__}.forward()"
+    if len(inputs) > len(names):
+        raise TypeError(f"{where} takes {len(names) + 1} positional arguments but {len(inputs) + 1} were "
+                        "given")
+    values = dict(zip(names, inputs))
+    for k, v in named.items():
+        if k not in names:
+            raise TypeError(f"{where} got an unexpected keyword argument '{k}'")
+        if k in values:
+            raise TypeError(f"{where} got multiple values for argument '{k}'")
+        values[k] = v
+    missing = [f"'{k}'" for k in names if k not in values]
+    if missing:
+        listed = missing[0] if len(missing) == 1 else (
+            " and ".join(missing) if len(missing) == 2 else ", ".join(missing[:-1]) + ", and " + missing[-1])
+        plural = "argument" if len(missing) == 1 else "arguments"
+        raise TypeError(f"{where} missing {len(missing)} required positional {plural}: {listed}")
+    return [values[k] for k in names]
+
+
+def _loss(name: str, fn: Any, params: dict | None = None, args: tuple = ("input", "target")) -> type:
     params = params or {}
 
     def __init__(self: _Loss, *args: Any, size_average: Any = None, reduce: Any = None,
@@ -1244,7 +1288,7 @@ def _loss(name: str, fn: Any, params: dict | None = None) -> type:
         _Loss.__init__(self, size_average, reduce, reduction, **values)
 
     return type(name, (_Loss,), {"__init__": __init__, "_fn": staticmethod(fn), "_params": tuple(params),
-                                 "__module__": __name__})
+                                 "_args": args, "__module__": __name__})
 
 
 MSELoss = _loss("MSELoss", functional.mse_loss)
@@ -1260,15 +1304,19 @@ CrossEntropyLoss = _loss("CrossEntropyLoss", functional.cross_entropy,
 KLDivLoss = _loss("KLDivLoss", functional.kl_div, {"log_target": False})
 
 
-MarginRankingLoss = _loss("MarginRankingLoss", functional.margin_ranking_loss, {"margin": 0.0})
+MarginRankingLoss = _loss("MarginRankingLoss", functional.margin_ranking_loss, {"margin": 0.0},
+                          ("input1", "input2", "target"))
 HingeEmbeddingLoss = _loss("HingeEmbeddingLoss", functional.hinge_embedding_loss, {"margin": 1.0})
 SoftMarginLoss = _loss("SoftMarginLoss", functional.soft_margin_loss)
-CosineEmbeddingLoss = _loss("CosineEmbeddingLoss", functional.cosine_embedding_loss, {"margin": 0.0})
+CosineEmbeddingLoss = _loss("CosineEmbeddingLoss", functional.cosine_embedding_loss, {"margin": 0.0},
+                            ("input1", "input2", "target"))
 TripletMarginLoss = _loss("TripletMarginLoss", functional.triplet_margin_loss,
-                          {"margin": 1.0, "p": 2.0, "eps": 1e-6, "swap": False})
+                          {"margin": 1.0, "p": 2.0, "eps": 1e-6, "swap": False},
+                          ("anchor", "positive", "negative"))
 PoissonNLLLoss = _loss("PoissonNLLLoss", functional.poisson_nll_loss, {"log_input": True, "full": False,
-                                                                       "eps": 1e-8})
-GaussianNLLLoss = _loss("GaussianNLLLoss", functional.gaussian_nll_loss, {"full": False, "eps": 1e-6})
+                                                                       "eps": 1e-8}, ("log_input", "target"))
+GaussianNLLLoss = _loss("GaussianNLLLoss", functional.gaussian_nll_loss, {"full": False, "eps": 1e-6},
+                        ("input", "target", "var"))
 MultiLabelSoftMarginLoss = _loss("MultiLabelSoftMarginLoss", functional.multilabel_soft_margin_loss,
                                  {"weight": None})
 MultiMarginLoss = _loss("MultiMarginLoss", functional.multi_margin_loss,
@@ -1282,6 +1330,7 @@ Softmin = _activation("Softmin", functional.softmin, ("dim",), (None,))
 class PReLU(Module):
     def __init__(self, num_parameters: int = 1, init: float = 0.25, device: Any = None,
                  dtype: Any = None) -> None:
+        _devices.check(device, creating=True)
         super().__init__()
         self.num_parameters = num_parameters
         self.init = init
@@ -1323,6 +1372,7 @@ class Hardshrink(_Shrink):
 class GroupNorm(Module):
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
                  device: Any = None, dtype: Any = None, *, bias: bool = True) -> None:
+        _devices.check(device, creating=True)
         super().__init__()
         if num_channels % num_groups != 0:
             raise ValueError("num_channels must be divisible by num_groups")
@@ -1407,6 +1457,7 @@ class MultiheadAttention(Module):
     def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
                  add_bias_kv: bool = False, add_zero_attn: bool = False, kdim: int | None = None,
                  vdim: int | None = None, batch_first: bool = False, device: Any = None, dtype: Any = None) -> None:
+        _devices.check(device, creating=True)
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
                              f"num_heads={num_heads} instead")
@@ -1625,6 +1676,7 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPool):
 class Bilinear(Module):
     def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True,
                  device: Any = None, dtype: Any = None) -> None:
+        _devices.check(device, creating=True)
         super().__init__()
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
         self.weight = Parameter(creation.empty(out_features, in1_features, in2_features, dtype=dtype))
@@ -1945,6 +1997,7 @@ class _InstanceNorm(_BatchNorm):
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = False,
                  track_running_stats: bool = False, device: Any = None, dtype: Any = None, *,
                  bias: bool = True) -> None:
+        _devices.check(device, creating=True)
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
     def _apply_instance_norm(self, input: Tensor) -> Tensor:

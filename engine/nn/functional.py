@@ -12,6 +12,7 @@ from engine import functions as f
 from engine import conv, grad_mode, messages, ops
 from engine import creation as _creation
 from engine.rules import apply
+from engine.nn import loss_checks
 from engine.tensor import Size, Tensor
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -921,6 +922,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
              reduction: str = "mean", weight: Any = None) -> Tensor:
     _warn_size(input, target)
     a, b = _broadcast_pair(input, target)
+    loss_checks.pointwise_kernel("mse_cpu", a, b)
     return apply(ops.MSE_LOSS, (a, b), {"reduction": _reduction(reduction, size_average, reduce)})
 
 
@@ -937,6 +939,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     _warn_size(input, target)
     a, b = _broadcast_pair(input, target)
+    loss_checks.pointwise_kernel("smooth_l1_cpu", a, b)
     r = _reduction(reduction, size_average, reduce)
     if beta == 0.0:
         return l1_loss(a, b, reduction=reduction)
@@ -947,22 +950,17 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
                weight: Any = None) -> Tensor:
     _warn_size(input, target)
     a, b = _broadcast_pair(input, target)
+    loss_checks.pointwise_kernel("huber_cpu", a, b)
     return apply(ops.HUBER_LOSS, (a, b), {"reduction": _reduction(reduction), "delta": delta})
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
              ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Tensor:
     r = _reduction(reduction, size_average, reduce)
+    loss_checks.nll_target(input, target, weight, ignore_index)
     t = target._data
-    if t.dtype != np.int64 and t.dtype != np.uint8:
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype.legacy}")
-    batch_in = input._data.shape[0] if input._data.ndim > 1 else None
-    if batch_in is not None and t.ndim and t.shape[0] != batch_in:
-        raise ValueError(f"Expected input batch_size ({batch_in}) to match target batch_size ({t.shape[0]}).")
-    classes = input._data.shape[1] if input._data.ndim > 1 else input._data.shape[0]
-    bad = t[(t != ignore_index) & ((t < 0) | (t >= classes))]
-    if bad.size:
-        raise IndexError(f"Target {int(bad.flat[0])} is out of bounds.")
+    if input._data.ndim == 1:
+        t = t.reshape(())  # a 1-d input takes a 0-d or size-1 target and gives a 0-d loss
     w = None if weight is None else weight._data
     _, total = ops._nll(input._data, t, w, r, ignore_index)
     attrs = {"target": t, "weight": w, "reduction": r, "ignore_index": ignore_index, "total_weight": total}
@@ -973,21 +971,24 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
                   ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
     class_dim = 0 if input._data.ndim == 1 else 1
-    logp = f.log_softmax(input, class_dim)
     r = _reduction(reduction, size_average, reduce)
     if target._data.shape == input._data.shape:
         # class probabilities as targets (a target of another shape holds class indices)
-        if target._data.dtype.kind != "f":
-            raise RuntimeError("Expected floating point type for target with class probabilities, got "
-                               f"{target.dtype.legacy}")
+        loss_checks.class_probabilities(input, target, weight, ignore_index)
+    elif label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    loss_checks.log_softmax_kernel(input, class_dim)
+    logp = f.log_softmax(input, class_dim)
+    if target._data.shape == input._data.shape:
         classes = input._data.shape[class_dim]
         t = target
         if label_smoothing > 0:
             t = f.add(f.mul(target, 1 - label_smoothing), label_smoothing / classes)
         terms = f.mul(logp, t) if weight is None else f.mul(f.mul(logp, t), _class_view(weight, input))
         loss = f.neg(f.sum(terms, class_dim))
-        if r == 1:
-            return f.div(f.sum(loss), input._data.size // classes if input._data.ndim > 1 else 1)
+        if r == 1:  # a division by a number (div.Scalar: DivBackward1), as in PyTorch
+            count = input._data.size // classes if input._data.ndim > 1 else 1
+            return apply(ops.DIV_SCALAR, (f.sum(loss),), {"other": count})
         return f.sum(loss) if r == 2 else loss
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing <= 0:
@@ -1014,11 +1015,7 @@ def _class_view(weight: Tensor, input: Tensor) -> Tensor:
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
-    if target._data.shape != input._data.shape:
-        raise ValueError(
-            f"Using a target size ({Size(target._data.shape)}) that is different to the input size "
-            f"({Size(input._data.shape)}) is deprecated. Please ensure they have the same size."
-        )
+    loss_checks.bce_target(input, target, weight)
     data = input._data
     if data.size and (data.min() < 0 or data.max() > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
@@ -1029,11 +1026,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      size_average: Any = None, reduce: Any = None,
                                      reduction: str = "mean", pos_weight: Tensor | None = None) -> Tensor:
-    if target._data.shape != input._data.shape:
-        raise ValueError(
-            f"Target size ({Size(target._data.shape)}) must be the same as input size "
-            f"({Size(input._data.shape)})"
-        )
+    loss_checks.bce_logits_target(input, target, weight, pos_weight)
     attrs = {
         "weight": None if weight is None else weight._data,
         "pos_weight": None if pos_weight is None else pos_weight._data,
@@ -1052,6 +1045,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
             "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
             stacklevel=2,
         )
+    loss_checks.kl_div_inputs(input, target)
     if log_target:
         loss = f.mul(f.exp(target), f.sub(target, input))
     else:

@@ -26,9 +26,10 @@ class BackwardHookFunction(Function):
 
     @staticmethod
     def forward(ctx: Any, *args: Tensor) -> tuple:
-        outs = tuple(a.detach() for a in args)
-        ctx.mark_non_differentiable(*[o for a, o in zip(args, outs) if not a.requires_grad])
-        return outs
+        # the inputs returned as-is, as in PyTorch: the outputs are views made by a custom Function, so an
+        # in-place op on them (ReLU(inplace=True) in the hooked module, or after it) raises
+        ctx.mark_non_differentiable(*[a for a in args if not a.requires_grad])
+        return args
 
     @staticmethod
     def backward(ctx: Any, *grads: Any) -> tuple:

@@ -340,13 +340,14 @@ CASES: list[tuple[str, str, tuple, dict]] = [
     ("cross_entropy", "out = F.cross_entropy(a, T.tensor([0, 2]))", ((2, 3),), {}),
     ("cross_entropy_sum", "out = F.cross_entropy(a, T.tensor([0, 2]), reduction='sum')", ((2, 3),), {}),
     ("cross_entropy_none", "out = F.cross_entropy(a, T.tensor([1, 2]), reduction='none')", ((2, 3),), {}),
-    ("cross_entropy_weight", "out = F.cross_entropy(a, T.tensor([0, 2]), weight=T.tensor([1.0, 2.0, 3.0]))",
+    ("cross_entropy_weight",
+     "out = F.cross_entropy(a, T.tensor([0, 2]), weight=T.tensor([1.0, 2.0, 3.0], dtype=a.dtype))",
      ((2, 3),), {}),
     ("cross_entropy_ignore", "out = F.cross_entropy(a, T.tensor([0, -100]))", ((2, 3),), {}),
     ("cross_entropy_1d", "out = F.cross_entropy(a, T.tensor(1))", ((3,),), {}),
     ("nll_loss", "out = F.nll_loss(F.log_softmax(a, 1), T.tensor([1, 0]))", ((2, 3),), {}),
-    ("bce", "out = F.binary_cross_entropy(T.sigmoid(a), T.tensor([[1.0, 0.0, 1.0], [0.0, 0.5, 1.0]]))",
-     ((2, 3),), {}),
+    ("bce", "out = F.binary_cross_entropy(T.sigmoid(a), T.tensor([[1.0, 0.0, 1.0], [0.0, 0.5, 1.0]], "
+     "dtype=a.dtype))", ((2, 3),), {}),
     ("bce_logits", "out = F.binary_cross_entropy_with_logits(a, T.tensor([[1.0, 0.0, 1.0], [0.0, 0.5, 1.0]]))",
      ((2, 3),), {}),
     ("bce_logits_pos", "out = F.binary_cross_entropy_with_logits(a, T.tensor([1.0, 0.0, 1.0]), "
@@ -399,9 +400,9 @@ CASES: list[tuple[str, str, tuple, dict]] = [
      ((2, 3), (2, 3)), {}),
     ("huber_grad_seeded", f"out = {GRAD}(F.huber_loss(a, b, reduction='none'), a, c, create_graph=True)[0]",
      ((2, 3), (2, 3), (2, 3)), {}),
-    ("bce_grad", f"out = {GRAD}(F.binary_cross_entropy(a, T.tensor([0.2, 0.7, 0.4])), a, create_graph=True)[0]",
-     ((3,),), {"unit": True}),
-    ("bce_grad_seeded", f"out = {GRAD}(F.binary_cross_entropy(a, T.tensor([0.2, 0.7, 0.4]), "
+    ("bce_grad", f"out = {GRAD}(F.binary_cross_entropy(a, T.tensor([0.2, 0.7, 0.4], dtype=a.dtype)), a, "
+     "create_graph=True)[0]", ((3,),), {"unit": True}),
+    ("bce_grad_seeded", f"out = {GRAD}(F.binary_cross_entropy(a, T.tensor([0.2, 0.7, 0.4], dtype=a.dtype), "
      "weight=T.tensor([1.0, 2.0, 0.5]), reduction='none'), a, b, create_graph=True)[0]",
      ((3,), (3,)), {"unit": True}),
     ("bce_logits_grad", f"out = {GRAD}(F.binary_cross_entropy_with_logits(a, T.tensor([0.2, 0.7, 0.4]), "
