@@ -27,3 +27,13 @@ def run_program(module: types.ModuleType, code: str, names: dict[str, Any] | Non
             warnings.showwarning = show
         exec(code, {"torch": module, **(names or {})})  # noqa: S102 - the tests' own programs
     return ADDRESS.sub(" at 0x", out.getvalue())
+
+
+def assert_matches_torch(code: str, names: dict[str, Any] | None = None, show_warnings: bool = True) -> None:
+    """`code` prints the same (warnings included) with `torch` bound to PyTorch and to the engine."""
+    import torch
+
+    import engine
+
+    expected = run_program(torch, code, names, show_warnings)
+    assert run_program(engine, code, names, show_warnings) == expected

@@ -3,12 +3,9 @@ errors; the CPU and the usual `torch.device("cuda" if torch.cuda.is_available() 
 
 from __future__ import annotations
 
-import types
-
 import pytest
 
-import engine
-from tests.engine.programs import run_program
+from tests.engine.programs import assert_matches_torch
 
 torch = pytest.importorskip("torch")
 
@@ -122,13 +119,6 @@ except AssertionError as e:
 }
 
 
-def _run(module: types.ModuleType, code: str) -> str:
-    return run_program(module, PRELUDE + code, show_warnings=True)
-
-
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
 def test_program_output_matches_torch(name: str) -> None:
-    code = SNIPPETS[name]
-    expected = _run(torch, code)
-    actual = _run(engine, code)
-    assert actual == expected
+    assert_matches_torch(PRELUDE + SNIPPETS[name])

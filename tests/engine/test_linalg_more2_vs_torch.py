@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import types
 from pathlib import Path
 
 import pytest
 
-import engine
-from tests.engine.programs import run_program
+from tests.engine.programs import assert_matches_torch
 
 torch = pytest.importorskip("torch")
 
@@ -171,16 +169,9 @@ for name, fn, x in [("qr", lambda: (torch.linalg.qr(T)[0] * torch.arange(3.)).su
 }
 
 
-def _run(module: types.ModuleType, code: str) -> str:
-    return run_program(module, PRELUDE + code, show_warnings=True)
-
-
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
 def test_program_output_matches_torch(name: str) -> None:
-    code = SNIPPETS[name]
-    expected = _run(torch, code)
-    actual = _run(engine, code)
-    assert actual == expected
+    assert_matches_torch(PRELUDE + SNIPPETS[name])
 
 
 def test_torch_qr_warns_once_per_process_as_torch() -> None:
@@ -189,6 +180,6 @@ def test_torch_qr_warns_once_per_process_as_torch() -> None:
             "print([(x.category.__name__, str(x.message)) for x in w])")
     root = Path(__file__).resolve().parents[2]
     outputs = [subprocess.run([sys.executable, "-c", code.format(name)], capture_output=True, text=True, cwd=root,
-                              timeout=120).stdout for name in ("torch", "engine")]
+                              timeout=120, check=True).stdout for name in ("torch", "engine")]
     assert "torch.qr is deprecated" in outputs[0]
     assert outputs[1] == outputs[0]

@@ -3,12 +3,9 @@ torch and with the engine print the same (values, grad_fn names, gradients, doub
 
 from __future__ import annotations
 
-import types
-
 import pytest
 
-import engine
-from tests.engine.programs import run_program
+from tests.engine.programs import assert_matches_torch
 
 torch = pytest.importorskip("torch")
 
@@ -118,13 +115,6 @@ for name, fn, x in [("eigh", lambda: torch.linalg.eigh(S)[1][:, -1].abs().sum() 
 }
 
 
-def _run(module: types.ModuleType, code: str) -> str:
-    return run_program(module, PRELUDE + code, show_warnings=True)
-
-
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
 def test_program_output_matches_torch(name: str) -> None:
-    code = SNIPPETS[name]
-    expected = _run(torch, code)
-    actual = _run(engine, code)
-    assert actual == expected
+    assert_matches_torch(PRELUDE + SNIPPETS[name])

@@ -6,13 +6,12 @@ from __future__ import annotations
 import collections
 import io
 import pickle
-import types
 
 import numpy as np
 import pytest
 
 import engine
-from tests.engine.programs import run_program
+from tests.engine.programs import assert_matches_torch
 
 torch = pytest.importorskip("torch")
 
@@ -295,16 +294,9 @@ print(y, lin.weight.grad, lin.bias.grad, lin.weight.dtype)
 """,
 }
 
-def _run(module: types.ModuleType, code: str) -> str:
-    return run_program(module, code, {"io": io, "collections": collections}, show_warnings=True)
-
-
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
 def test_program_output_matches_torch(name: str) -> None:
-    code = SNIPPETS[name]
-    expected = _run(torch, code)
-    actual = _run(engine, code)
-    assert actual == expected
+    assert_matches_torch(SNIPPETS[name], {"io": io, "collections": collections})
 
 
 def test_bfloat16_rounding_matches_torch_bit_for_bit() -> None:

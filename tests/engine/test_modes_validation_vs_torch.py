@@ -3,13 +3,10 @@ interop and checkpoint recomputation: small programs run with torch and with the
 
 from __future__ import annotations
 
-import types
-
 import numpy as np
 import pytest
 
-import engine
-from tests.engine.programs import run_program
+from tests.engine.programs import assert_matches_torch
 
 torch = pytest.importorskip("torch")
 
@@ -351,13 +348,6 @@ def _err(f: object) -> None:
         print(f"{type(e).__name__}: {e}")
 
 
-def _run(module: types.ModuleType, code: str) -> str:
-    return run_program(module, code, {"np": np, "err": _err}, show_warnings=True)
-
-
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
 def test_program_output_matches_torch(name: str) -> None:
-    code = SNIPPETS[name]
-    expected = _run(torch, code)
-    actual = _run(engine, code)
-    assert actual == expected
+    assert_matches_torch(SNIPPETS[name], {"np": np, "err": _err})

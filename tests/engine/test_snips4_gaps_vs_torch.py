@@ -3,12 +3,9 @@ views made inside a custom Function: small programs run with torch and with the 
 
 from __future__ import annotations
 
-import types
-
 import pytest
 
-import engine
-from tests.engine.programs import run_program
+from tests.engine.programs import assert_matches_torch
 
 torch = pytest.importorskip("torch")
 
@@ -84,13 +81,6 @@ print(x.grad, y.grad_fn)
 }
 
 
-def _run(module: types.ModuleType, code: str) -> str:
-    return run_program(module, PRELUDE + code)
-
-
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
 def test_program_output_matches_torch(name: str) -> None:
-    code = SNIPPETS[name]
-    expected = _run(torch, code)
-    actual = _run(engine, code)
-    assert actual == expected
+    assert_matches_torch(PRELUDE + SNIPPETS[name], show_warnings=False)

@@ -4,12 +4,9 @@ gradients, error messages)."""
 
 from __future__ import annotations
 
-import types
-
 import pytest
 
-import engine
-from tests.engine.programs import run_program
+from tests.engine.programs import assert_matches_torch
 
 torch = pytest.importorskip("torch")
 
@@ -157,13 +154,6 @@ r=torch.gradient(a, spacing=[torch.tensor([0.,1,3,4,7])])[0]; print([n[0].name()
 }
 
 
-def _run(module: types.ModuleType, code: str) -> str:
-    return run_program(module, PRELUDE + code, show_warnings=True)
-
-
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
 def test_program_output_matches_torch(name: str) -> None:
-    code = SNIPPETS[name]
-    expected = _run(torch, code)
-    actual = _run(engine, code)
-    assert actual == expected
+    assert_matches_torch(PRELUDE + SNIPPETS[name])

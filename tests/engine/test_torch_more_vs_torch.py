@@ -3,12 +3,9 @@ run with torch and with the engine print the same (values, dtypes, grad_fn names
 
 from __future__ import annotations
 
-import types
-
 import pytest
 
-import engine
-from tests.engine.programs import run_program
+from tests.engine.programs import assert_matches_torch
 
 torch = pytest.importorskip("torch")
 
@@ -212,13 +209,6 @@ print(torch.zeros(3, dtype=torch.int64).scatter(0, torch.tensor([1, 1]), 2, redu
 }
 
 
-def _run(module: types.ModuleType, code: str) -> str:
-    return run_program(module, PRELUDE + code, show_warnings=True)
-
-
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
 def test_program_output_matches_torch(name: str) -> None:
-    code = SNIPPETS[name]
-    expected = _run(torch, code)
-    actual = _run(engine, code)
-    assert actual == expected
+    assert_matches_torch(PRELUDE + SNIPPETS[name])
