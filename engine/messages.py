@@ -182,3 +182,11 @@ BOOL_SUB = ("Subtraction, the `-` operator, with a bool tensor is not supported.
             "mask, use the `~` or `logical_not()` operator instead.")
 BOOL_NEG = ("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, "
             "use the `~` or `logical_not()` operator instead.")
+
+
+REGISTER_HOOKS_FREED = (
+    "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values of the "
+    "graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved variables after calling "
+    "backward."
+)

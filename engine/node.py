@@ -82,6 +82,49 @@ class SavedTensor:
             pack, unpack = SAVED_HOOKS[-1]
             self.packed = (pack(tensor), unpack)
 
+    def __repr__(self) -> str:
+        return f"<torch._C._autograd.SavedTensor object at {hex(id(self))}>"
+
+    def register_hooks(self, pack_hook: Any, unpack_hook: Any) -> None:
+        """Packs the saved tensor now with `pack_hook`; `unpack_hook` gives it back when it is used."""
+        if not (callable(pack_hook) and callable(unpack_hook)):
+            raise TypeError(
+                "register_hooks(): incompatible function arguments. The following argument types are "
+                "supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: collections.abc.Callable, "
+                "arg1: collections.abc.Callable) -> None\n\nInvoked with: "
+                f"{self!r}, {pack_hook!r}, {unpack_hook!r}")
+        if self.tensor is FREED:
+            raise RuntimeError(messages.REGISTER_HOOKS_FREED)
+        if self.tensor is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
+        if self.packed is not None:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already been set. "
+                               "Hint: only one pair of hooks is allowed at a time.")
+        from engine import grad_mode
+
+        original = self.tensor
+        owner = original.grad_fn
+        with grad_mode.no_grad():
+            packed = pack_hook(original.detach())
+
+        def unpack(value: Any) -> Any:
+            # the unpacked tensor takes the saved tensor's place in the graph, as in PyTorch
+            value = unpack_hook(value)
+            if not original.requires_grad or getattr(value, "requires_grad", True):
+                return value
+            out = type(original)._make(value._data, owner)
+            out._requires_grad = True
+            return out
+
+        self.packed = (packed, unpack)
+
+    @classmethod
+    def placeholder(cls, value: Any) -> "SavedTensor":
+        """The SavedTensor shown for a saved value kept otherwise (an array, a number, None, or FREED)."""
+        saved = cls.__new__(cls)
+        saved.tensor, saved.version, saved.is_output, saved.packed = value, 0, False, None
+        return saved
+
 
 def short_name(node: "Node") -> str:
     """PyTorch names the producing op without its Backward suffix in version errors."""
@@ -298,7 +341,32 @@ class Node:
 
 
 _INT64_SLOTS = frozenset({"dim", "dim0", "dim1", "dim2", "dims", "offset", "diagonal", "pad", "padding", "shifts", "k",
-                          "dimension"})
+                          "dimension", "ignore_index"})
+
+
+_OPTIONAL_TENSOR_SLOTS = frozenset({"weight", "bias", "pos_weight"})
+
+
+def raw_saved_property(slot: str) -> property:
+    """`_raw_saved_<slot>`: the SavedTensor of a tensor slot (AttributeError for other slots, as PyTorch
+    has the attribute for saved tensors only)."""
+
+    def get(node: Node) -> Any:
+        saved = node._saved or {}
+        value = saved.get(slot)
+        if type(value) is SavedTensor:
+            return value
+        number = slot in node.rule.inputs and isinstance(value, (int, float, bool))
+        optional = value is None and slot in _OPTIONAL_TENSOR_SLOTS
+        if slot not in saved or not (value is FREED or type(value) is np.ndarray or number or optional):
+            raise AttributeError(f"'{type(node).__name__}' object has no attribute '_raw_saved_{slot}'")
+        if value is not FREED and value is not None:
+            from engine.tensor import Tensor, scalar_tensor
+
+            value = Tensor._make(value) if type(value) is np.ndarray else scalar_tensor(value)
+        return SavedTensor.placeholder(value)
+
+    return property(get)
 
 
 def saved_property(slot: str) -> property:

@@ -20,7 +20,8 @@ from engine import dtypes as _dtypes
 from engine import grad_mode, messages, observe
 from engine import node as _node_module
 from engine.node import (
-    FREED, SAVED_HOOKS, ZEROS as _ZEROS, Node, SavedTensor, output_numbers, saved_property, unpack_saved,
+    FREED, SAVED_HOOKS, ZEROS as _ZEROS, Node, SavedTensor, output_numbers, raw_saved_property,
+    saved_property, unpack_saved,
 )
 from engine.tensor import Tensor, TensorExtras
 
@@ -383,6 +384,7 @@ def _node_class(name: str, rule: Rule) -> type[Node]:
     cls = _node_classes.get(name)
     if cls is None:
         saved = {f"_saved_{slot}": saved_property(slot) for slot in rule.saves}
+        saved.update({f"_raw_saved_{slot}": raw_saved_property(slot) for slot in rule.saves})
         cls = type(name, (Node,), {"__slots__": (), "__init__": object.__init__,  # see node_maker
                                    "rule": rule, "_plain": True, "__module__": "torch.autograd.graph",
                                    **saved})
