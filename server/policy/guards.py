@@ -85,6 +85,7 @@ SUBMODULE_NAMES: dict[str, frozenset[str] | None] = {
     "cuda": None,
     "backends": None,
     "backends.mps": None,
+    "backends.cudnn": None,
     "backends.mha": None,
     "distributions": None,
     "distributions.constraints": None,
