@@ -1105,3 +1105,31 @@ for epoch in range(3):
     model.step(0.05)
     print(epoch, round(loss.item(), 4), model.w.requires_grad, model.__class__.__name__)
 """)
+
+snippet("cpu_only_build_device_errors", """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.backends.cudnn.deterministic = True
+torch.backends.cudnn.benchmark = False
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(device, torch.backends.cudnn.is_available(), torch.backends.cudnn.benchmark, torch.backends.cudnn.deterministic)
+x = torch.ones(2, requires_grad=True, device=device)
+for move in (lambda: x.cuda(), lambda: x.to("cuda:0"), lambda: nn.Linear(2, 1).cuda(),
+             lambda: torch.zeros(2, device="cuda")):
+    try:
+        move()
+    except AssertionError as e:
+        print("AssertionError:", e)
+try:
+    F.cross_entropy(torch.zeros(2, 3), torch.tensor([[1], [0]]))
+except RuntimeError as e:
+    print("RuntimeError:", e)
+relu = nn.ReLU(inplace=True)
+relu.register_full_backward_hook(lambda m, gi, go: None)
+try:
+    relu(x * 1)
+except RuntimeError as e:
+    print("RuntimeError:", str(e)[:60])
+""")

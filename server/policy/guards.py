@@ -86,6 +86,7 @@ SUBMODULE_NAMES: dict[str, frozenset[str] | None] = {
     "cuda": None,
     "backends": None,
     "backends.mps": None,
+    "backends.cudnn": None,
     "backends.mha": None,
     "distributions": None,
     "distributions.constraints": None,
@@ -227,8 +228,14 @@ def _is_numpy_type(tp: type) -> bool:
     return mod == "numpy" or mod.startswith("numpy.")
 
 
+# Module flags a snippet may set, as reproducibility boilerplate does (`torch.backends.cudnn.deterministic = True`);
+# they take plain booleans and change nothing on a CPU engine.
+FACADE_FLAGS = {"torch.backends.cudnn": frozenset({"deterministic", "benchmark", "enabled", "allow_tf32"})}
+
+
 class Facade:
-    """A read-only, module-like namespace holding only allowed names (what `import torch` returns)."""
+    """A read-only, module-like namespace holding only allowed names (what `import torch` returns); only
+    the FACADE_FLAGS of its module can be set, to booleans."""
 
     __slots__ = ("_Facade__name", "_Facade__attrs")
 
@@ -245,6 +252,9 @@ class Facade:
             raise AttributeError(f"module '{self.__name}' has no attribute '{name}'") from None
 
     def __setattr__(self, name: str, value: Any) -> None:
+        if name in FACADE_FLAGS.get(self.__name, ()) and type(value) is bool:
+            self.__attrs[name] = value
+            return
         raise PolicyError(f"modules are read-only: cannot set '{self.__name}.{name}'")
 
     def __delattr__(self, name: str) -> None:
@@ -1002,6 +1012,8 @@ class Policy:
             return
         if self.is_engine_class(tp) and (hasattr(tp, "save_for_backward") or self._is_module_type(tp)):
             return
+        if tp is Facade:
+            return  # Facade.__setattr__ decides (module flags only)
         raise PolicyError(f"cannot set attributes of '{tp.__name__}' objects")
 
     def _is_module_type(self, tp: type) -> bool:

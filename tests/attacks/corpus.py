@@ -75,6 +75,17 @@ for i, code in enumerate([
     "import torch\nf = torch.finfo(torch.float32)\nf.eps = 1",
 ]):
     case("dunder", f"dtype_info_{i:02d}", code)
+for i, code in enumerate([
+    "import torch\ntorch.backends.cudnn.deterministic = print",
+    "import torch\ntorch.backends.cudnn.is_available = lambda: True",
+    "import torch\ntorch.backends.cudnn.__dict__ = {}",
+    "import torch\ntorch.backends.mha.deterministic = True",
+    "import torch\ntorch.tensor = torch.ones",
+    "import torch\nsetattr(torch.backends.cudnn, 'benchmark', [1])",
+]):
+    case("facades", f"module_flags_{i:02d}", code)
+case("facades", "module_flags_ok", "import torch\ntorch.backends.cudnn.deterministic = True\n"
+     "print(torch.backends.cudnn.deterministic)", OK)
 case("dunder", "saved_on_tensor", "import torch\nprint(torch.ones(2)._saved_self)")
 case("dunder", "version_on_node", "import torch\ny = torch.ones(2, requires_grad=True) * 2\nprint(y.grad_fn._version)")
 case("dunder", "super_self", "import torch\nclass N(torch.nn.Module):\n    def f(self):\n        return super().__self__\n")
