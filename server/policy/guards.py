@@ -32,6 +32,7 @@ from __future__ import annotations
 import builtins
 import collections
 import functools
+import importlib
 import io
 import math
 import operator
@@ -40,14 +41,17 @@ import types
 import weakref
 from typing import Any, Callable
 
-import importlib
-
 import numpy as np
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 
 from . import arrays, npfacade, warnfacade
-from .compiler import (ALLOWED_IMPORT_ROOTS, CLASS_SPECIAL_METHODS, IMPORTS_ALLOWED, TENSOR_OPERATOR_METHODS,
-                       format_field_is_unsafe)
+from .compiler import (
+    ALLOWED_IMPORT_ROOTS,
+    CLASS_SPECIAL_METHODS,
+    IMPORTS_ALLOWED,
+    TENSOR_OPERATOR_METHODS,
+    format_field_is_unsafe,
+)
 from .errors import OutputLimitExceeded, PolicyError
 
 DEFAULT_MAX_OUTPUT_CHARS = 1_000_000
