@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import warnings
+from numbers import Number
 from typing import Any
 
 import engine as torch
 from engine.distributions import constraints
-from engine.distributions.utils import lazy_property
+from engine.distributions.utils import broadcast_all, lazy_property
 from engine.tensor import Tensor
 
 __all__ = ["Distribution"]
@@ -156,6 +157,24 @@ class Distribution:
                 f"of the distribution {self!r}, "
                 f"but found invalid values:\n{value}"
             )
+
+    def _broadcast_params(self, **params: Any) -> Any:
+        """Sets each parameter (loc, scale...) broadcast against the others; returns the batch shape they give
+        (empty when all are Python numbers)."""
+        values = broadcast_all(*params.values())
+        for name, value in zip(params, values):
+            setattr(self, name, value)
+        return torch.Size() if all(isinstance(v, Number) for v in params.values()) else values[0].size()
+
+    def _expand_params(self, cls: type, batch_shape: Any, _instance: Any, *names: str) -> Any:
+        """expand() of a distribution whose named parameters all have its batch shape."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = torch.Size(batch_shape)
+        for name in names:
+            setattr(new, name, getattr(self, name).expand(batch_shape))
+        super(cls, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
 
     def _get_checked_instance(self, cls: type, _instance: Any = None) -> Any:
         if _instance is None and type(self).__init__ != cls.__init__:

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from numbers import Number
 from typing import Any
 
 import engine as torch
 from engine.distributions import constraints
 from engine.distributions.exp_family import ExponentialFamily
-from engine.distributions.utils import broadcast_all
 
 __all__ = ["Exponential"]
 
@@ -38,17 +36,10 @@ class Exponential(ExponentialFamily):
         return self.rate.pow(-2)
 
     def __init__(self, rate: Any, validate_args: bool | None = None) -> None:
-        (self.rate,) = broadcast_all(rate)
-        batch_shape = torch.Size() if isinstance(rate, Number) else self.rate.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self._broadcast_params(rate=rate), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Exponential":
-        new = self._get_checked_instance(Exponential, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        super(Exponential, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Exponential, batch_shape, _instance, "rate")
 
     def rsample(self, sample_shape: Any = torch.Size()) -> Any:
         shape = self._extended_shape(sample_shape)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from numbers import Number
 from typing import Any
 
 import engine as torch
 from engine.distributions import constraints
 from engine.distributions.exp_family import ExponentialFamily
-from engine.distributions.utils import broadcast_all, finfo
+from engine.distributions.utils import finfo
 
 __all__ = ["Gamma"]
 
@@ -38,21 +37,10 @@ class Gamma(ExponentialFamily):
         return self.concentration / self.rate.pow(2)
 
     def __init__(self, concentration: Any, rate: Any, validate_args: bool | None = None) -> None:
-        self.concentration, self.rate = broadcast_all(concentration, rate)
-        if isinstance(concentration, Number) and isinstance(rate, Number):
-            batch_shape = torch.Size()
-        else:
-            batch_shape = self.concentration.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self._broadcast_params(concentration=concentration, rate=rate), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Gamma":
-        new = self._get_checked_instance(Gamma, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.concentration = self.concentration.expand(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        super(Gamma, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Gamma, batch_shape, _instance, "concentration", "rate")
 
     def rsample(self, sample_shape: Any = torch.Size()) -> Any:
         shape = self._extended_shape(sample_shape)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from numbers import Number
 from typing import Any
 
 import engine as torch
 from engine.distributions import constraints
 from engine.distributions.distribution import Distribution
-from engine.distributions.utils import broadcast_all, finfo
+from engine.distributions.utils import finfo
 
 __all__ = ["Laplace"]
 
@@ -37,21 +36,10 @@ class Laplace(Distribution):
         return (2**0.5) * self.scale
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, Number) and isinstance(scale, Number):
-            batch_shape = torch.Size()
-        else:
-            batch_shape = self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self._broadcast_params(loc=loc, scale=scale), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Laplace":
-        new = self._get_checked_instance(Laplace, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        super(Laplace, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Laplace, batch_shape, _instance, "loc", "scale")
 
     def rsample(self, sample_shape: Any = torch.Size()) -> Any:
         shape = self._extended_shape(sample_shape)

@@ -9,7 +9,7 @@ from typing import Any
 import engine as torch
 from engine.distributions import constraints
 from engine.distributions.exp_family import ExponentialFamily
-from engine.distributions.utils import _standard_normal, broadcast_all
+from engine.distributions.utils import _standard_normal
 
 __all__ = ["Normal"]
 
@@ -39,21 +39,10 @@ class Normal(ExponentialFamily):
         return self.stddev.pow(2)
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, Number) and isinstance(scale, Number):
-            batch_shape = torch.Size()
-        else:
-            batch_shape = self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self._broadcast_params(loc=loc, scale=scale), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Normal":
-        new = self._get_checked_instance(Normal, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        super(Normal, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Normal, batch_shape, _instance, "loc", "scale")
 
     def sample(self, sample_shape: Any = torch.Size()) -> Any:
         shape = self._extended_shape(sample_shape)

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import math
-from numbers import Number
 from typing import Any
 
 import engine as torch
 from engine.distributions import constraints
 from engine.distributions.distribution import Distribution
-from engine.distributions.utils import broadcast_all
 
 __all__ = ["Uniform"]
 
@@ -40,21 +38,10 @@ class Uniform(Distribution):
         return (self.high - self.low).pow(2) / 12
 
     def __init__(self, low: Any, high: Any, validate_args: bool | None = None) -> None:
-        self.low, self.high = broadcast_all(low, high)
-        if isinstance(low, Number) and isinstance(high, Number):
-            batch_shape = torch.Size()
-        else:
-            batch_shape = self.low.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self._broadcast_params(low=low, high=high), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Uniform":
-        new = self._get_checked_instance(Uniform, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.low = self.low.expand(batch_shape)
-        new.high = self.high.expand(batch_shape)
-        super(Uniform, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Uniform, batch_shape, _instance, "low", "high")
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self) -> Any:
