@@ -11,6 +11,37 @@ from typing import Any
 
 ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 
+# Helpers for the preludes of differential programs (the same text runs under PyTorch and the engine).
+RUN = """
+def run(name, fn):
+    try:
+        out = repr(fn())
+    except BaseException as e:
+        out = type(e).__name__ + ": " + str(e)
+    print(name, "->", out)
+"""
+TRY = """
+def t(f):
+    try:
+        r = f()
+        print(r if not isinstance(r, tuple) else tuple(r))
+    except Exception as e:
+        print(type(e).__name__ + ":", e)
+"""
+# Prints a graph from a tensor or node down, one node per line with its `_saved_*` attribute names.
+CHAIN = """
+def chain(t, depth=0, seen=None):
+    seen = set() if seen is None else seen
+    fn = t.grad_fn if hasattr(t, 'grad_fn') else t
+    if fn is None or id(fn) in seen:
+        return
+    seen.add(id(fn))
+    print('  ' * depth + type(fn).__name__, sorted(a for a in dir(fn) if a.startswith('_saved')))
+    for n, _ in fn.next_functions:
+        if n is not None:
+            chain(n, depth + 1, seen)
+"""
+
 
 def run_program(module: types.ModuleType, code: str, names: dict[str, Any] | None = None,
                 show_warnings: bool = False) -> str:

@@ -5,19 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.engine.programs import assert_matches_torch
+from tests.engine.programs import RUN, assert_matches_torch
 
 torch = pytest.importorskip("torch")
 
-PRELUDE = """
+PRELUDE = RUN + """
 F = torch.nn.functional
 T = torch.tensor
-def run(name, fn):
-    try:
-        out = repr(fn())
-    except Exception as e:
-        out = type(e).__name__ + ": " + str(e)
-    print(name, "->", out)
 fp = torch.tensor([[1.0, 2.0, 0.5], [0.5, 0.1, 0.2]], requires_grad=True)
 lp = F.log_softmax(fp, 1)
 x1 = T([1., 2., 3.])

@@ -5,18 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.engine.programs import assert_matches_torch
+from tests.engine.programs import TRY, assert_matches_torch
 
 torch = pytest.importorskip("torch")
 
-PRELUDE = """
-def t(f):
-    try:
-        r = f()
-        print(r if not isinstance(r, tuple) else tuple(r))
-    except Exception as e:
-        print(type(e).__name__ + ":", e)
-"""
+PRELUDE = TRY
 
 SNIPPETS = {
     # --- bitwise ops: integers bitwise, bools logical, floats refused -------------------------------------

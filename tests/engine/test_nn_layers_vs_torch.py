@@ -9,11 +9,11 @@ import pytest
 
 import engine
 import engine.nn.functional  # noqa: F401
-from tests.engine.programs import run_program
+from tests.engine.programs import CHAIN, run_program
 
 torch = pytest.importorskip("torch")
 
-PRELUDE = """
+PRELUDE = CHAIN + """
 F = torch.nn.functional
 def attempt(f):
     try:
@@ -22,16 +22,6 @@ def attempt(f):
               out.flatten().tolist()[:12])
     except Exception as e:
         print(type(e).__name__, e)
-def chain(t, depth=0, seen=None):
-    seen = set() if seen is None else seen
-    fn = t.grad_fn if hasattr(t, 'grad_fn') else t
-    if fn is None or id(fn) in seen:
-        return
-    seen.add(id(fn))
-    print('  ' * depth + type(fn).__name__, sorted(a for a in dir(fn) if a.startswith('_saved')))
-    for n, _ in fn.next_functions:
-        if n is not None:
-            chain(n, depth + 1, seen)
 """
 
 PROGRAMS = {

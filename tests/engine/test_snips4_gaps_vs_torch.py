@@ -6,18 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.engine.programs import assert_matches_torch
+from tests.engine.programs import RUN, assert_matches_torch
 
 torch = pytest.importorskip("torch")
 
-PRELUDE = """
-def run(name, fn):
-    try:
-        out = repr(fn())
-    except BaseException as e:
-        out = type(e).__name__ + ": " + str(e)
-    print(name, "->", out)
-"""
+PRELUDE = RUN
 
 SNIPPETS = {
     "full_backward_hook_inplace": """
