@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from engine import devices, dtypes, observe
+from engine import devices, dtypes, info, observe
 from engine.tensor import Tensor
 
 
@@ -458,8 +458,6 @@ def draw_like(data: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 def copy_like(data: np.ndarray, memory_format: Any = None) -> np.ndarray:
     """A copy of `data` laid out as torch's clone(memory_format=...) lays it out (default: preserve_format)."""
-    from engine import info
-
     if memory_format is info.channels_last or memory_format is info.channels_last_3d:
         order = [0, *range(2, data.ndim), 1]  # NHWC / NDHWC
     elif memory_format is not None and memory_format is not info.preserve_format:

@@ -105,17 +105,14 @@ class Recorder:
         if isinstance(t, engine.Parameter):
             record["is_param"] = True
         self.tensors.append(record)
-        data = t._data
-        owner = data.base
-        self._by_buffer.setdefault(id(data if owner is None else owner), []).append(t)
+        self._by_buffer.setdefault(_buffer_key(t._data), []).append(t)
         return tid
 
     def _aliases(self, t: Tensor) -> list[dict]:
         """The other traced tensors whose values an in-place change to `t` just changed, with those values."""
         data = t._data
-        owner = data.base
         aliases = []
-        for other in self._by_buffer.get(id(data if owner is None else owner), ()):
+        for other in self._by_buffer.get(_buffer_key(data), ()):
             if other is not t and np.may_share_memory(other._data, data):
                 aliases.append({"tensor": self._tensor_ids[id(other)], "version": other._vc[0],
                                 "value": self._value(other._data)})
@@ -499,6 +496,12 @@ class Recorder:
         elif hasattr(value, "named_parameters") and isinstance(value, _module_type()):
             for pname, p in value.named_parameters():
                 self._tag(p, f"{name}.{pname}")
+
+
+def _buffer_key(data: np.ndarray) -> int:
+    """Which memory an array's values live in: the array that owns it (a view's base)."""
+    owner = data.base
+    return id(data if owner is None else owner)
 
 
 def _span_dict(line: int | None, end_line: int | None, col: int | None, end_col: int | None) -> dict | None:
