@@ -1133,3 +1133,35 @@ try:
 except RuntimeError as e:
     print("RuntimeError:", str(e)[:60])
 """)
+
+snippet("generator_of_minibatches", """
+import torch
+
+torch.manual_seed(0)
+X = torch.randn(10, 3)
+y = X @ torch.tensor([1.0, -2.0, 0.5]) + 0.1
+
+def batches(data, target, size):
+    for start in range(0, len(data), size):
+        yield data[start:start + size], target[start:start + size]
+
+w = torch.zeros(3, requires_grad=True)
+opt = torch.optim.SGD([w], lr=0.1)
+for epoch in range(3):
+    total = 0.0
+    for xb, yb in batches(X, y, 4):
+        loss = ((xb @ w - yb) ** 2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        total += loss.item()
+    print(epoch, round(total, 4))
+print(w)
+
+def layers():
+    yield from (torch.nn.Linear(3, 3), torch.nn.Tanh())
+    yield torch.nn.Linear(3, 1)
+
+model = torch.nn.Sequential(*layers())
+print(model, sum(p.numel() for p in model.parameters()))
+""")

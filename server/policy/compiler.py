@@ -336,12 +336,6 @@ class PolicyChecker(ast.NodeVisitor):
         for n in node.names:
             self.check_identifier(node, n)
 
-    def visit_Yield(self, node: ast.Yield) -> None:
-        self.fail(node, "generator functions (yield) are not allowed")
-
-    def visit_YieldFrom(self, node: ast.YieldFrom) -> None:
-        self.fail(node, "generator functions (yield from) are not allowed")
-
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
         self.check_identifier(node, node.name)
         if node.type is None:

@@ -169,8 +169,15 @@ case("format", "format_plain_ok", "print('{:.3f} {} {x}'.format(3.14159, 2, x=3)
 for i, code in enumerate([
     "g = (i for i in range(3))\nprint(g.gi_frame.f_globals)",
     "g = (i for i in range(3))\nprint(g.gi_code)",
-    "def f():\n    yield 1\nprint(list(f()))",
-    "def f():\n    yield from [1]\n",
+    "def f():\n    yield 1\ng = f()\nprint(g.gi_frame.f_back)",
+    "def f():\n    yield from [1]\ng = f()\nnext(g)\nprint(g.gi_yieldfrom)",
+    "def f():\n    x = yield 1\ng = f()\nnext(g)\ng.send(2)",
+    "def f():\n    yield 1\ng = f()\ng.throw(ValueError)",
+    "def f():\n    yield 1\ng = f()\ng.close()",
+    "def f():\n    yield 1\nprint(f().gi_running, f().gi_suspended)",
+    "def f():\n    yield 1\nprint(type(f()).__mro__)",
+    "def f():\n    yield 1\nprint(getattr(f(), 'gi_' + 'frame'))",
+    "def f():\n    yield 1\nprint(f().__reduce__())",
     "g = (i for i in range(3))\nprint(g.send(None), g.throw)",
     "f = lambda: 0\nprint(f.f_back)",
     "try:\n    1/0\nexcept Exception as e:\n    tb = e.__traceback__\n    print(tb.tb_next)",
@@ -178,9 +185,17 @@ for i, code in enumerate([
     "import inspect\nprint(inspect.currentframe())",
     "async def f():\n    await g()\n",
     "g = (i for i in range(3))\nx = g.gi_yieldfrom",
-    "x = lambda: (yield)\n",
+    "x = lambda: (yield)\nprint(x().gi_frame)",
 ]):
     case("frames", f"frames_{i:02d}", code)
+# Generator functions run (a tutorial's batch generator); their objects hand out nothing but iteration.
+case("frames", "generator_function_ok", "def batches(n):\n    for i in range(n):\n        yield i * 2\n"
+     "    yield from [10, 11]\nprint(list(batches(3)), next(iter(batches(1))))", OK)
+# A generator's `finally` runs when the generator is dropped, inside the run and under its limits.
+case("frames", "generator_finally_loop", "def f():\n    try:\n        yield 1\n    finally:\n        while True:\n"
+     "            pass\ng = f()\nnext(g)\ndel g\n", ANY)
+case("frames", "generator_cycle_finalizer", "def f():\n    try:\n        yield 1\n    finally:\n"
+     "        print('x' * 100000)\nfor i in range(1000):\n    g = f()\n    next(g)\n    box = [g]\n    box.append(box)\n", ANY)
 
 # --- builtins lookups ----------------------------------------------------------------------------------
 for i, code in enumerate([
