@@ -155,3 +155,5 @@ def is_floating_point(input: Tensor) -> bool:
 
 def is_complex(input: Tensor) -> bool:
     return False  # no complex dtypes
+from engine.sparse_coo import sparse_coo, sparse_coo_tensor  # noqa: E402
+from engine import sparse  # noqa: E402 - torch.sparse

@@ -543,8 +543,17 @@ def _accumulate(node: AccumulateGrad, grad: Any, create_graph: bool, obs: Any, u
         # PyTorch copies a first gradient into a fresh tensor (CopyBackwards when it has a graph)
         leaf._grad = _copy_of(g) if before is None else before + g
     else:
-        array = np.asarray(grad)
-        if before is None:
+        try:
+            array = np.asarray(grad)
+        except TypeError:  # a sparse gradient (see engine.sparse_coo)
+            array = None
+        if array is None or (before is not None and before.is_sparse):
+            from engine.sparse_coo import accumulate
+
+            if obs is not None and before is not None:
+                before = before.detach()
+            accumulate(leaf, grad)
+        elif before is None:
             if unshared and _own_array(array, dtype):
                 leaf._grad = Tensor._make(array)
             else:

@@ -474,6 +474,7 @@ class TensorExtras:
 
     __slots__ = ("base", "version", "view_of_multi", "retains_grad", "post_acc_hooks", "inference",
                  "no_grad_view")
+    sparse = False  # a sparse tensor's extras say so (engine.sparse_coo), for rules.apply
 
     def __init__(self, inference: bool = False) -> None:
         self.base: Tensor | None = None

@@ -1165,3 +1165,26 @@ def layers():
 model = torch.nn.Sequential(*layers())
 print(model, sum(p.numel() for p in model.parameters()))
 """)
+
+snippet("sparse_coo_gradients", """
+import torch
+
+i = torch.tensor([[0, 1, 1], [2, 0, 2]])
+v = torch.tensor([3.0, 4.0, 5.0])
+s = torch.sparse_coo_tensor(i, v, (2, 3), requires_grad=True)
+print(s, s.layout, s.is_sparse, s.sparse_dim(), s.dense_dim())
+d = torch.ones(3, 2, requires_grad=True)
+y = torch.sparse.mm(s, d)
+print(y)
+y.sum().backward()
+print(s.grad, s.grad.layout, d.grad)
+c = s.coalesce()
+print(c.indices(), c.values(), c.is_coalesced(), torch.sparse.sum(s, dim=1))
+x = torch.tensor([[0., 2.], [3., 0.]], requires_grad=True)
+(x.to_sparse() * 2).to_dense().sum().backward()
+print(x.grad, torch.sparse.addmm(torch.zeros(2, 2), s, d).grad_fn)
+try:
+    s.exp()
+except NotImplementedError as e:
+    print(str(e)[:60])
+""")

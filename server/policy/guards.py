@@ -86,6 +86,7 @@ SUBMODULE_NAMES: dict[str, frozenset[str] | None] = {
                          "default_generator", "fork_rng"}),
     "linalg": None,
     "special": None,
+    "sparse": None,
     "fft": None,
     "cuda": None,
     "backends": None,
