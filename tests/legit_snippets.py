@@ -1172,7 +1172,7 @@ import torch
 i = torch.tensor([[0, 1, 1], [2, 0, 2]])
 v = torch.tensor([3.0, 4.0, 5.0])
 s = torch.sparse_coo_tensor(i, v, (2, 3), requires_grad=True)
-print(s, s.layout, s.is_sparse, s.sparse_dim(), s.dense_dim())
+print(s, s.layout, s.is_sparse, s.sparse_dim(), s.dense_dim(), s._nnz())
 d = torch.ones(3, 2, requires_grad=True)
 y = torch.sparse.mm(s, d)
 print(y)

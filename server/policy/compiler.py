@@ -45,7 +45,7 @@ FORBIDDEN_BUILTINS = frozenset({
 
 # Private attributes PyTorch tutorials legitimately read; the run-time guard re-checks the type.
 PRIVATE_ATTR_ALLOWED = re.compile(
-    r"^(_saved_[A-Za-z0-9_]+|_version|_sequence_nr|_is_view|_base|__getitem__|__setitem__|__class__)$")
+    r"^(_saved_[A-Za-z0-9_]+|_version|_sequence_nr|_is_view|_nnz|_base|__getitem__|__setitem__|__class__)$")
 # A tensor's operator methods, read explicitly (`x.__iadd__(1)`, `x.__add__(y)`); the guard allows them on
 # tensors only.
 TENSOR_OPERATOR_METHODS = frozenset(f"__{op}__" for op in """add radd iadd sub rsub isub mul rmul imul truediv

@@ -147,7 +147,7 @@ DENIED_NAMES = frozenset({"numpy", "np", "from_numpy", "observe", "ctypes", "tof
 # Public API of graph nodes (grad_fn objects); `_saved_<slot>` and `_sequence_nr` are added by rule.
 NODE_ATTRS = frozenset({"name", "next_functions", "metadata", "register_hook", "register_prehook",
                         "variable", "saved_tensors", "needs_input_grad"})
-TENSOR_PRIVATE_ATTRS = frozenset({"_version", "_is_view", "_base"})
+TENSOR_PRIVATE_ATTRS = frozenset({"_version", "_is_view", "_base", "_nnz"})
 # `acts.__setitem__` as a hook callback: item access methods of the snippet's own plain containers.
 CONTAINER_ITEM_METHODS = frozenset({"__getitem__", "__setitem__"})
 # `import collections`: OrderedDict (to build nn.Sequential with names); its instances are read-only.
