@@ -931,3 +931,58 @@ case("io", "io_round_trip", "import torch, io\nlin = torch.nn.Linear(2, 1)\nb = 
 case("io", "io_crafted_buffer_in_bounds", _gradstep_buffer(_TENSOR.format(shape="[2]", stride="[0]", offset=0)), OK)
 case("io", "io_crafted_list_holding_itself",
      _gradstep_buffer('{"t":"list","id":0,"v":[{"t":"ref","id":0}]}').replace(".tolist()", ""), OK)
+
+
+# --- protocol names served by Module.__getattr__ ----------------------------------------------------
+# Sequential(OrderedDict) and ParameterDict register their keys without the policy's name check; a child
+# module registered as `__deepcopy__` was called by copy.deepcopy (nn.TransformerEncoder clones its layer)
+# with the memo, which holds the originals: the layer's own __dict__, where an `__array_interface__` dict
+# let NumPy read any address.
+_DEEPCOPY_MEMO = """
+import torch
+from collections import OrderedDict
+box = []
+class Grab(torch.nn.Module):
+    def forward(self, memo):
+        box.append(memo)
+        return torch.nn.Identity()
+class Layer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = torch.nn.Sequential(OrderedDict([('__deepcopy__', Grab())]))
+    def forward(self, x):
+        return x
+layer = Layer()
+enc = torch.nn.TransformerEncoder(layer, 1)
+memo = box[0]
+"""
+case("modules", "deepcopy_memo_array_interface", _DEEPCOPY_MEMO + """
+d = [v for v in memo[[k for k in memo if type(memo[k]) == type([])][0]] if type(v) == type({}) and 'training' in v][0]
+secret = b'HELLO-SECRET-BYTES'
+d['__array_interface__'] = {'shape': (48,), 'typestr': '|u1', 'data': (id(secret), True), 'version': 3}
+print(bytes(torch.tensor(layer).tolist()))
+""")
+case("modules", "deepcopy_memo_reached", _DEEPCOPY_MEMO + "print(type(memo))")
+for i, code in enumerate([
+    "import torch\npd = torch.nn.ParameterDict({'__array_interface__': torch.nn.Parameter(torch.ones(1))})\n"
+    "print(pd.__array_interface__)",
+    "import torch\nfrom collections import OrderedDict\n"
+    "s = torch.nn.Sequential(OrderedDict([('__array__', torch.nn.Identity())]))\nprint(torch.tensor(s))",
+    "import torch\npd = torch.nn.ParameterDict()\npd.update([('__deepcopy__', torch.ones(1))])\n"
+    "print(getattr(pd, '__deepcopy__'))",
+    "import torch\nfrom collections import OrderedDict\n"
+    "s = torch.nn.Sequential(OrderedDict([('__copy__', torch.nn.Identity())]))\nprint(s.__copy__)",
+]):
+    case("modules", f"dunder_registered_{i:02d}", code)
+case("modules", "sequential_named_and_transformer_clones", """
+import torch
+from collections import OrderedDict
+torch.manual_seed(0)
+s = torch.nn.Sequential(OrderedDict([('fc', torch.nn.Linear(2, 2)), ('act', torch.nn.ReLU())]))
+print(s.fc.out_features, type(s.act).__name__)
+pd = torch.nn.ParameterDict({'scale': torch.nn.Parameter(torch.ones(1))})
+print(pd.scale.shape, pd['scale'].requires_grad)
+layer = torch.nn.TransformerEncoderLayer(d_model=4, nhead=2, dim_feedforward=8)
+enc = torch.nn.TransformerEncoder(layer, 2)
+print(len(enc.layers), enc(torch.randn(3, 1, 4)).shape)
+""", OK)
