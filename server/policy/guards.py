@@ -458,6 +458,11 @@ def _inplacevar_(op: str, x: Any, y: Any) -> Any:
 
 
 def _apply_(f: Callable, *args: Any, **kwargs: Any) -> Any:
+    """Calls with `*args` / `**kwargs`: keyword names from a `**` mapping follow the compile-time rule for
+    written ones (an engine constructor that sets its keywords as attributes would take `__array_interface__`)."""
+    for key in kwargs:
+        if key[:1] == "_":
+            raise PolicyError(f"keyword arguments starting with '_' are not allowed: {key!r}")
     return f(*args, **kwargs)
 
 

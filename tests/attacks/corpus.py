@@ -986,3 +986,26 @@ layer = torch.nn.TransformerEncoderLayer(d_model=4, nhead=2, dim_feedforward=8)
 enc = torch.nn.TransformerEncoder(layer, 2)
 print(len(enc.layers), enc(torch.randn(3, 1, 4)).shape)
 """, OK)
+
+# --- keyword names from a ** mapping (the compile-time check sees only written keywords) ---------------------
+case("modules", "kwargs_unpack_array_interface", """
+import torch
+secret = b'HELLO-SECRET-BYTES'
+loss = torch.nn.MSELoss(**{'__array_interface__': {'shape': (48,), 'typestr': '|u1', 'data': (id(secret), True), 'version': 3}})
+print(bytes(torch.tensor(loss).tolist()))
+""")
+for i, code in enumerate([
+    "import torch\nloss = torch.nn.L1Loss(**{'_parameters': {}})\nprint(loss)",
+    "import torch\nkw = dict(__dict__={})\nprint(torch.nn.MSELoss(**kw))",
+    "import torch\ndef make(**kw):\n    return torch.nn.HuberLoss(**kw)\nprint(make(**{'__class__': int}))",
+    "import torch\nprint(torch.nn.SmoothL1Loss(**{'__array_struct__': 1}))",
+]):
+    case("modules", f"kwargs_unpack_{i:02d}", code)
+case("modules", "kwargs_unpack_control", """
+import torch
+def make(**kw):
+    return torch.nn.Linear(**kw)
+cfg = {'in_features': 3, 'out_features': 2, 'bias': False}
+print(make(**cfg), torch.nn.CrossEntropyLoss(**{'reduction': 'sum', 'label_smoothing': 0.1}).reduction)
+print(dict(**{'a': 1}, b=2))
+""", OK)
