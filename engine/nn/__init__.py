@@ -671,7 +671,7 @@ class Sequential(Module):
     def __getitem__(self, idx: Any) -> Any:
         mods = list(self._modules.values())
         if isinstance(idx, slice):
-            return Sequential(OrderedDict(list(self._modules.items())[idx]))
+            return type(self)(OrderedDict(list(self._modules.items())[idx]))
         return mods[_module_index(idx, len(mods))]
 
     def __add__(self, other: Any) -> "Sequential":

@@ -1009,3 +1009,45 @@ cfg = {'in_features': 3, 'out_features': 2, 'bias': False}
 print(make(**cfg), torch.nn.CrossEntropyLoss(**{'reduction': 'sum', 'label_smoothing': 0.1}).reduction)
 print(dict(**{'a': 1}, b=2))
 """, OK)
+
+# --- ParameterDict keys: a value other than a tensor became an instance attribute of that name -------------
+_PD_INTERFACE = "{'shape': (48,), 'typestr': '|u1', 'data': (id(secret), True), 'version': 3}"
+for i, code in enumerate([
+    f"import torch\nsecret = b'HELLO-SECRET-BYTES'\npd = torch.nn.ParameterDict({{'__array_interface__': {_PD_INTERFACE}}})\n"
+    "x = torch.zeros(48, dtype=torch.uint8)\nx[:] = pd\nprint(bytes(x.tolist()))",
+    f"import torch\nsecret = b'HELLO-SECRET-BYTES'\npd = torch.nn.ParameterDict()\n"
+    f"pd.update([('__array_interface__', {_PD_INTERFACE})])\nx = torch.zeros(48, dtype=torch.uint8)\nx[:] = pd\n"
+    "print(bytes(x.tolist()))",
+    "import torch\npd = torch.nn.ParameterDict({'_y': 1})\nprint(pd)",
+    "import torch\nfrom collections import OrderedDict\ns = torch.nn.Sequential(OrderedDict([('_x', torch.nn.ReLU())]))",
+    "import torch\nclass M(torch.nn.ModuleDict):\n    def __init__(self):\n        super().__init__({'__array__': torch.nn.ReLU()})\nM()",
+    "import torch\nclass S(torch.nn.Sequential):\n    pass\nfrom collections import OrderedDict\nS(OrderedDict([('__deepcopy__', torch.nn.ReLU())]))",
+    # an unpack hook's result is used as the saved tensor's data: a module with a `_data` child was read as one
+    "import torch\nfrom collections import OrderedDict\nx = torch.ones(3, requires_grad=True)\n"
+    "fake = torch.nn.Sequential(OrderedDict([('_data', torch.nn.Identity())]))\n"
+    "with torch.autograd.graph.saved_tensors_hooks(lambda t: 1, lambda p: fake):\n    y = (x * x).sum()\ny.backward()",
+    "import torch\nx = torch.ones(3, requires_grad=True)\n"
+    "with torch.autograd.graph.saved_tensors_hooks(lambda t: 1, lambda p: torch.nn.Linear(1, 1)):\n"
+    "    y = (x * x).sum()\ny.backward()",
+]):
+    case("modules", f"container_keys_{i:02d}", code)
+case("modules", "container_keys_control", """
+import torch
+from collections import OrderedDict
+s = torch.nn.Sequential(OrderedDict([('fc', torch.nn.Linear(2, 2)), ('act', torch.nn.ReLU())]))
+print(type(s[:1]).__name__, isinstance(s[:1], torch.nn.Sequential), s[:1])
+s.append(torch.nn.Tanh())
+md = torch.nn.ModuleDict({'a': torch.nn.ReLU()})
+md['b'] = torch.nn.Tanh()
+pd = torch.nn.ParameterDict({'w': torch.nn.Parameter(torch.ones(1)), 'note': 3})
+pd.update({'v': torch.ones(2)})
+print(len(s), md, sorted(pd.keys()), pd['note'])
+class Net(torch.nn.Sequential):
+    pass
+print(Net(torch.nn.ReLU())[:1])
+x = torch.ones(3, requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda p: p):
+    y = (x * x).sum()
+y.backward()
+print(x.grad)
+""", OK)
