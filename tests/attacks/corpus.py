@@ -1051,3 +1051,128 @@ with torch.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda p: p):
 y.backward()
 print(x.grad)
 """, OK)
+
+# --- red team: widened policy (__class__ tags, tensor operator methods, plain classes, object, flags) -------
+for i, code in enumerate([
+    # state_dict(destination=...) writes prefix+name keys into any container and sets its _metadata
+    "import torch\nm = torch.nn.Module()\nm.register_buffer('interface__', torch.ones(1))\n"
+    "pd = torch.nn.ParameterDict()\nm.state_dict(destination=pd, prefix='__array_')\nprint(pd)",
+    "import torch\nm = torch.nn.Linear(1, 1)\nd = torch.nn.ModuleDict()\nm.state_dict(destination=d, prefix='__')",
+    "import torch\nclass Box:\n    pass\nb = Box()\ntorch.nn.Linear(1, 1).state_dict(destination=b)\nprint(b._metadata)",
+    # the name tag from __class__ is not the class
+    "import torch\nT = torch.ones(1).__class__\nprint(T._cls)",
+    "import torch\nT = torch.ones(1).__class__\nprint(T([1.0]))",
+    "import torch\nT = torch.ones(1).__class__\nclass X(T):\n    pass",
+    "import torch\nT = (1).__class__.__class__\nprint(T('X', (), {}))",
+    "import torch\nprint(torch.ones(1).__class__.__class__.__class__.mro())",
+    "import torch\nprint(getattr(torch.ones(1).__class__, 'mro'))",
+    "import torch\nprint(issubclass(torch.ones(1).__class__, object), torch.ones(1).__class__.__subclasses__())",
+    "print((1).__class__.__base__)",
+    "import torch\nprint(super(torch.ones(1).__class__, torch.ones(1)))",
+    # tensor operator methods: reading them is fine, their internals are not
+    "import torch\nf = torch.ones(1).__iadd__\nprint(f.__func__)",
+    "import torch\nf = torch.ones(1).__add__\nprint(getattr(f, '__self__'))",
+    "import torch\nprint(getattr(torch.ones(1).__getitem__, '__wrapped__'))",
+    "import torch\nprint(torch.ones(1).__reduce__)",
+    "import torch\nprint(torch.ones(1).__deepcopy__({}))",
+    "import torch\nprint(torch.ones(1).__array_wrap__)",
+    "import torch\nprint(torch.ones(1).__setstate__)",
+    "import torch\nprint(torch.nn.Linear(1, 1).__getitem__)",
+    "import torch\nprint(torch.nn.Parameter(torch.ones(1)).__reduce_ex__)",
+    "import torch\nprint(torch.ones(1).grad_fn.__getitem__)",
+    "import torch\nx = torch.ones(2, requires_grad=True)\nprint((x * 2).grad_fn.__call__)",
+    "import torch\nx = torch.ones(2, requires_grad=True)\nprint(getattr((x * 2).grad_fn, '_raw_saved_other'))",
+    "import torch\nx = torch.ones(2, requires_grad=True)\nprint(getattr((x * x).grad_fn, '_raw_saved_self').__class__)",
+    "import torch\nx = torch.ones(2, requires_grad=True)\nprint((x * x).grad_fn._saved_self._data)",
+    "import torch\nx = torch.ones(2, requires_grad=True)\nprint((x * x).grad_fn._sv)",
+    "import torch\nx = torch.ones(2, requires_grad=True)\nprint(getattr((x * x).grad_fn, '_saved'))",
+    # plain classes and object
+    "class X:\n    pass\nX.__init__ = print",
+    "class X:\n    pass\nsetattr(X, '__getattr__', print)",
+    "class X:\n    def __len__(self):\n        return 1\nprint(X.__len__.__globals__)",
+    "class X:\n    def __iter__(self):\n        return iter([1])\nprint(getattr(X(), '__iter__'))",
+    "class X(object):\n    def __getitem__(self, k):\n        return k\nprint(X()[0], X.__getitem__)",
+    "o = object()\nprint(o.__reduce_ex__(4))",
+    "print(object.__subclasshook__)",
+    "print(getattr(object(), '__class__').__name__, getattr(object, '__init_subclass__'))",
+    "class X:\n    pass\nX.__bases__ = (dict,)",
+    "class X:\n    pass\nclass Y(X, object, X):\n    pass",
+    "class X:\n    def __init__(self):\n        self.__dict__ = {}",
+    "class X:\n    pass\nx = X()\nsetattr(x, '__class__', int)",
+    "class X:\n    pass\nprint(type(X()).__mro__)",
+    "class X:\n    __doc__ = 1",
+    "class X:\n    __module__ = 'torch.nn'",
+    "class X:\n    __qualname__ = 'Tensor'",
+    "class X:\n    def __call__(self):\n        return 1",
+    "class X:\n    def __class_getitem__(cls, k):\n        return k",
+    "class X:\n    def __getitem__(self, k):\n        return k\nprint(X.__getitem__.__code__)",
+    "class X:\n    pass\nprint(X.__dict__)",
+    "import torch\nclass X(torch.nn.Module, object):\n    pass\nprint(X.__mro__)",
+    "import torch\nclass X(torch.utils.data.Dataset):\n    def __getitem__(self, i):\n        return i\nprint(X.__getitem__.__func__)",
+    # facade flags: only booleans on cudnn, nowhere else, and nothing beyond the listed names
+    "import torch\ntorch.backends.cudnn.version = lambda: 1",
+    "import torch\ntorch.backends.cudnn.deterministic = torch.tensor(True)",
+    "import torch\nfrom torch.backends import cudnn\ncudnn.enabled = 0",
+    "import torch\ntorch.backends.mps.is_available = True",
+    "import torch\ntorch.autograd.forward_ad.make_dual = True",
+    "import torch\ntorch.backends.cudnn.benchmark = True\ndel torch.backends.cudnn.benchmark",
+    "import torch\nsetattr(torch.backends.cudnn, '__class__', int)",
+    "import torch\nsetattr(torch.backends.cudnn, '_Facade__attrs', {})",
+    "import torch\nprint(getattr(torch.backends.cudnn, '_Facade__attrs'))",
+    # forward_ad internals
+    "import torch.autograd.forward_ad as f\nprint(f.UnpackedDualTensor._make([1, 2]))",
+    "import torch.autograd.forward_ad as f\nprint(f.UnpackedDualTensor.__new__)",
+    "import torch.autograd.forward_ad as f\nprint(f.UnpackedDualTensor.primal.__get__)",
+    "import torch.autograd.forward_ad as f\nclass X(f.UnpackedDualTensor):\n    pass",
+    "import torch\nimport torch.autograd.forward_ad as f\nfor i in range(5):\n    f.exit_dual_level()\nprint(f.make_dual(torch.ones(1), torch.ones(1)))",
+    # finfo / iinfo
+    "import torch\nprint(torch.finfo(torch.float32).__dict__)",
+    "import torch\nprint(getattr(torch.iinfo(torch.int8), '_np'))",
+    "import torch\nclass F(torch.finfo):\n    pass",
+    "import torch\ntorch.finfo.eps = 1",
+]):
+    case("redteam", f"widened_{i:02d}", code)
+for i, code in enumerate([
+    "import torch\nx = torch.ones(3)\nx.__setitem__(0, 5.0)\nx.__iadd__(1)\nprint(x, x.__len__(), x.__getitem__(0), x.__class__.__name__)",
+    "import torch\nimport torch.autograd.forward_ad as f\nwith f.dual_level():\n    d = f.make_dual(torch.ones(2), torch.ones(2))\n"
+    "    u = f.unpack_dual(d * 3)\n    print(u.primal, u.tangent, type(u).__name__)",
+    "import torch\nprint(torch.finfo(torch.float16).eps, torch.iinfo(torch.int8).max, torch.finfo().bits)",
+    "class Meter(object):\n    def __init__(self):\n        self.n = 0\n    def __len__(self):\n        return self.n\nm = Meter()\nm.n = 3\n"
+    "print(len(m), isinstance(m, object), m.__class__.__name__, type(m) == Meter)",
+]):
+    case("redteam", f"widened_control_{i:02d}", code, OK)
+
+# --- red team: element, output and trace-size limits ------------------------------------------------------------
+for i, code in enumerate([
+    "for i in range(100000):\n    try:\n        raise ValueError('e' * 100000)\n    except ValueError as e:\n        pass\nraise ValueError('e' * 10**7)",
+    "print('x', end='y' * 2_000_000)",
+    "print('x', sep='y' * 1_000_000, *range(3))",
+    "import torch\ntorch.set_printoptions(threshold=10**9)\nprint(torch.arange(3_000_000))",
+    "import torch\nfor i in range(30000):\n    x = torch.ones(1)",
+    "import torch\nx = torch.ones(1, requires_grad=True)\nfor i in range(20000):\n    x = x * 1.0001",
+    "import torch\nxs = [torch.ones(1024) for i in range(19000)]",
+    "l = []\nfor i in range(100000):\n    l = [l]\nprint(l)",
+    "import torch\nx = torch.ones(1024, requires_grad=True)\nfor i in range(3000):\n    x = x.sin()\nx.sum().backward()",
+    "import torch\nx = torch.ones(1)\nx.resize_(10**9)",
+    "import torch\nprint(torch.ones(1).expand(10**6, 10**6).contiguous())",
+    "import torch\nprint(torch.ones(1).as_strided((10**5, 10**5), (0, 0)).clone())",
+    "import torch\nprint(torch.zeros(2**40, dtype=torch.bool))",
+    "import torch\nprint(torch.nn.Linear(10**5, 10**5))",
+    "import torch\nprint(torch.Tensor(10**10))",
+    "import torch\nprint(torch.randperm(10**10))",
+    "import numpy as np\nprint(np.zeros((10**5, 10**5)))",
+    "print(len('x' * 10**10))",
+    "print(10**10**8)",
+    "x = 2\nfor i in range(100):\n    x = x ** x",
+    "import math\nprint(math.factorial(10**8))",
+    "print(sorted(range(10**9))[:3])",
+    "print('{:>{w}}'.format(1, w=10**10))",
+    "print(f'{1:>{10**9}}')",
+    "print('%*d' % (10**9, 1))",
+    "import torch\nprint(torch.tensor([[1.0] * 10**4] * 10**4))",
+    "import torch\nnames = {}\nfor i in range(25000):\n    t = torch.ones(1)\n    names[i] = t",
+]):
+    case("redteam", f"limits_{i:02d}", code, STOPPED)
+# warnings are not part of the trace: a flood of long ones is neither output nor trace size
+case("redteam", "limits_warnings_flood", "import warnings\nwarnings.simplefilter('always')\nfor i in range(400):\n"
+     "    warnings.warn('w' * 60000 + str(i))\nprint('done')", OK)
