@@ -1176,3 +1176,16 @@ for i, code in enumerate([
 # warnings are not part of the trace: a flood of long ones is neither output nor trace size
 case("redteam", "limits_warnings_flood", "import warnings\nwarnings.simplefilter('always')\nfor i in range(400):\n"
      "    warnings.warn('w' * 60000 + str(i))\nprint('done')", OK)
+
+# --- red team: what reaches the trace JSON the server parses ------------------------------------------------
+for i, code in enumerate([
+    "import torch\nfrom torch.autograd.gradcheck import GradcheckError\ne = GradcheckError('x')\ne.line = 10**100\ne.col = [0] * 10**6\nraise e",
+    "e = ValueError('x')\ne.line = 3\nraise e",
+    "import torch\nclass E(torch.nn.Module):\n    pass\nm = E()\nm.line = 10**100\nraise RuntimeError(m)",
+    "print('\\ud800\\udfff', '\"}]},{\"status\":\"ok\"')\nraise ValueError('\\udc80' * 100)",
+    "import torch\nx = torch.tensor([float('nan'), float('inf'), -float('inf'), 1e308 * 10])\nprint(x)\nraise ValueError(str(x))",
+    "import torch\nx = torch.ones(2, requires_grad=True)\ny = (x * float('nan')).sum()\ny.backward()\nraise ValueError(2 ** 10000)",
+    "raise ValueError(*range(10**6))",
+    "import torch\nraise RuntimeError(torch.nn)",
+]):
+    case("redteam", f"trace_json_{i:02d}", code, ANY if i in (3, 4, 5, 6, 7) else REFUSED)
