@@ -394,6 +394,11 @@ def unpack_saved(node: Node, saved: SavedTensor, as_tensor: bool) -> Any:
     if saved.packed is not None:
         packed, unpack = saved.packed
         value = unpack(packed)
+        from engine.tensor import Tensor
+
+        if not isinstance(value, Tensor):  # the engine reads its _data below: never another object's
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                            f"{type(value).__name__}")
         return value if as_tensor else value._data
     if tensor._vc[0] != saved.version:
         raise RuntimeError(version_error(node, saved))

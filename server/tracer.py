@@ -681,7 +681,7 @@ def trace_code(code: str, *, limits: Limits | None = None, restricted: bool = Tr
     recorder = Recorder(limits)
     namespace = None
     status, error = "ok", None
-    if len(code.encode("utf-8")) > limits.max_source_bytes:
+    if len(code.encode("utf-8", "surrogatepass")) > limits.max_source_bytes:
         status = "limit"
         error = {"type": "LimitReached",
                  "message": f"source size limit ({limits.max_source_bytes // 1024} KiB) exceeded"}

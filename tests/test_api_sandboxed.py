@@ -59,3 +59,14 @@ def test_full_queue_answers_429_with_retry_after(client: TestClient) -> None:
     assert response.status_code == 429
     assert int(response.headers["Retry-After"]) >= 1
     assert statuses == [200, 200]
+
+
+def test_lone_surrogates_in_the_json_code_get_a_trace_not_a_500(client: TestClient) -> None:
+    # JSON can spell a lone surrogate ("\ud800"); the size check must count it, not fail on it
+    for raw in ('{"code": "print(1)\\n# \\ud800"}', '{"code": "x = \'\\udfff\'\\nprint(len(x))"}'):
+        response = client.post("/api/v1/trace", content=raw, headers={"content-type": "application/json"})
+        assert response.status_code == 200, response.text
+        error = response.json()["error"]
+        assert error["type"] == "SnippetSyntaxError" and "cannot be parsed" in error["message"]
+    body = client.post("/api/v1/trace", json={"code": "print(2)\n"}).json()
+    assert body["stdout"] == "2\n"

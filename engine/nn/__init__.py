@@ -185,6 +185,10 @@ class Module:
             object.__setattr__(self, name, value)
 
     def __getattr__(self, name: str) -> Any:
+        if name[:2] == "__":
+            # Protocol lookups (copy's __deepcopy__, NumPy's __array_interface__) are never served
+            # from the registries, whatever names Sequential(OrderedDict) or ParameterDict were given.
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
         d = self.__dict__
         for key in ("_parameters", "_buffers", "_modules"):
             registry = d.get(key)
@@ -667,7 +671,7 @@ class Sequential(Module):
     def __getitem__(self, idx: Any) -> Any:
         mods = list(self._modules.values())
         if isinstance(idx, slice):
-            return Sequential(OrderedDict(list(self._modules.items())[idx]))
+            return type(self)(OrderedDict(list(self._modules.items())[idx]))
         return mods[_module_index(idx, len(mods))]
 
     def __add__(self, other: Any) -> "Sequential":

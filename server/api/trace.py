@@ -26,7 +26,7 @@ class TraceRequest(BaseModel):
 )
 async def trace(body: TraceRequest, request: Request) -> Response:
     settings = request.app.state.settings
-    size = len(body.code.encode("utf-8"))
+    size = len(body.code.encode("utf-8", "surrogatepass"))  # JSON may carry lone surrogates ("\\ud800")
     if size > settings.max_source_bytes:
         raise HTTPException(
             status_code=413,

@@ -13,7 +13,8 @@ Everything the snippet reaches goes through these guards:
   StringIO (for torch.save / torch.load), whose instances expose an explicit list of methods.
 - NumPy: `tensor.numpy()` hands out a fresh copy; arrays, NumPy scalars and dtypes are read through
   the allowlists of arrays.py. Engine objects never hand out their own arrays (check_value copies).
-- nn.Module registration (`register_buffer`, `add_module`, `ModuleDict` keys, also through `super()`)
+- nn.Module registration (`register_buffer`, `add_module`, the keys of `ModuleDict`, `Sequential(OrderedDict)`
+  and `ParameterDict`, also through `super()`)
   refuses names starting with '_' and values of the wrong type: Module.__getattr__ serves registered
   names, and NumPy reads `__array_interface__` through it, so a dict registered under that name would
   let NumPy read any memory address.
@@ -416,17 +417,23 @@ def _unbound_safe_format(self: str, *args: Any, **kwargs: Any) -> str:
     return _safe_format(self, *args, **kwargs)
 
 
-def _checked_module_dict(base: type) -> type:
-    """nn.ModuleDict as a snippet gets it: its keys become attribute names served by
-    Module.__getattr__ (which NumPy and copy read), so, like add_module, no names starting with '_'."""
-    def __init__(self: Any, modules: Any = None) -> None:
-        items = list((modules or {}).items())
-        for key, _ in items:
-            if type(key) is str and key.startswith("_"):
-                raise PolicyError(f"ModuleDict: names starting with '_' are not allowed: {key!r}")
-        base.__init__(self, dict(items))
+# nn containers whose keys become names on the module: ModuleDict and Sequential(OrderedDict) keys go through
+# add_module (served by Module.__getattr__), ParameterDict keys through __setitem__ (instance attributes for
+# values other than tensors, where NumPy would read an `__array_interface__` dict).
+CHECKED_CONTAINERS = {"ModuleDict": "add_module", "Sequential": "add_module", "ParameterDict": "__setitem__"}
 
-    return type(base.__name__, (base,), {"__init__": __init__, "__module__": base.__module__,
+
+def _checked_container(base: type, method: str) -> type:
+    """An nn container as a snippet gets it: `method`, which every key goes through (the constructor and
+    update included), refuses names starting with '_', as add_module does for snippets."""
+    original = getattr(base, method)
+
+    def checked(self: Any, key: Any, *args: Any, **kwargs: Any) -> Any:
+        if type(key) is str and key.startswith("_"):
+            raise PolicyError(f"{base.__name__}: names starting with '_' are not allowed: {key!r}")
+        return original(self, key, *args, **kwargs)
+
+    return type(base.__name__, (base,), {method: checked, "__module__": base.__module__,
                                          "__qualname__": base.__qualname__, "__doc__": base.__doc__})
 
 
@@ -459,6 +466,11 @@ def _inplacevar_(op: str, x: Any, y: Any) -> Any:
 
 
 def _apply_(f: Callable, *args: Any, **kwargs: Any) -> Any:
+    """Calls with `*args` / `**kwargs`: keyword names from a `**` mapping follow the compile-time rule for
+    written ones (an engine constructor that sets its keywords as attributes would take `__array_interface__`)."""
+    for key in kwargs:
+        if key[:1] == "_":
+            raise PolicyError(f"keyword arguments starting with '_' are not allowed: {key!r}")
     return f(*args, **kwargs)
 
 
@@ -536,8 +548,8 @@ class Policy:
                 continue
             if isinstance(value, types.ModuleType) or self._value_kind_static(value) != "ok":
                 continue
-            if name == "ModuleDict" and rel == "nn" and isinstance(value, type):
-                value = _checked_module_dict(value)
+            if name in CHECKED_CONTAINERS and rel == "nn" and isinstance(value, type):
+                value = _checked_container(value, CHECKED_CONTAINERS[name])
                 self.checked_classes.add(value)
             if name in NOT_CONSTRUCTIBLE and isinstance(value, type) and self.is_engine_class(value):
                 value = TypeName(value, "torch." + (f"{rel}." if rel else "") + name)

@@ -946,3 +946,261 @@ case("io", "io_round_trip", "import torch, io\nlin = torch.nn.Linear(2, 1)\nb = 
 case("io", "io_crafted_buffer_in_bounds", _gradstep_buffer(_TENSOR.format(shape="[2]", stride="[0]", offset=0)), OK)
 case("io", "io_crafted_list_holding_itself",
      _gradstep_buffer('{"t":"list","id":0,"v":[{"t":"ref","id":0}]}').replace(".tolist()", ""), OK)
+
+
+# --- protocol names served by Module.__getattr__ ----------------------------------------------------
+# Sequential(OrderedDict) and ParameterDict register their keys without the policy's name check; a child
+# module registered as `__deepcopy__` was called by copy.deepcopy (nn.TransformerEncoder clones its layer)
+# with the memo, which holds the originals: the layer's own __dict__, where an `__array_interface__` dict
+# let NumPy read any address.
+_DEEPCOPY_MEMO = """
+import torch
+from collections import OrderedDict
+box = []
+class Grab(torch.nn.Module):
+    def forward(self, memo):
+        box.append(memo)
+        return torch.nn.Identity()
+class Layer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = torch.nn.Sequential(OrderedDict([('__deepcopy__', Grab())]))
+    def forward(self, x):
+        return x
+layer = Layer()
+enc = torch.nn.TransformerEncoder(layer, 1)
+memo = box[0]
+"""
+case("modules", "deepcopy_memo_array_interface", _DEEPCOPY_MEMO + """
+d = [v for v in memo[[k for k in memo if type(memo[k]) == type([])][0]] if type(v) == type({}) and 'training' in v][0]
+secret = b'HELLO-SECRET-BYTES'
+d['__array_interface__'] = {'shape': (48,), 'typestr': '|u1', 'data': (id(secret), True), 'version': 3}
+print(bytes(torch.tensor(layer).tolist()))
+""")
+case("modules", "deepcopy_memo_reached", _DEEPCOPY_MEMO + "print(type(memo))")
+for i, code in enumerate([
+    "import torch\npd = torch.nn.ParameterDict({'__array_interface__': torch.nn.Parameter(torch.ones(1))})\n"
+    "print(pd.__array_interface__)",
+    "import torch\nfrom collections import OrderedDict\n"
+    "s = torch.nn.Sequential(OrderedDict([('__array__', torch.nn.Identity())]))\nprint(torch.tensor(s))",
+    "import torch\npd = torch.nn.ParameterDict()\npd.update([('__deepcopy__', torch.ones(1))])\n"
+    "print(getattr(pd, '__deepcopy__'))",
+    "import torch\nfrom collections import OrderedDict\n"
+    "s = torch.nn.Sequential(OrderedDict([('__copy__', torch.nn.Identity())]))\nprint(s.__copy__)",
+]):
+    case("modules", f"dunder_registered_{i:02d}", code)
+case("modules", "sequential_named_and_transformer_clones", """
+import torch
+from collections import OrderedDict
+torch.manual_seed(0)
+s = torch.nn.Sequential(OrderedDict([('fc', torch.nn.Linear(2, 2)), ('act', torch.nn.ReLU())]))
+print(s.fc.out_features, type(s.act).__name__)
+pd = torch.nn.ParameterDict({'scale': torch.nn.Parameter(torch.ones(1))})
+print(pd.scale.shape, pd['scale'].requires_grad)
+layer = torch.nn.TransformerEncoderLayer(d_model=4, nhead=2, dim_feedforward=8)
+enc = torch.nn.TransformerEncoder(layer, 2)
+print(len(enc.layers), enc(torch.randn(3, 1, 4)).shape)
+""", OK)
+
+# --- keyword names from a ** mapping (the compile-time check sees only written keywords) ---------------------
+case("modules", "kwargs_unpack_array_interface", """
+import torch
+secret = b'HELLO-SECRET-BYTES'
+loss = torch.nn.MSELoss(**{'__array_interface__': {'shape': (48,), 'typestr': '|u1', 'data': (id(secret), True), 'version': 3}})
+print(bytes(torch.tensor(loss).tolist()))
+""")
+for i, code in enumerate([
+    "import torch\nloss = torch.nn.L1Loss(**{'_parameters': {}})\nprint(loss)",
+    "import torch\nkw = dict(__dict__={})\nprint(torch.nn.MSELoss(**kw))",
+    "import torch\ndef make(**kw):\n    return torch.nn.HuberLoss(**kw)\nprint(make(**{'__class__': int}))",
+    "import torch\nprint(torch.nn.SmoothL1Loss(**{'__array_struct__': 1}))",
+]):
+    case("modules", f"kwargs_unpack_{i:02d}", code)
+case("modules", "kwargs_unpack_control", """
+import torch
+def make(**kw):
+    return torch.nn.Linear(**kw)
+cfg = {'in_features': 3, 'out_features': 2, 'bias': False}
+print(make(**cfg), torch.nn.CrossEntropyLoss(**{'reduction': 'sum', 'label_smoothing': 0.1}).reduction)
+print(dict(**{'a': 1}, b=2))
+""", OK)
+
+# --- ParameterDict keys: a value other than a tensor became an instance attribute of that name -------------
+_PD_INTERFACE = "{'shape': (48,), 'typestr': '|u1', 'data': (id(secret), True), 'version': 3}"
+for i, code in enumerate([
+    f"import torch\nsecret = b'HELLO-SECRET-BYTES'\npd = torch.nn.ParameterDict({{'__array_interface__': {_PD_INTERFACE}}})\n"
+    "x = torch.zeros(48, dtype=torch.uint8)\nx[:] = pd\nprint(bytes(x.tolist()))",
+    f"import torch\nsecret = b'HELLO-SECRET-BYTES'\npd = torch.nn.ParameterDict()\n"
+    f"pd.update([('__array_interface__', {_PD_INTERFACE})])\nx = torch.zeros(48, dtype=torch.uint8)\nx[:] = pd\n"
+    "print(bytes(x.tolist()))",
+    "import torch\npd = torch.nn.ParameterDict({'_y': 1})\nprint(pd)",
+    "import torch\nfrom collections import OrderedDict\ns = torch.nn.Sequential(OrderedDict([('_x', torch.nn.ReLU())]))",
+    "import torch\nclass M(torch.nn.ModuleDict):\n    def __init__(self):\n        super().__init__({'__array__': torch.nn.ReLU()})\nM()",
+    "import torch\nclass S(torch.nn.Sequential):\n    pass\nfrom collections import OrderedDict\nS(OrderedDict([('__deepcopy__', torch.nn.ReLU())]))",
+    # an unpack hook's result is used as the saved tensor's data: a module with a `_data` child was read as one
+    "import torch\nfrom collections import OrderedDict\nx = torch.ones(3, requires_grad=True)\n"
+    "fake = torch.nn.Sequential(OrderedDict([('_data', torch.nn.Identity())]))\n"
+    "with torch.autograd.graph.saved_tensors_hooks(lambda t: 1, lambda p: fake):\n    y = (x * x).sum()\ny.backward()",
+    "import torch\nx = torch.ones(3, requires_grad=True)\n"
+    "with torch.autograd.graph.saved_tensors_hooks(lambda t: 1, lambda p: torch.nn.Linear(1, 1)):\n"
+    "    y = (x * x).sum()\ny.backward()",
+]):
+    case("modules", f"container_keys_{i:02d}", code)
+case("modules", "container_keys_control", """
+import torch
+from collections import OrderedDict
+s = torch.nn.Sequential(OrderedDict([('fc', torch.nn.Linear(2, 2)), ('act', torch.nn.ReLU())]))
+print(type(s[:1]).__name__, isinstance(s[:1], torch.nn.Sequential), s[:1])
+s.append(torch.nn.Tanh())
+md = torch.nn.ModuleDict({'a': torch.nn.ReLU()})
+md['b'] = torch.nn.Tanh()
+pd = torch.nn.ParameterDict({'w': torch.nn.Parameter(torch.ones(1)), 'note': 3})
+pd.update({'v': torch.ones(2)})
+print(len(s), md, sorted(pd.keys()), pd['note'])
+class Net(torch.nn.Sequential):
+    pass
+print(Net(torch.nn.ReLU())[:1])
+x = torch.ones(3, requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda p: p):
+    y = (x * x).sum()
+y.backward()
+print(x.grad)
+""", OK)
+
+# --- red team: widened policy (__class__ tags, tensor operator methods, plain classes, object, flags) -------
+for i, code in enumerate([
+    # state_dict(destination=...) writes prefix+name keys into any container and sets its _metadata
+    "import torch\nm = torch.nn.Module()\nm.register_buffer('interface__', torch.ones(1))\n"
+    "pd = torch.nn.ParameterDict()\nm.state_dict(destination=pd, prefix='__array_')\nprint(pd)",
+    "import torch\nm = torch.nn.Linear(1, 1)\nd = torch.nn.ModuleDict()\nm.state_dict(destination=d, prefix='__')",
+    "import torch\nclass Box:\n    pass\nb = Box()\ntorch.nn.Linear(1, 1).state_dict(destination=b)\nprint(b._metadata)",
+    # the name tag from __class__ is not the class
+    "import torch\nT = torch.ones(1).__class__\nprint(T._cls)",
+    "import torch\nT = torch.ones(1).__class__\nprint(T([1.0]))",
+    "import torch\nT = torch.ones(1).__class__\nclass X(T):\n    pass",
+    "import torch\nT = (1).__class__.__class__\nprint(T('X', (), {}))",
+    "import torch\nprint(torch.ones(1).__class__.__class__.__class__.mro())",
+    "import torch\nprint(getattr(torch.ones(1).__class__, 'mro'))",
+    "import torch\nprint(issubclass(torch.ones(1).__class__, object), torch.ones(1).__class__.__subclasses__())",
+    "print((1).__class__.__base__)",
+    "import torch\nprint(super(torch.ones(1).__class__, torch.ones(1)))",
+    # tensor operator methods: reading them is fine, their internals are not
+    "import torch\nf = torch.ones(1).__iadd__\nprint(f.__func__)",
+    "import torch\nf = torch.ones(1).__add__\nprint(getattr(f, '__self__'))",
+    "import torch\nprint(getattr(torch.ones(1).__getitem__, '__wrapped__'))",
+    "import torch\nprint(torch.ones(1).__reduce__)",
+    "import torch\nprint(torch.ones(1).__deepcopy__({}))",
+    "import torch\nprint(torch.ones(1).__array_wrap__)",
+    "import torch\nprint(torch.ones(1).__setstate__)",
+    "import torch\nprint(torch.nn.Linear(1, 1).__getitem__)",
+    "import torch\nprint(torch.nn.Parameter(torch.ones(1)).__reduce_ex__)",
+    "import torch\nprint(torch.ones(1).grad_fn.__getitem__)",
+    "import torch\nx = torch.ones(2, requires_grad=True)\nprint((x * 2).grad_fn.__call__)",
+    "import torch\nx = torch.ones(2, requires_grad=True)\nprint(getattr((x * 2).grad_fn, '_raw_saved_other'))",
+    "import torch\nx = torch.ones(2, requires_grad=True)\nprint(getattr((x * x).grad_fn, '_raw_saved_self').__class__)",
+    "import torch\nx = torch.ones(2, requires_grad=True)\nprint((x * x).grad_fn._saved_self._data)",
+    "import torch\nx = torch.ones(2, requires_grad=True)\nprint((x * x).grad_fn._sv)",
+    "import torch\nx = torch.ones(2, requires_grad=True)\nprint(getattr((x * x).grad_fn, '_saved'))",
+    # plain classes and object
+    "class X:\n    pass\nX.__init__ = print",
+    "class X:\n    pass\nsetattr(X, '__getattr__', print)",
+    "class X:\n    def __len__(self):\n        return 1\nprint(X.__len__.__globals__)",
+    "class X:\n    def __iter__(self):\n        return iter([1])\nprint(getattr(X(), '__iter__'))",
+    "class X(object):\n    def __getitem__(self, k):\n        return k\nprint(X()[0], X.__getitem__)",
+    "o = object()\nprint(o.__reduce_ex__(4))",
+    "print(object.__subclasshook__)",
+    "print(getattr(object(), '__class__').__name__, getattr(object, '__init_subclass__'))",
+    "class X:\n    pass\nX.__bases__ = (dict,)",
+    "class X:\n    pass\nclass Y(X, object, X):\n    pass",
+    "class X:\n    def __init__(self):\n        self.__dict__ = {}",
+    "class X:\n    pass\nx = X()\nsetattr(x, '__class__', int)",
+    "class X:\n    pass\nprint(type(X()).__mro__)",
+    "class X:\n    __doc__ = 1",
+    "class X:\n    __module__ = 'torch.nn'",
+    "class X:\n    __qualname__ = 'Tensor'",
+    "class X:\n    def __call__(self):\n        return 1",
+    "class X:\n    def __class_getitem__(cls, k):\n        return k",
+    "class X:\n    def __getitem__(self, k):\n        return k\nprint(X.__getitem__.__code__)",
+    "class X:\n    pass\nprint(X.__dict__)",
+    "import torch\nclass X(torch.nn.Module, object):\n    pass\nprint(X.__mro__)",
+    "import torch\nclass X(torch.utils.data.Dataset):\n    def __getitem__(self, i):\n        return i\nprint(X.__getitem__.__func__)",
+    # facade flags: only booleans on cudnn, nowhere else, and nothing beyond the listed names
+    "import torch\ntorch.backends.cudnn.version = lambda: 1",
+    "import torch\ntorch.backends.cudnn.deterministic = torch.tensor(True)",
+    "import torch\nfrom torch.backends import cudnn\ncudnn.enabled = 0",
+    "import torch\ntorch.backends.mps.is_available = True",
+    "import torch\ntorch.autograd.forward_ad.make_dual = True",
+    "import torch\ntorch.backends.cudnn.benchmark = True\ndel torch.backends.cudnn.benchmark",
+    "import torch\nsetattr(torch.backends.cudnn, '__class__', int)",
+    "import torch\nsetattr(torch.backends.cudnn, '_Facade__attrs', {})",
+    "import torch\nprint(getattr(torch.backends.cudnn, '_Facade__attrs'))",
+    # forward_ad internals
+    "import torch.autograd.forward_ad as f\nprint(f.UnpackedDualTensor._make([1, 2]))",
+    "import torch.autograd.forward_ad as f\nprint(f.UnpackedDualTensor.__new__)",
+    "import torch.autograd.forward_ad as f\nprint(f.UnpackedDualTensor.primal.__get__)",
+    "import torch.autograd.forward_ad as f\nclass X(f.UnpackedDualTensor):\n    pass",
+    "import torch\nimport torch.autograd.forward_ad as f\nfor i in range(5):\n    f.exit_dual_level()\nprint(f.make_dual(torch.ones(1), torch.ones(1)))",
+    # finfo / iinfo
+    "import torch\nprint(torch.finfo(torch.float32).__dict__)",
+    "import torch\nprint(getattr(torch.iinfo(torch.int8), '_np'))",
+    "import torch\nclass F(torch.finfo):\n    pass",
+    "import torch\ntorch.finfo.eps = 1",
+]):
+    case("redteam", f"widened_{i:02d}", code)
+for i, code in enumerate([
+    "import torch\nx = torch.ones(3)\nx.__setitem__(0, 5.0)\nx.__iadd__(1)\nprint(x, x.__len__(), x.__getitem__(0), x.__class__.__name__)",
+    "import torch\nimport torch.autograd.forward_ad as f\nwith f.dual_level():\n    d = f.make_dual(torch.ones(2), torch.ones(2))\n"
+    "    u = f.unpack_dual(d * 3)\n    print(u.primal, u.tangent, type(u).__name__)",
+    "import torch\nprint(torch.finfo(torch.float16).eps, torch.iinfo(torch.int8).max, torch.finfo().bits)",
+    "class Meter(object):\n    def __init__(self):\n        self.n = 0\n    def __len__(self):\n        return self.n\nm = Meter()\nm.n = 3\n"
+    "print(len(m), isinstance(m, object), m.__class__.__name__, type(m) == Meter)",
+]):
+    case("redteam", f"widened_control_{i:02d}", code, OK)
+
+# --- red team: element, output and trace-size limits ------------------------------------------------------------
+for i, code in enumerate([
+    "for i in range(100000):\n    try:\n        raise ValueError('e' * 100000)\n    except ValueError as e:\n        pass\nraise ValueError('e' * 10**7)",
+    "print('x', end='y' * 2_000_000)",
+    "print('x', sep='y' * 1_000_000, *range(3))",
+    "import torch\ntorch.set_printoptions(threshold=10**9)\nprint(torch.arange(3_000_000))",
+    "import torch\nfor i in range(30000):\n    x = torch.ones(1)",
+    "import torch\nx = torch.ones(1, requires_grad=True)\nfor i in range(20000):\n    x = x * 1.0001",
+    "import torch\nxs = [torch.ones(1024) for i in range(19000)]",
+    "l = []\nfor i in range(100000):\n    l = [l]\nprint(l)",
+    "import torch\nx = torch.ones(1024, requires_grad=True)\nfor i in range(3000):\n    x = x.sin()\nx.sum().backward()",
+    "import torch\nx = torch.ones(1)\nx.resize_(10**9)",
+    "import torch\nprint(torch.ones(1).expand(10**6, 10**6).contiguous())",
+    "import torch\nprint(torch.ones(1).as_strided((10**5, 10**5), (0, 0)).clone())",
+    "import torch\nprint(torch.zeros(2**40, dtype=torch.bool))",
+    "import torch\nprint(torch.nn.Linear(10**5, 10**5))",
+    "import torch\nprint(torch.Tensor(10**10))",
+    "import torch\nprint(torch.randperm(10**10))",
+    "import numpy as np\nprint(np.zeros((10**5, 10**5)))",
+    "print(len('x' * 10**10))",
+    "print(10**10**8)",
+    "x = 2\nfor i in range(100):\n    x = x ** x",
+    "import math\nprint(math.factorial(10**8))",
+    "print(sorted(range(10**9))[:3])",
+    "print('{:>{w}}'.format(1, w=10**10))",
+    "print(f'{1:>{10**9}}')",
+    "print('%*d' % (10**9, 1))",
+    "import torch\nprint(torch.tensor([[1.0] * 10**4] * 10**4))",
+    "import torch\nnames = {}\nfor i in range(25000):\n    t = torch.ones(1)\n    names[i] = t",
+]):
+    case("redteam", f"limits_{i:02d}", code, STOPPED)
+# warnings are not part of the trace: a flood of long ones is neither output nor trace size
+case("redteam", "limits_warnings_flood", "import warnings\nwarnings.simplefilter('always')\nfor i in range(400):\n"
+     "    warnings.warn('w' * 60000 + str(i))\nprint('done')", OK)
+
+# --- red team: what reaches the trace JSON the server parses ------------------------------------------------
+for i, code in enumerate([
+    "import torch\nfrom torch.autograd.gradcheck import GradcheckError\ne = GradcheckError('x')\ne.line = 10**100\ne.col = [0] * 10**6\nraise e",
+    "e = ValueError('x')\ne.line = 3\nraise e",
+    "import torch\nclass E(torch.nn.Module):\n    pass\nm = E()\nm.line = 10**100\nraise RuntimeError(m)",
+    "print('\\ud800\\udfff', '\"}]},{\"status\":\"ok\"')\nraise ValueError('\\udc80' * 100)",
+    "import torch\nx = torch.tensor([float('nan'), float('inf'), -float('inf'), 1e308 * 10])\nprint(x)\nraise ValueError(str(x))",
+    "import torch\nx = torch.ones(2, requires_grad=True)\ny = (x * float('nan')).sum()\ny.backward()\nraise ValueError(2 ** 10000)",
+    "raise ValueError(*range(10**6))",
+    "import torch\nraise RuntimeError(torch.nn)",
+]):
+    case("redteam", f"trace_json_{i:02d}", code, ANY if i in (3, 4, 5, 6, 7) else REFUSED)
