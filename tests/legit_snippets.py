@@ -1190,3 +1190,24 @@ print(rnn_utils.unpack_sequence(rnn_utils.pack_sequence([torch.tensor([1, 2]), t
 data, batch_sizes, _, _ = rnn_utils.pack_sequence([torch.tensor([1., 2.]), torch.tensor([3.])])
 print(data, batch_sizes)
 """)
+
+snippet("symmetric_weight_parametrization", """
+import torch
+import torch.nn as nn
+import torch.nn.utils.parametrize as parametrize
+
+class Symmetric(nn.Module):
+    def forward(self, X):
+        return X.triu() + X.triu(1).transpose(-1, -2)
+
+torch.manual_seed(0)
+layer = nn.Linear(3, 3)
+parametrize.register_parametrization(layer, "weight", Symmetric())
+print(layer)
+print(parametrize.is_parametrized(layer), [n for n, _ in layer.named_parameters()])
+print(torch.equal(layer.weight, layer.weight.T))
+layer(torch.ones(2, 3)).sum().backward()
+print(layer.parametrizations.weight.original.grad)
+parametrize.remove_parametrizations(layer, "weight")
+print(type(layer).__name__, layer.weight.requires_grad)
+""")

@@ -137,6 +137,46 @@ t(lambda: gru(pack_sequence([torch.randn(2, 5)])))
 t(lambda: gru(pack_sequence([torch.randn(2, 3, dtype=torch.float64)])))
 t(lambda: torch.nn.RNN(3, 2)(pack_sequence([torch.randn(2, 3)]), torch.zeros(1, 2, 2)))
 """,
+    "parametrize": """
+nn = torch.nn
+P = torch.nn.utils.parametrize
+class Sym(nn.Module):
+    def forward(self, X):
+        return X.triu() + X.triu(1).transpose(-1, -2)
+class Scale(nn.Module):
+    def __init__(self): super().__init__(); self.s = 2.0
+    def forward(self, X): return X * self.s
+    def right_inverse(self, X): return X / self.s
+torch.manual_seed(0)
+m = nn.Linear(3, 3)
+print(P.is_parametrized(m), P.is_parametrized(m, 'weight'))
+P.register_parametrization(m, 'weight', Sym())
+print(m)
+print(type(m).__name__, P.type_before_parametrizations(m).__name__, isinstance(m, nn.Linear))
+print([n for n, _ in m.named_parameters()], list(m.state_dict()))
+print(m.weight, m.parametrizations.weight.original)
+print(P.is_parametrized(m), P.is_parametrized(m, 'weight'), P.is_parametrized(m, 'bias'))
+y = m(torch.ones(2, 3)).sum(); y.backward()
+print(m.parametrizations.weight.original.grad)
+P.register_parametrization(m, 'weight', Scale())
+print(m); print(m.weight)
+try:
+    m.weight = torch.eye(3)
+except RuntimeError as e:
+    print('RuntimeError', e)
+print(m.parametrizations.weight.original)
+with P.cached():
+    print(m.weight is m.weight)
+print(m.weight is m.weight)
+P.remove_parametrizations(m, 'weight')
+print(m, type(m).__name__, m.weight)
+P.register_parametrization(m, 'bias', Scale())
+P.remove_parametrizations(m, 'bias', leave_parametrized=False); print(m.bias)
+for f in [lambda: P.register_parametrization(m, 'nope', Sym()), lambda: P.remove_parametrizations(m, 'weight'),
+          lambda: P.register_parametrization(nn.Linear(2, 3), 'weight', Sym())]:
+    try: f()
+    except Exception as e: print(type(e).__name__, e)
+""",
 }
 
 
