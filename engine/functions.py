@@ -1554,6 +1554,9 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     idx = np.asarray(_raw(index))
     size = input._data.shape[d] if input._data.ndim else 1
     if idx.size and ((idx < 0) | (idx >= size)).any():
+        if d == 1 and input._data.ndim > 1:  # PyTorch's CPU kernel for dim 1 checks with its own message
+            bad = idx.reshape(-1)[((idx < 0) | (idx >= size)).reshape(-1)][0]
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
         raise IndexError("index out of range in self")
     return apply(ops.INDEX_SELECT, (input,), {"dim": dim if input._data.ndim else 0,  # kept as given
                                               "index": _raw(index)})

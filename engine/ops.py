@@ -5476,3 +5476,64 @@ LINALG_LU_FACTOR_EX = rule("linalg_lu_factor_ex", "LinalgLuFactorExBackward0", _
 LINALG_LU = rule("linalg_lu", "LinalgLuBackward0", _linalg_lu, (_lu_grad,),
                  ("linalg_lu_backward(gL, gU, P, L, U, pivot)",), inputs=("A",), outputs=3,
                  output_names=("P", "L", "U"), differentiable_outputs=(1, 2), defaults={"pivot": True})
+
+
+def _pack_padded_sequence(input: Any, lengths: Any, batch_first: bool) -> tuple:
+    """_pack_padded_sequence: the time steps of padded sequences (sorted by decreasing length) one after
+    another, each cut to the sequences still running, and how many run at each step."""
+    if np.size(input) == 0:
+        raise RuntimeError("Cannot pack empty tensors.")
+    x = np.swapaxes(input, 0, 1) if batch_first else input
+    lengths = np.asarray(lengths)
+    if lengths.ndim != 1:
+        raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got {lengths.ndim}D cpu "
+                           "Long tensor")
+    batch = x.shape[1]
+    if lengths.shape[0] != batch:
+        raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got {lengths.shape[0]} "
+                           f"(batch_size={batch})")
+    if lengths[batch - 1] <= 0:
+        raise RuntimeError("Length of all samples has to be greater than 0, but found an element in 'lengths' "
+                           "that is <= 0")
+    if np.any(lengths[1:] > lengths[:-1]):
+        raise RuntimeError("`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. "
+                           "You can pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to "
+                           "sidestep this requirement if you do not need ONNX exportability.")
+    batch_sizes = np.zeros(int(lengths[0]), np.int64)
+    steps, prev = [], 0
+    for i in range(batch):
+        length = int(lengths[batch - 1 - i])
+        if length > prev:
+            block = x[prev:length, :batch - i]
+            steps.append(block.reshape((-1,) + x.shape[2:]))
+            batch_sizes[prev:length] = batch - i
+            prev = length
+    return np.concatenate(steps), batch_sizes
+
+
+def _pack_padded_grad(F: Any, g: Any, batch_first: bool, input_sym_sizes: tuple, result1: Any) -> Any:
+    """_pack_padded_sequence_backward: each packed row's gradient back at its (step, sequence) place."""
+    sizes = tuple(input_sym_sizes)
+    if F is not ArrayMath:  # under create_graph: PyTorch's composite of slice copies into zeros
+        from engine import creation, functions
+
+        grad_input = creation.zeros(*((sizes[1], sizes[0]) + sizes[2:] if batch_first else sizes),
+                                    dtype=g[0].dtype)
+        offset = 0
+        for i, n in enumerate(np.asarray(F.raw(result1)).tolist()):
+            grad_input[i][:n].copy_(g[0][offset:offset + n])
+            offset += n
+        return functions.transpose(grad_input, 0, 1) if batch_first else grad_input
+    steps, batch = (sizes[1], sizes[0]) if batch_first else sizes[:2]
+    positions = [b * steps + t if batch_first else t * batch + b
+                 for t, n in enumerate(np.asarray(F.raw(result1)).tolist()) for b in range(n)]
+    zeros = np.zeros((steps * batch,) + sizes[2:], np.asarray(F.raw(g[0])).dtype)
+    out = F.op("index_add", zeros, g[0], dim=0, index=np.asarray(positions, np.int64))
+    return F.reshape(out, sizes)
+
+
+PACK_PADDED_SEQUENCE = rule("_pack_padded_sequence", "PackPaddedSequenceBackward0", _pack_padded_sequence,
+                            (_pack_padded_grad,),
+                            ("_pack_padded_sequence_backward(grad, input.sizes(), batch_sizes, batch_first)",),
+                            inputs=("input",), outputs=2, differentiable_outputs=(0,),
+                            output_names=("result0", "result1"), extra_saves=("batch_first",))

@@ -1188,3 +1188,49 @@ try:
 except NotImplementedError as e:
     print(str(e)[:60])
 """)
+
+snippet("packed_sequences_through_an_lstm", """
+import torch
+import torch.nn as nn
+import torch.nn.utils.rnn as rnn_utils
+from torch.nn.utils.rnn import pad_sequence, pack_padded_sequence, pad_packed_sequence, PackedSequence
+
+torch.manual_seed(0)
+sentences = [torch.randn(n, 3) for n in (2, 5, 3)]
+lengths = torch.tensor([len(s) for s in sentences])
+padded = pad_sequence(sentences, batch_first=True)
+print(padded.shape, lengths)
+packed = pack_padded_sequence(padded, lengths, batch_first=True, enforce_sorted=False)
+print(isinstance(packed, PackedSequence), packed.batch_sizes, packed.sorted_indices)
+lstm = nn.LSTM(3, 4, batch_first=True)
+out, (h, c) = lstm(packed)
+unpacked, out_lengths = pad_packed_sequence(out, batch_first=True)
+print(unpacked.shape, out_lengths, h.shape)
+loss = unpacked.pow(2).sum() + h.sum()
+loss.backward()
+print(round(loss.item(), 4), lstm.weight_ih_l0.grad.shape)
+print(rnn_utils.unpack_sequence(rnn_utils.pack_sequence([torch.tensor([1, 2]), torch.tensor([3])])))
+data, batch_sizes, _, _ = rnn_utils.pack_sequence([torch.tensor([1., 2.]), torch.tensor([3.])])
+print(data, batch_sizes)
+""")
+
+snippet("symmetric_weight_parametrization", """
+import torch
+import torch.nn as nn
+import torch.nn.utils.parametrize as parametrize
+
+class Symmetric(nn.Module):
+    def forward(self, X):
+        return X.triu() + X.triu(1).transpose(-1, -2)
+
+torch.manual_seed(0)
+layer = nn.Linear(3, 3)
+parametrize.register_parametrization(layer, "weight", Symmetric())
+print(layer)
+print(parametrize.is_parametrized(layer), [n for n, _ in layer.named_parameters()])
+print(torch.equal(layer.weight, layer.weight.T))
+layer(torch.ones(2, 3)).sum().backward()
+print(layer.parametrizations.weight.original.grad)
+parametrize.remove_parametrizations(layer, "weight")
+print(type(layer).__name__, layer.weight.requires_grad)
+""")

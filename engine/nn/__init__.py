@@ -748,6 +748,9 @@ class ModuleDict(Module):
     def __setitem__(self, key: str, module: Module) -> None:
         self.add_module(key, module)
 
+    def __delitem__(self, key: str) -> None:
+        del self._modules[key]
+
     def __len__(self) -> int:
         return len(self._modules)
 
@@ -1832,14 +1835,7 @@ def _parameter_key(key: Any) -> str:
 from engine.nn.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
 
 
-class utils:  # noqa: N801 - torch.nn.utils namespace
-    clip_grad_norm = staticmethod(clip_grad.clip_grad_norm)
-    clip_grad_norm_ = staticmethod(clip_grad.clip_grad_norm_)
-    clip_grad_value_ = staticmethod(clip_grad.clip_grad_value_)
-    clip_grads_with_norm_ = staticmethod(clip_grad.clip_grads_with_norm_)
-    get_total_norm = staticmethod(clip_grad.get_total_norm)
-    parameters_to_vector = staticmethod(convert_parameters.parameters_to_vector)
-    vector_to_parameters = staticmethod(convert_parameters.vector_to_parameters)
+from engine.nn import utils  # noqa: E402 - torch.nn.utils
 
 
 # Where torch defines the layers this module provides: torch.typename names them by that path.

@@ -12,6 +12,7 @@ from engine import creation, messages
 from engine import functions as f
 from engine.nn import functional, init
 from engine.nn import Module
+from engine.nn.utils.rnn import PackedSequence
 from engine.tensor import Parameter, Tensor
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
@@ -191,6 +192,76 @@ def _run(mode: str, input: Tensor, hx: Any, params: list, has_biases: bool, num_
     if batch_first:
         output.transpose_(0, 1)
     return output, f.stack(final, 0)
+
+
+# --- packed sequences (PyTorch's PackedLayer / ReversedPackedLayer) --------------------------------------
+def _hidden_slice(hidden: Any, start: int, end: int) -> Any:
+    if isinstance(hidden, tuple):
+        return tuple(f.narrow(h, 0, start, end - start) for h in hidden)
+    return f.narrow(hidden, 0, start, end - start)
+
+
+def _hidden_concat(hiddens: list) -> Any:
+    if isinstance(hiddens[0], tuple):
+        return tuple(f.cat(list(hs), 0) for hs in zip(*hiddens))
+    return f.cat(hiddens, 0)
+
+
+def _packed_direction(cell: Callable, projected: Tensor, sizes: list, hidden: Any, params: tuple,
+                      reverse: bool) -> tuple:
+    """One direction of a layer over packed steps: the hidden state is cut as sequences end (or grown as they
+    start, in reverse); returns (packed outputs, last hidden of every sequence)."""
+    outputs = []
+    if not reverse:
+        finished, offset, last = [], 0, sizes[0]
+        for batch in sizes:
+            step = f.narrow(projected, 0, offset, batch)
+            offset += batch
+            if last > batch:
+                finished.append(_hidden_slice(hidden, batch, last))
+                hidden = _hidden_slice(hidden, 0, batch)
+            last = batch
+            hidden = cell(step, hidden, params, True)
+            outputs.append(_output_of(hidden))
+        finished.append(hidden)
+        finished.reverse()
+        return f.cat(outputs, 0), _hidden_concat(finished)
+    initial, offset, last = hidden, projected._data.shape[0], sizes[-1]
+    hidden = _hidden_slice(initial, 0, last)
+    for batch in reversed(sizes):
+        if batch > last:
+            hidden = _hidden_concat([hidden, _hidden_slice(initial, last, batch)])
+        step = f.narrow(projected, 0, offset - batch, batch)
+        offset -= batch
+        last = batch
+        hidden = cell(step, hidden, params, True)
+        outputs.append(_output_of(hidden))
+    outputs.reverse()
+    return f.cat(outputs, 0), hidden
+
+
+def _run_packed(mode: str, data: Tensor, sizes: list, hx: Any, params: list, num_layers: int, dropout: float,
+                train: bool, bidirectional: bool) -> tuple:
+    """_rnn_impl_with_concat over a PackedSequence's data: (packed output data, stacked last hiddens)."""
+    cell = _CELLS[mode]
+    directions = 2 if bidirectional else 1
+    if mode == "LSTM":
+        hiddens = list(zip(f.unbind(hx[0], 0), f.unbind(hx[1], 0)))
+    else:
+        hiddens = list(f.unbind(hx, 0))
+    final: list = []
+    layer_input = data
+    for layer in range(num_layers):
+        span = slice(layer * directions, (layer + 1) * directions)
+        results = [_packed_direction(cell, functional.linear(layer_input, p[0], p[2]), sizes, h, p, d == 1)
+                   for d, (h, p) in enumerate(zip(hiddens[span], params[span]))]
+        layer_input = results[0][0] if directions == 1 else f.cat([r[0] for r in results], -1)
+        final += [r[1] for r in results]
+        if dropout and train and layer < num_layers - 1:
+            layer_input = functional.dropout(layer_input, dropout, True)
+    if mode == "LSTM":
+        return layer_input, (f.stack([h for h, _ in final], 0), f.stack([c for _, c in final], 0))
+    return layer_input, f.stack(final, 0)
 
 
 _WARNED: set = set()
@@ -409,18 +480,20 @@ class RNNBase(Module):
         self._check_forward_args(input, given)
         return input, given, batched, batch_dim
 
-    def _check_forward_args(self, input: Tensor, hidden: tuple) -> None:
+    def _check_forward_args(self, input: Tensor, hidden: tuple, packed_batch: int | None = None) -> None:
+        "RNNBase.check_forward_args; a packed input (packed_batch: its first batch size) has 2 dims."
         weight = getattr(self, self._flat_weights_names[0])
         if input._data.dtype != weight._data.dtype:
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype "
                              f"({weight.dtype}). Convert input: input.to({weight.dtype}), or convert model: "
                              f"model.to({input.dtype})")
-        if input._data.ndim != 3:
-            raise RuntimeError(f"input must have 3 dimensions, got {input._data.ndim}")
+        dims = 3 if packed_batch is None else 2
+        if input._data.ndim != dims:
+            raise RuntimeError(f"input must have {dims} dimensions, got {input._data.ndim}")
         if self.input_size != input._data.shape[-1]:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
                                f"{input._data.shape[-1]}")
-        batch = input._data.shape[0 if self.batch_first else 1]
+        batch = input._data.shape[0 if self.batch_first else 1] if packed_batch is None else packed_batch
         messages = (["Expected hidden[0] size {}, got {}",
                      "Expected hidden[1] size {}, got {}"] if len(hidden) == 2
                     else ["Expected hidden size {}, got {}"])
@@ -429,6 +502,8 @@ class RNNBase(Module):
                 raise RuntimeError(message.format(expected, list(h._data.shape)))
 
     def _forward(self, input: Tensor, hx: Any, states: int) -> tuple:
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx, states)
         x, hidden, batched, batch_dim = self._prepare(input, hx, states)
         output, hidden = _run(self.mode, x, hidden if states == 2 else hidden[0], self._layer_params(),
                               self.bias, self.num_layers, self.dropout, self.training, self.bidirectional,
@@ -437,6 +512,37 @@ class RNNBase(Module):
             output = f.squeeze(output, batch_dim)
             hidden = tuple(f.squeeze(h, 1) for h in hidden) if states == 2 else f.squeeze(hidden, 1)
         return output, hidden
+
+    def _forward_packed(self, input: PackedSequence, hx: Any, states: int) -> tuple:
+        """RNNBase.forward on a PackedSequence: hidden states follow the sorted order inside, the caller's
+        order outside; the output is a PackedSequence with the input's batch sizes and indices."""
+        data, batch_sizes, sorted_indices, unsorted_indices = input
+        sizes = [int(n) for n in batch_sizes._data.tolist()]
+        if hx is None:
+            hidden = tuple(creation.zeros(*shape, dtype=data.dtype) for shape in self._hidden_shapes(sizes[0], states))
+        else:
+            hidden = _permute_hidden(tuple(hx) if states == 2 else (hx,), sorted_indices)
+        if states == 1:  # LSTM.forward checks nothing for a packed input
+            self._check_forward_args(data, hidden, sizes[0])
+        if (states == 2 and not self.proj_size and data._data.dtype == np.float32 and data._data.size
+                and len(set(sizes)) == 1):  # no sequence ends early: oneDNN's LSTM on the steps as a batch
+            steps = f.view(data, [len(sizes), sizes[0], data._data.shape[1]])
+            output, hy, cy = _lstm_fused(steps, hidden[0], hidden[1], self._layer_params(), self.bias,
+                                         self.num_layers, self.dropout, self.training, self.bidirectional, False)
+            output, last = f.view(output, [-1, output._data.shape[2]]), (hy, cy)
+        else:
+            output, last = _run_packed(self.mode, data, sizes, hidden if states == 2 else hidden[0],
+                                       self._layer_params(), self.num_layers, self.dropout, self.training,
+                                       self.bidirectional)
+        last = _permute_hidden(last if states == 2 else (last,), unsorted_indices)
+        return PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices), last if states == 2 else last[0]
+
+
+def _permute_hidden(hidden: tuple, permutation: Tensor | None) -> tuple:
+    """RNNBase.permute_hidden: the hidden states' batch dim reordered (none when unsorted)."""
+    if permutation is None:
+        return hidden
+    return tuple(f.index_select(h, 1, permutation) for h in hidden)
 
 
 def _check_rnn_args(input_size: int, hidden_size: int, num_layers: int, bias: Any, batch_first: Any,

@@ -75,6 +75,8 @@ SUBMODULE_NAMES: dict[str, frozenset[str] | None] = {
                           "normal_", "ones_", "zeros_", "trunc_normal_", "uniform_", "xavier_normal_",
                           "xavier_uniform_", "orthogonal_", "sparse_", "dirac_"}),
     "nn.utils": None,
+    "nn.utils.rnn": None,
+    "nn.utils.parametrize": None,
     "nn.modules": None,
     "nn.modules.module": None,
     "optim": frozenset({"SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",

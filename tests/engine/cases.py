@@ -956,4 +956,10 @@ CASES: list[tuple[str, str, tuple, dict]] = [
      ((3, 4), (4,)), {"pos": True}),
     ("scatter_ops_grad", f"g = {GRAD}((T.slice_scatter(a, b, 0, 1) * T.diagonal_scatter(a, c, 1)).sum(), (a, b, c), "
      "create_graph=True)\nout = g[0].sum() * g[1].sum() + T.select_scatter(g[0], g[2], 1, 1)", ((3, 4), (2, 4), (3,)), {}),
+    ("pack_padded_sequence", "out = T.nn.utils.rnn.pack_padded_sequence(a, [4, 2, 1], batch_first=True).data",
+     ((3, 4, 2),), {}),
+    ("pack_padded_sequence_unsorted",
+     "out = T.nn.utils.rnn.pack_padded_sequence(a, T.tensor([1, 3, 2]), enforce_sorted=False).data", ((3, 3),), {}),
+    ("pack_padded_sequence_grad", f"p = T.nn.utils.rnn.pack_padded_sequence(a, [3, 3, 1]).data\n"
+     f"out = {GRAD}((p ** 2).sum(), a, create_graph=True)[0] * b", ((3, 3, 2), (3, 3, 2)), {}),
 ]
