@@ -79,6 +79,9 @@ class PackedSequence(PackedSequence_):
         return False
 
 
+PackedSequence_.__module__ = PackedSequence.__module__ = "torch.nn.utils.rnn"  # as type() shows them
+
+
 def invert_permutation(permutation: Tensor | None) -> Tensor | None:
     """The inverse of a permutation (sorted_indices to unsorted_indices)."""
     if permutation is None:
