@@ -13,6 +13,7 @@ from engine.rules import GRAD_DTYPES, apply, promoted_arrays, scalar_binary_op, 
 from engine.node import Node
 from engine.rules import Rule, _as_result, _node_classes, node_maker
 from engine.tensor import Tensor
+from engine import complex_ops
 
 Number = (int, float, bool)
 
@@ -42,7 +43,9 @@ def _binary(rule: Any, a: Any, b: Any, attrs: dict | None = None) -> Tensor:
     if type(b) is np.ndarray:
         b = Tensor._make(b)  # constants inside gradient formulas under create_graph
     elif not isinstance(b, _OPERAND):
-        return NotImplemented
+        if type(b) is not complex:
+            return NotImplemented
+        b = complex_ops.wrapped_scalar(a, b)
     _check_broadcast(a, b)
     return apply(rule, (a, b), attrs)
 
@@ -276,12 +279,12 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = N
     dim = axis if dim is None else dim
     keepdim = keepdims if keepdims is not None else keepdim
     if dtype is not None:
-        if dtypes.to_numpy(dtype).kind != "f":
+        if dtypes.to_numpy(dtype).kind not in "fc":
             raise RuntimeError(
                 "mean(): could not infer output dtype. Optional dtype must be either a floating point or "
                 f"complex dtype. Got: {dtypes.from_numpy(dtypes.to_numpy(dtype)).legacy}"
             )
-    elif input._data.dtype.kind != "f":
+    elif input._data.dtype.kind not in "fc":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
             f"complex dtype. Got: {input.dtype.legacy}"
@@ -1748,7 +1751,9 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     np_dtype = dtypes.to_numpy(target)
     if np_dtype == input._data.dtype and not kwargs.get("copy"):
         return input
-    if np_dtype.kind == "f" and input._requires_grad:
+    if input._data.dtype.kind == "c" and np_dtype.kind != "c":
+        complex_ops.warn_discarded_imaginary()
+    if np_dtype.kind in "fc" and input._requires_grad:
         return apply(ops.TO_COPY, (input,), {"dtype": np_dtype, "self_dtype": input._data.dtype})
     return _constant(dtypes.cast(input._data, np_dtype))
 
@@ -2245,6 +2250,8 @@ class TensorMath:
         return stack([as_tensor(t) for t in tensors], dim)
 
     contiguous = staticmethod(contiguous)
+    conj = staticmethod(complex_ops.conj)
+    real = staticmethod(complex_ops.real)
 
     @staticmethod
     def cat(tensors: list, dim: int) -> Any:

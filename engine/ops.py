@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from engine import conv, messages
+from engine import conv, dtypes, messages
 from engine.creation import copy_like
 from engine import special_kernels as special
 from engine.rules import ArrayMath, Rule
@@ -516,7 +516,7 @@ def _norm_fwd(a: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False) -> A
     if ord == float("-inf"):
         return np.min(x, axis=axis, keepdims=keepdim)
     if ord == 0:
-        return np.sum(x != 0, axis=axis, keepdims=keepdim).astype(a.dtype)
+        return np.sum(x != 0, axis=axis, keepdims=keepdim).astype(x.dtype)
     if ord == 1:
         return np.sum(x, axis=axis, keepdims=keepdim)
     if ord == 2:
@@ -1486,7 +1486,7 @@ DIAGONAL_COPY = rule("diagonal_copy", "DiagonalBackward0_copy",
 DIAG_EMBED = rule("diag_embed", "DiagEmbedBackward0", _diag_embed,
                   (lambda F, g, offset, dim1, dim2: F.op("diagonal", g, offset=offset, dim1=dim1, dim2=dim2),),
                   ("the diagonal of grad",))
-TO_COPY = rule("to_copy", "ToCopyBackward0", lambda a, dtype, self_dtype=None: np.asarray(a).astype(dtype),
+TO_COPY = rule("to_copy", "ToCopyBackward0", lambda a, dtype, self_dtype=None: dtypes.cast(a, np.dtype(dtype)),
                (lambda F, g, attrs: F.op("to_copy", g, dtype=attrs["self_dtype"], self_dtype=attrs["dtype"]),),
                ("grad converted back to self's dtype",), exact_dtype=True)
 SELECT = rule("select", "SelectBackward0", lambda a, dim, index: a[_key(dim % a.ndim, index) + (Ellipsis,)],

@@ -956,4 +956,17 @@ CASES: list[tuple[str, str, tuple, dict]] = [
      ((3, 4), (4,)), {"pos": True}),
     ("scatter_ops_grad", f"g = {GRAD}((T.slice_scatter(a, b, 0, 1) * T.diagonal_scatter(a, c, 1)).sum(), (a, b, c), "
      "create_graph=True)\nout = g[0].sum() * g[1].sum() + T.select_scatter(g[0], g[2], 1, 1)", ((3, 4), (2, 4), (3,)), {}),
+    # complex numbers (real leaves, real outputs: the finite differences see a real function)
+    ("complex", "z = T.complex(a, b)\nout = T.view_as_real(z * z.conj()) + z.abs().unsqueeze(-1)", ((2, 3), (2, 3)), {}),
+    ("polar", "out = T.view_as_real(T.polar(a, b))", ((3,), (3,)), {"pos": True}),
+    ("angle", "out = T.angle(T.complex(a, b)) + a.angle()", ((2, 3), (2, 3)), {}),
+    ("view_as_complex", "out = T.view_as_real(T.view_as_complex(a) * T.complex(b, b))", ((3, 2), (3,)), {}),
+    ("conj_physical", "out = T.view_as_real(T.complex(a, b).conj_physical() * 1j).sum(-1)", ((3,), (3,)), {}),
+    ("complex_arith", "z = T.complex(a, b)\nw = T.complex(b, c)\n"
+     "out = T.view_as_real(z * w / (w + 3) - z.exp() + w.sin() * z.cos() + z.log() + (z ** 2).sum() + z.real * 2j)",
+     ((2, 3), (2, 3), (2, 3)), {"pos": True}),
+    ("complex_matmul", "z = T.complex(a, b)\nw = T.complex(c, a.t())\n"
+     "out = (z @ w).abs() + (z.mm(w).imag - (a * z).mean().real)", ((2, 3), (2, 3), (3, 2)), {}),
+    ("complex_sgn_norm", "z = T.complex(a, b)\nout = T.view_as_real(z.sgn()) + T.linalg.norm(z) + z.norm()",
+     ((2, 3), (2, 3)), {"pos": True}),
 ]
