@@ -14,12 +14,14 @@ from engine.ops import rule
 from engine.rules import ArrayMath, Rule, apply
 from engine.tensor import Tensor
 
+_PY_COMPLEX = complex  # Python's type (the module defines torch.complex below)
+
 # PyTorch's gradient for a complex input is the conjugate Wirtinger derivative: for an op holomorphic
 # in its inputs it is grad * conj(f'(z)). A rule's real formula is linear in grad, so running it on
 # conj(grad) and conjugating the result gives exactly that: conj(conj(grad) * f'(z)). Rules whose
-# real formula already is PyTorch's complex one (abs: grad * sgn(self); the norms, written with sgn
-# and self) run as they are; the others below have a formula of their own.
-AS_IS = frozenset({"abs", "norm"})
+# real formula already is PyTorch's complex one (the norms, written with sgn and self; var and std)
+# run as they are; the others below have a formula of their own.
+AS_IS = frozenset({"norm", "var", "std"})
 
 
 def _conjugated(fn: Callable | None) -> Callable | None:
@@ -27,7 +29,11 @@ def _conjugated(fn: Callable | None) -> Callable | None:
         return None
 
     def grad(F: Any, g: Any, *saved: Any) -> Any:
-        gi = fn(F, F.conj(g), *saved)
+        if isinstance(g, (tuple, list)):  # the gradients of a multi-output op's outputs
+            g = type(g)(x if x is None else F.conj(x) for x in g)
+        else:
+            g = F.conj(g)
+        gi = fn(F, g, *saved)
         return None if gi is None else F.conj(gi)
 
     grad.__wrapped__ = fn  # type: ignore[attr-defined] - inspect.signature reads fn's parameter names
@@ -40,7 +46,59 @@ def _sgn_grad(F: Any, g: Any, result: Any, self: Any) -> Any:
     return F.where(F.raw(a) == 0, F.zeros_like(g), (g - F.real(g * F.conj(result)) * result) / a)
 
 
-OWN: dict[str, tuple[Callable, ...]] = {"sgn": (_sgn_grad,)}
+OWN: dict[str, tuple[Callable, ...]] = {
+    "sgn": (_sgn_grad,),
+    "abs": (lambda F, g, self: g * _sgn(F, self),),  # abs_backward: grad * self.sgn()
+    # vdot(a, b) = sum(conj(a) * b): linear in b, conjugate-linear in a
+    "vdot": (lambda F, g, other: F.conj(g) * other, lambda F, g, self: g * self),
+}
+
+# Ops PyTorch does not run on complex tensors: the error each raises ({} is the dtype's name).
+_CLAMP = (NotImplementedError, "clamp is not supported for complex types")
+UNSUPPORTED: dict[str, tuple[type, str]] = {
+    **dict.fromkeys(("relu", "clamp", "clamp_min", "clamp_max", "clamp_tensor", "hardtanh", "threshold"), _CLAMP),
+    "max": (NotImplementedError, "\"max_all\" not implemented for '{}'"),
+    "min": (NotImplementedError, "\"min_all\" not implemented for '{}'"),
+    "amax": (NotImplementedError, "\"max_values_cpu\" not implemented for '{}'"),
+    "amin": (NotImplementedError, "\"min_values_cpu\" not implemented for '{}'"),
+    "maximum": (RuntimeError, "maximum not implemented for complex tensors."),
+    "minimum": (RuntimeError, "minimum not implemented for complex tensors."),
+    "sort": (RuntimeError, " Sort does not support complex dtypes on CPU"),
+    "topk": (RuntimeError, " topk does not support complex dtypes on CPU"),
+    "floor": (NotImplementedError, "floor is not supported for complex inputs"),
+    "ceil": (NotImplementedError, "ceil is not supported for complex inputs"),
+    "trunc": (NotImplementedError, "trunc is not supported for complex inputs"),
+    "round": (NotImplementedError, "\"round_vml_cpu\" not implemented for '{}'"),
+    "sign": (NotImplementedError, "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
+                                  "torch.sgn instead."),
+    "remainder": (NotImplementedError, "\"remainder_cpu\" not implemented for '{}'"),
+    "atan2": (NotImplementedError, "\"atan2_cpu\" not implemented for '{}'"),
+    "erf": (NotImplementedError, "\"erf_vml_cpu\" not implemented for '{}'"),
+    "softmax": (NotImplementedError, "\"softmax_lastdim_kernel_impl\" not implemented for '{}'"),
+    "log_softmax": (NotImplementedError, "\"log_softmax_lastdim_kernel_impl\" not implemented for '{}'"),
+    "cummax": (NotImplementedError, "\"cummax_cpu\" not implemented for '{}'"),
+    "cummin": (NotImplementedError, "\"cummin_cpu\" not implemented for '{}'"),
+    "median": (NotImplementedError, "\"median_cpu\" not implemented for '{}'"),
+    "mse_loss": (NotImplementedError, "\"mse_cpu\" not implemented for '{}'"),
+}
+
+
+def _refusing(name: str) -> Callable:
+    error, message = UNSUPPORTED[name]
+
+    def forward(*arrays: Any, **attrs: Any) -> Any:
+        kind = next(a.dtype for a in arrays if isinstance(a, np.ndarray) and a.dtype.kind == "c")
+        raise error(message.format(dtypes.from_numpy(kind).legacy))
+
+    return forward
+
+
+def check_ordered(name: str, a: np.ndarray, b: Any) -> None:
+    """<, <=, >, >= refuse complex operands, as PyTorch's kernels do."""
+    for x in (a, b):
+        if type(x) is _PY_COMPLEX or (isinstance(x, np.ndarray) and x.dtype.kind == "c"):
+            legacy = dtypes.from_numpy(np.result_type(a, b)).legacy if isinstance(x, np.ndarray) else "ComplexFloat"
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{legacy}\'')
 
 
 def twin(r: Rule) -> Rule:
@@ -50,6 +108,10 @@ def twin(r: Rule) -> Rule:
         r.complex_twin = r
         return r
     t = copy.copy(r)
+    if r.name in UNSUPPORTED:
+        t.forward = _refusing(r.name)
+    elif r.name == "sgn":
+        t.forward = sgn_array
     if r.name in AS_IS:
         pass
     elif r.name in OWN:
@@ -101,7 +163,26 @@ def _real_of(F: Any, g: Any) -> Any:
 
 
 def _sgn(F: Any, x: Any) -> Any:
-    return np.sign(x) if F is ArrayMath else F.op("sgn", x)
+    return sgn_array(x) if F is ArrayMath else F.op("sgn", x)
+
+
+def sgn_array(a: Any) -> Any:
+    """torch.sgn: a / |a| for complex values (times the reciprocal, as PyTorch's kernel rounds), 0 at 0."""
+    a = np.asarray(a)
+    if a.dtype.kind != "c":
+        return np.sign(a)
+    size = np.abs(a)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = a * (1 / size).astype(a.dtype)
+    return np.where(size == 0, np.zeros((), a.dtype), out)
+
+
+def _angle(a: Any) -> Any:
+    """torch.angle: for complex64 computed in double and rounded once (as atan2f rounds)."""
+    a = np.asarray(a)
+    if a.dtype == np.complex64:
+        return np.angle(a.astype(np.complex128)).astype(np.float32)
+    return np.angle(a)
 
 
 def _angle_grad(F: Any, g: Any, self: Any) -> Any:
@@ -135,7 +216,7 @@ POLAR = _complex_rule("polar", "PolarBackward0", _polar_forward,
                        lambda F, g, result: _real_of(F, F.conj(g) * (result * 1j))),
                       ("at::real(grad.conj() * result.sgn())", "at::real(grad.conj() * result * 1j)"),
                       inputs=("abs", "angle"), exact_dtype=True)
-ANGLE = _complex_rule("angle", "AngleBackward0", np.angle, (_angle_grad,),
+ANGLE = _complex_rule("angle", "AngleBackward0", _angle, (_angle_grad,),
                       ("grad * self / abs(self)² * 1j (0 where self is 0; 0 for real self)",),
                       elementwise=True)
 
@@ -250,8 +331,16 @@ def warn_discarded_imaginary() -> None:
     """A complex tensor converted to a real dtype: PyTorch warns once per process."""
     if not _warned[0]:
         _warned[0] = True
+        import sys  # the caller's frame, for the warning's line (nothing kept on the module)
+
+        level, frame = 1, sys._getframe(0)
+        while frame is not None and frame.f_code.co_filename.startswith(_ENGINE_DIR):  # shown at the user's line
+            frame, level = frame.f_back, level + 1
         warnings.warn("Casting complex values to real discards the imaginary part (Triggered internally at "
-                      "/__w/pytorch/pytorch/aten/src/ATen/native/Copy.cpp:307.)", UserWarning, stacklevel=3)
+                      "/__w/pytorch/pytorch/aten/src/ATen/native/Copy.cpp:307.)", UserWarning, stacklevel=level)
+
+
+_ENGINE_DIR = __file__[: -len("complex_ops.py")]
 
 
 def wrapped_scalar(tensor: Tensor, value: complex) -> np.ndarray:

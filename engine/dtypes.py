@@ -22,6 +22,16 @@ class dtype:  # noqa: N801 - PyTorch's spelling
     def __repr__(self) -> str:
         return f"torch.{self.name}"
 
+    def to_real(self) -> "dtype":
+        """The real dtype of a complex one's parts (a real dtype is itself)."""
+        return {"complex64": float32, "complex128": float64}.get(self.name, self)
+
+    def to_complex(self) -> "dtype":
+        """The complex dtype with parts of this dtype (float64: complex128; float32, float16: complex64)."""
+        if self.np.kind not in "fc":
+            raise RuntimeError(f"Unknown Complex ScalarType for {self.legacy}")
+        return from_numpy(complex_of(self.np))
+
     def __reduce__(self) -> str:
         return self.name
 

@@ -651,18 +651,21 @@ def clone(input: Tensor, memory_format: Any = None) -> Tensor:
 
 
 # --- comparisons (no gradient) ----------------------------------------------------------------
-def _compare(np_fn: Any) -> Any:
+def _compare(np_fn: Any, ordering: str | None = None) -> Any:
     def fn(input: Tensor, other: Any) -> Tensor:
-        if not isinstance(other, (Tensor, *Number)):
+        if not isinstance(other, (Tensor, *Number, complex)):
             return NotImplemented
         b = other._data if isinstance(other, Tensor) else other
+        if ordering is not None:
+            complex_ops.check_ordered(ordering, input._data, b)
         return _constant(np_fn(input._data, b))
 
     return fn
 
 
-lt, le, gt, ge, eq, ne = (_compare(f) for f in (np.less, np.less_equal, np.greater, np.greater_equal,
-                                                  np.equal, np.not_equal))
+lt, le, gt, ge = (_compare(f, name) for f, name in ((np.less, "lt"), (np.less_equal, "le"), (np.greater, "gt"),
+                                                    (np.greater_equal, "ge")))
+eq, ne = _compare(np.equal), _compare(np.not_equal)
 
 
 # --- in-place ---------------------------------------------------------------------------------
@@ -1272,6 +1275,8 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
 
 
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    if input._data.dtype.kind == "c":
+        raise RuntimeError("argmax(): does not support complex input")
     if dim is None:
         return _constant(np.asarray(np.argmax(input._data), np.int64))
     _wrap_dim(dim, input._data.ndim)
@@ -1279,6 +1284,8 @@ def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 
 
 def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    if input._data.dtype.kind == "c":
+        raise RuntimeError("argmin(): does not support complex input")
     if dim is None:
         return _constant(np.asarray(np.argmin(input._data), np.int64))
     _wrap_dim(dim, input._data.ndim)

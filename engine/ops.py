@@ -168,8 +168,11 @@ RPOW = rule("rpow", "PowBackward2", lambda exponent, self: _power(self, exponent
 
 def _reciprocal(a: Any) -> Any:
     """1 / a; integers and booleans in float32, as PyTorch promotes them (NumPy's keeps integers)."""
-    if np.asarray(a).dtype.kind in "biu":
+    kind = np.asarray(a).dtype.kind
+    if kind in "biu":
         return np.reciprocal(np.asarray(a, np.float32))
+    if kind == "c":
+        return 1 / a  # NumPy's complex division, as PyTorch's (np.reciprocal rounds differently)
     return np.reciprocal(a)
 
 
@@ -448,7 +451,11 @@ def _var(a: Any, dim: Any = None, correction: Any = None, keepdim: bool = False,
     n = _count(a.shape, dim)
     x = _wide(a)
     mean = np.mean(x, axis=axis, keepdims=True)
-    out = np.sum((x - mean) ** 2, axis=axis, keepdims=keepdim) / max(n - c, 0)
+    d = x - mean
+    if d.dtype.kind == "c":  # |x - mean|², real
+        out = np.sum(d.real ** 2 + d.imag ** 2, axis=axis, keepdims=keepdim) / max(n - c, 0)
+        return (np.sqrt(out) if root else out).astype(a.real.dtype)
+    out = np.sum(d ** 2, axis=axis, keepdims=keepdim) / max(n - c, 0)
     return (np.sqrt(out) if root else out).astype(a.dtype)
 
 
@@ -4138,7 +4145,7 @@ LINALG_CROSS = rule("linalg_cross", "LinalgCrossBackward0", _cross,
                     (lambda F, g, dim, other: F.op("linalg_cross", other, g, dim=dim),
                      lambda F, g, dim, self: F.op("linalg_cross", g, self, dim=dim)),
                     ("cross(other, grad)", "cross(grad, self)"), inputs=BINARY)
-VDOT = rule("vdot", "VdotBackward0", np.dot, (lambda F, g, other: g * other, lambda F, g, self: g * self),
+VDOT = rule("vdot", "VdotBackward0", np.vdot, (lambda F, g, other: g * other, lambda F, g, self: g * self),
             ("grad * other", "grad * self"), inputs=BINARY)
 
 

@@ -197,6 +197,59 @@ for y in (x.real, x.imag, x.conj(), x.abs(), x.angle(), x * 2, x.exp(), torch.vi
 y = x * x
 print(y.grad_fn._saved_self.dtype, y.grad_fn._saved_other.dtype)
 """,
+    "unsupported_ops": TRY + """
+x = torch.tensor([1 + 2j, 3 - 1j], requires_grad=True)
+for f in (lambda: x.relu(), lambda: x.clamp(0, 1), lambda: x.clamp_min(0), lambda: x.max(), lambda: x.min(),
+          lambda: x.amax(), lambda: torch.maximum(x, x), lambda: torch.minimum(x, x), lambda: x.sort(),
+          lambda: x.topk(1), lambda: x.argmax(), lambda: x.argmin(), lambda: x.floor(), lambda: x.ceil(),
+          lambda: x.trunc(), lambda: x.round(), lambda: x.sign(), lambda: x % 2, lambda: x.softmax(0),
+          lambda: x.log_softmax(0), lambda: torch.atan2(x, x), lambda: x.erf(), lambda: x.cummax(0),
+          lambda: x.median(), lambda: torch.nn.functional.hardtanh(x), lambda: torch.nn.functional.mse_loss(x, x),
+          lambda: x < 1, lambda: x > x, lambda: x <= 1j, lambda: x >= 0, lambda: torch.ones(2) < 1j,
+          lambda: x == 1j, lambda: x != x, lambda: x.isnan(), lambda: x.isfinite()):
+    t(f)
+""",
+    "statistics_and_products": """
+x = torch.tensor([1 + 2j, 3 - 1j, 0.5j], requires_grad=True)
+print(x.var(), x.std(), x.var(correction=0))
+x.std().backward()
+print(x.grad)
+x.grad = None
+v = torch.vdot(x, x * (2 - 1j))
+print(v, torch.vdot(x, x))
+v.real.backward()
+print(x.grad)
+""",
+    "values_full_precision": """
+torch.set_printoptions(precision=8)
+x = torch.tensor([1 + 2j, -0.3 + 0.7j, 2.5 - 1.5j, 0j], requires_grad=True)
+print(x.angle(), x.sgn(), x.abs(), 1 / x, x.reciprocal(), x / (1 + 3j))
+x.abs().sum().backward()
+print(x.grad)
+torch.set_printoptions(profile="default")  # print options are process-wide: leave them as found
+""",
+    "dtype_helpers": TRY + """
+for d in (torch.float32, torch.float64, torch.complex64, torch.complex128, torch.int64):
+    t(lambda: (d.to_real(), d.to_complex()))
+t(lambda: torch.finfo(torch.complex64))
+t(lambda: torch.finfo(torch.cdouble).eps)
+z = torch.tensor([1 + 2j], requires_grad=True)
+t(lambda: z.float())
+t(lambda: z.to(torch.float64))
+t(lambda: z.real.double())
+t(lambda: torch.tensor([1 + 2j]).long())
+""",
+    "gradcheck": """
+z = torch.tensor([1 + 2j, 3 - 1j], dtype=torch.cdouble, requires_grad=True)
+r = torch.tensor([0.5, -1.5], dtype=torch.double, requires_grad=True)
+for f in (lambda z: (z * z).abs(), lambda z: z * z, lambda z: z.exp(), lambda z: z.conj(), lambda z: z.angle(),
+          lambda z: 1 / z, lambda z: z.sgn(), lambda z: z.real * z.imag, lambda z: z.norm(), lambda z: z.log(),
+          lambda z: z ** 3, lambda z: z.sin(), lambda z: z.sqrt(), lambda z: torch.vdot(z, z * 2j),
+          lambda z: z.var(), lambda z: z.reshape(1, 2) @ z.reshape(2, 1) * 1j, lambda z: torch.view_as_real(z)):
+    print(torch.autograd.gradcheck(f, (z,)), torch.autograd.gradgradcheck(f, (z,)))
+print(torch.autograd.gradcheck(lambda z, r: z * r, (z, r)))
+print(torch.autograd.gradcheck(lambda r: torch.polar(r.abs() + 1, r), (r,)))
+""",
 }
 
 
