@@ -16,6 +16,10 @@ from engine.dtypes import (
     dtype,
     bfloat16, float16, float32, float64, int8, int16, int32, int64, uint8,
 )
+from engine.dtypes import complex64, complex128  # noqa: E402
+from engine.complex_ops import (  # noqa: E402
+    angle, complex, conj, conj_physical, imag, is_conj, polar, real, resolve_conj, view_as_complex, view_as_real,
+)
 from engine.functions import (  # noqa: A004 - PyTorch's names shadow builtins on purpose
     abs, acos, add, addmm, all, allclose, amax, amin, any, arccos, arcsin, arctan, argmax, argmin,
     argsort, asin, atan, bmm, cat, ceil, chunk, clamp, clamp_max, clamp_min, clip, clone, concat,
@@ -64,6 +68,7 @@ from engine.tensor import Parameter, Size, Tensor
 
 half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
+cfloat, cdouble = complex64, complex128
 
 __version__ = "2.13.0"
 
@@ -154,6 +159,8 @@ def is_floating_point(input: Tensor) -> bool:
 
 
 def is_complex(input: Tensor) -> bool:
-    return False  # no complex dtypes
+    return input.is_complex()
+
+
 from engine.sparse_coo import sparse_coo, sparse_coo_tensor  # noqa: E402
 from engine import sparse  # noqa: E402 - torch.sparse

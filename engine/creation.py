@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any, Sequence
 
@@ -16,7 +17,7 @@ def _finish(array: np.ndarray, requires_grad: bool, source: Any = None) -> Tenso
         array = dtypes.round_bf16(array)
     t = Tensor._make(array)
     if requires_grad:
-        if array.dtype.kind != "f":
+        if array.dtype.kind not in "fc":
             from engine import messages
 
             raise RuntimeError(messages.REQUIRES_GRAD_DTYPE)
@@ -58,7 +59,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     devices.check(device, creating=True)
     if isinstance(data, np.ndarray) and data.dtype.byteorder == ">":
         raise ValueError(_BYTE_ORDER)
-    if type(data) is np.ndarray and dtype is None and data.dtype.kind in "fiub":
+    if type(data) is np.ndarray and dtype is None and data.dtype.kind in "fiubc":
         return _finish(np.array(data), requires_grad)  # NumPy data keeps its dtype, as in PyTorch
     if isinstance(data, Tensor):
         warnings.warn(
@@ -74,7 +75,13 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         _check_ragged(data)
         _raise_data_error(data, final=False)
         raise
-    if np_dtype is None and isinstance(data, (np.ndarray, np.generic, Tensor)) and array.dtype.kind in "fiub":
+    except TypeError as e:
+        if "complex" in str(e) and np_dtype is not None and np_dtype.kind == "f":
+            raise TypeError("must be real number, not complex") from None
+        if "complex" in str(e) and np_dtype is not None and np_dtype.kind in "iu":
+            raise TypeError("'complex' object cannot be interpreted as an integer") from None
+        raise
+    if np_dtype is None and isinstance(data, (np.ndarray, np.generic, Tensor)) and array.dtype.kind in "fiubc":
         return _finish(array, requires_grad)  # NumPy data and tensors keep their dtype, as in PyTorch
     if np_dtype is None and isinstance(data, (list, tuple)) and array.dtype.kind in "fiub":
         inferred = _sequence_dtype(data)
@@ -83,6 +90,8 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     if np_dtype is None:
         if array.dtype.kind == "f":
             array = array.astype(dtypes.default_float.np)
+        elif array.dtype.kind == "c":
+            array = array.astype(dtypes.default_complex().np)
         elif array.dtype.kind in "iu":
             array = array.astype(np.int64)
         elif array.dtype.kind not in "b":
@@ -206,7 +215,8 @@ def full(size: Sequence, fill_value: Any, dtype: Any = None, device: Any = None,
     devices.check(device, creating=True)
     if dtype is None:
         dtype = dtypes.bool_ if isinstance(fill_value, bool) else (
-            dtypes.int64 if isinstance(fill_value, int) else dtypes.default_float)
+            dtypes.int64 if isinstance(fill_value, int) else
+            dtypes.default_complex() if isinstance(fill_value, complex) else dtypes.default_float)
     return _filled(fill_value, (tuple(size),), dtype, requires_grad)
 
 
@@ -333,6 +343,9 @@ def rand(*size: Any, generator: Any = None, dtype: Any = None, device: Any = Non
     devices.check(device, creating=True)
     shape = _size(size)
     np_dtype = _float_dtype(dtype)
+    if np_dtype.kind == "c":  # real and imaginary parts drawn in turn, as into view_as_real
+        values = _gen(generator).uniform01(2 * _numel(shape), np_dtype.type(0).real.dtype)
+        return _finish(values.view(np_dtype).reshape(shape), requires_grad)
     values = _gen(generator).uniform01(_numel(shape), np_dtype).reshape(shape)
     return _finish(values.astype(np_dtype, copy=False), requires_grad)
 
@@ -342,6 +355,9 @@ def randn(*size: Any, generator: Any = None, dtype: Any = None, device: Any = No
     devices.check(device, creating=True)
     shape = _size(size)
     np_dtype = _float_dtype(dtype)
+    if np_dtype.kind == "c":  # PyTorch: normal_(0, 1/sqrt(2)) of the (..., 2) real view
+        values = _gen(generator).normal(2 * _numel(shape), 0.0, 1 / math.sqrt(2), np_dtype.type(0).real.dtype)
+        return _finish(values.view(np_dtype).reshape(shape), requires_grad)
     values = _gen(generator).normal(_numel(shape), 0.0, 1.0, np_dtype).reshape(shape)
     return _finish(values, requires_grad)
 

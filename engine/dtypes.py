@@ -8,18 +8,29 @@ import numpy as np
 
 
 class dtype:  # noqa: N801 - PyTorch's spelling
-    __slots__ = ("name", "np", "is_floating_point", "legacy", "cpp", "itemsize")
+    __slots__ = ("name", "np", "is_floating_point", "is_complex", "legacy", "cpp", "itemsize")
 
     def __init__(self, name: str, np_dtype: type, legacy: str, cpp: str) -> None:
         self.name = name
         self.np = np.dtype(np_dtype)
         self.is_floating_point = self.np.kind == "f"
+        self.is_complex = self.np.kind == "c"
         self.legacy = legacy
         self.cpp = cpp  # the C++ type's name, as some of PyTorch's messages show it
         self.itemsize = self.np.itemsize
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"
+
+    def to_real(self) -> "dtype":
+        """The real dtype of a complex one's parts (a real dtype is itself)."""
+        return {"complex64": float32, "complex128": float64}.get(self.name, self)
+
+    def to_complex(self) -> "dtype":
+        """The complex dtype with parts of this dtype (float64: complex128; float32, float16: complex64)."""
+        if self.np.kind not in "fc":
+            raise RuntimeError(f"Unknown Complex ScalarType for {self.legacy}")
+        return from_numpy(complex_of(self.np))
 
     def __reduce__(self) -> str:
         return self.name
@@ -42,13 +53,29 @@ BF16 = np.dtype(">f4")
 bfloat16 = dtype("bfloat16", BF16, "BFloat16", "c10::BFloat16")
 bfloat16.itemsize = 2
 
-ALL = (float16, float32, float64, int8, uint8, int16, int32, int64, bool_, bfloat16)
+complex64 = dtype("complex64", np.complex64, "ComplexFloat", "c10::complex<float>")
+complex128 = dtype("complex128", np.complex128, "ComplexDouble", "c10::complex<double>")
+
+ALL = (float16, float32, float64, int8, uint8, int16, int32, int64, bool_, bfloat16, complex64, complex128)
 _BY_NP = {d.np: d for d in ALL}
 ALIASES = {
     "half": float16, "float": float32, "double": float64, "short": int16,
-    "int": int32, "long": int64, "bool": bool_,
+    "int": int32, "long": int64, "bool": bool_, "cfloat": complex64, "cdouble": complex128,
 }
 default_float = float32
+
+
+def default_complex() -> dtype:
+    """The complex dtype of the default float dtype (complex128 for float64, else complex64)."""
+    return complex128 if default_float is float64 else complex64
+
+
+def complex_of(d: np.dtype) -> np.dtype:
+    """The complex NumPy dtype holding values of `d` (PyTorch's toComplexType; float16 and
+    bfloat16, whose complex type the engine lacks, go to complex64)."""
+    if d.kind == "c":
+        return d
+    return np.dtype(np.complex128) if d == np.float64 else np.dtype(np.complex64)
 
 
 def round_bf16(a: Any) -> np.ndarray:
@@ -66,9 +93,12 @@ def round_bf16(a: Any) -> np.ndarray:
 
 def cast(a: np.ndarray, np_dtype: np.dtype) -> np.ndarray:
     """`a` as `np_dtype` (a new array), rounded when that is bfloat16."""
+    a = np.asarray(a)
+    if a.dtype.kind == "c" and np.dtype(np_dtype).kind != "c":
+        a = a.real  # the imaginary part is discarded, as PyTorch does (see complex_ops)
     if np_dtype == BF16:
         return round_bf16(a)
-    return np.asarray(a).astype(np_dtype)
+    return a.astype(np_dtype)
 
 
 def write(dst: np.ndarray, src: Any) -> None:
@@ -98,6 +128,8 @@ def to_numpy(d: dtype | type | None) -> np.dtype | None:
         return int64.np
     if d is bool:
         return bool_.np
+    if d is complex:
+        return default_complex().np
     raise TypeError(f"dtype must be a torch.dtype, got {d!r}")
 
 
@@ -139,9 +171,9 @@ class device:  # noqa: N801 - PyTorch's spelling
 
 # --- type promotion: PyTorch's promote_types and result_type -----------------------------------
 def _category(d: np.dtype) -> int:
-    """bool < integer < floating, the order in which a higher category wins promotion."""
+    """bool < integer < floating < complex, the order in which a higher category wins promotion."""
     kind = d.kind
-    return 0 if kind == "b" else 2 if kind == "f" else 1
+    return 0 if kind == "b" else 2 if kind == "f" else 3 if kind == "c" else 1
 
 
 def promote_np(a: np.dtype, b: np.dtype) -> np.dtype:
@@ -151,8 +183,14 @@ def promote_np(a: np.dtype, b: np.dtype) -> np.dtype:
         return a
     ca, cb = _category(a), _category(b)
     if ca != cb:
+        if ca == 3 or cb == 3:  # complex with float64 is complex128
+            return _COMPLEX128 if _F64 in (a, b) else (a if ca > cb else b)
         return a if ca > cb else b
     return np.promote_types(a, b)
+
+
+_COMPLEX128 = np.dtype(np.complex128)
+_F64 = np.dtype(np.float64)
 
 
 def _combine(higher: np.dtype | None, lower: np.dtype | None) -> np.dtype | None:
@@ -162,6 +200,10 @@ def _combine(higher: np.dtype | None, lower: np.dtype | None) -> np.dtype | None
         return lower
     if lower is None:
         return higher
+    if higher.kind == "c":
+        return higher
+    if lower.kind == "c":  # a float keeps its precision: float64 with a complex64 is complex128
+        return complex_of(higher) if higher.kind == "f" else lower
     if higher.kind == "f":
         return higher
     if higher.kind == "b" or lower.kind == "f":
@@ -188,6 +230,8 @@ def result_type_np(operands: Any) -> np.dtype:
             d = np.dtype(np.int64)
         elif isinstance(x, (float, np.floating)):
             d = default_float.np
+        elif isinstance(x, (complex, np.complexfloating)):
+            d = default_complex().np
         else:
             continue
         wrapped = d if wrapped is None else promote_np(wrapped, d)
@@ -196,5 +240,6 @@ def result_type_np(operands: Any) -> np.dtype:
 
 
 def can_cast(src: np.dtype, dst: np.dtype) -> bool:
-    """PyTorch's canCast: no floating result into an integer or bool tensor, no integer into bool."""
+    """PyTorch's canCast: no complex result into a real tensor, no floating one into an integer or
+    bool tensor, no integer into bool."""
     return _category(src) <= _category(dst)

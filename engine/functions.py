@@ -13,6 +13,7 @@ from engine.rules import GRAD_DTYPES, apply, promoted_arrays, scalar_binary_op, 
 from engine.node import Node
 from engine.rules import Rule, _as_result, _node_classes, node_maker
 from engine.tensor import Tensor
+from engine import complex_ops
 
 Number = (int, float, bool)
 
@@ -42,7 +43,9 @@ def _binary(rule: Any, a: Any, b: Any, attrs: dict | None = None) -> Tensor:
     if type(b) is np.ndarray:
         b = Tensor._make(b)  # constants inside gradient formulas under create_graph
     elif not isinstance(b, _OPERAND):
-        return NotImplemented
+        if type(b) is not complex:
+            return NotImplemented
+        b = complex_ops.wrapped_scalar(a, b)
     _check_broadcast(a, b)
     return apply(rule, (a, b), attrs)
 
@@ -276,12 +279,12 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = N
     dim = axis if dim is None else dim
     keepdim = keepdims if keepdims is not None else keepdim
     if dtype is not None:
-        if dtypes.to_numpy(dtype).kind != "f":
+        if dtypes.to_numpy(dtype).kind not in "fc":
             raise RuntimeError(
                 "mean(): could not infer output dtype. Optional dtype must be either a floating point or "
                 f"complex dtype. Got: {dtypes.from_numpy(dtypes.to_numpy(dtype)).legacy}"
             )
-    elif input._data.dtype.kind != "f":
+    elif input._data.dtype.kind not in "fc":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
             f"complex dtype. Got: {input.dtype.legacy}"
@@ -648,18 +651,21 @@ def clone(input: Tensor, memory_format: Any = None) -> Tensor:
 
 
 # --- comparisons (no gradient) ----------------------------------------------------------------
-def _compare(np_fn: Any) -> Any:
+def _compare(np_fn: Any, ordering: str | None = None) -> Any:
     def fn(input: Tensor, other: Any) -> Tensor:
-        if not isinstance(other, (Tensor, *Number)):
+        if not isinstance(other, (Tensor, *Number, complex)):
             return NotImplemented
         b = other._data if isinstance(other, Tensor) else other
+        if ordering is not None:
+            complex_ops.check_ordered(ordering, input._data, b)
         return _constant(np_fn(input._data, b))
 
     return fn
 
 
-lt, le, gt, ge, eq, ne = (_compare(f) for f in (np.less, np.less_equal, np.greater, np.greater_equal,
-                                                  np.equal, np.not_equal))
+lt, le, gt, ge = (_compare(f, name) for f, name in ((np.less, "lt"), (np.less_equal, "le"), (np.greater, "gt"),
+                                                    (np.greater_equal, "ge")))
+eq, ne = _compare(np.equal), _compare(np.not_equal)
 
 
 # --- in-place ---------------------------------------------------------------------------------
@@ -1269,6 +1275,8 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
 
 
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    if input._data.dtype.kind == "c":
+        raise RuntimeError("argmax(): does not support complex input")
     if dim is None:
         return _constant(np.asarray(np.argmax(input._data), np.int64))
     _wrap_dim(dim, input._data.ndim)
@@ -1276,6 +1284,8 @@ def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 
 
 def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    if input._data.dtype.kind == "c":
+        raise RuntimeError("argmin(): does not support complex input")
     if dim is None:
         return _constant(np.asarray(np.argmin(input._data), np.int64))
     _wrap_dim(dim, input._data.ndim)
@@ -1751,7 +1761,9 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     np_dtype = dtypes.to_numpy(target)
     if np_dtype == input._data.dtype and not kwargs.get("copy"):
         return input
-    if np_dtype.kind == "f" and input._requires_grad:
+    if input._data.dtype.kind == "c" and np_dtype.kind != "c":
+        complex_ops.warn_discarded_imaginary()
+    if np_dtype.kind in "fc" and input._requires_grad:
         return apply(ops.TO_COPY, (input,), {"dtype": np_dtype, "self_dtype": input._data.dtype})
     return _constant(dtypes.cast(input._data, np_dtype))
 
@@ -2248,6 +2260,8 @@ class TensorMath:
         return stack([as_tensor(t) for t in tensors], dim)
 
     contiguous = staticmethod(contiguous)
+    conj = staticmethod(complex_ops.conj)
+    real = staticmethod(complex_ops.real)
 
     @staticmethod
     def cat(tensors: list, dim: int) -> Any:

@@ -53,6 +53,7 @@ class finfo(_Info):  # noqa: N801 - PyTorch's spelling
         dt = _dtype_argument("finfo", args, kwargs)
         if dt is None:
             dt = dtypes.default_float
+        dt = dt.to_real()  # a complex dtype: the limits of its parts
         if not dt.is_floating_point and dt is not dtypes.bfloat16:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'")
         if dt is dtypes.bfloat16:

@@ -11,6 +11,7 @@ BACKWARD_TWICE = (
     "graph a second time or if you need to access saved tensors after calling backward."
 )
 IMPLICIT_SCALAR = "grad can be implicitly created only for scalar outputs"
+IMPLICIT_REAL = "grad can be implicitly created only for real scalar outputs but got {dtype}"
 NO_GRAD_FN = "element {i} of tensors does not require grad and does not have a grad_fn"
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 LEAF_VIEW_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."

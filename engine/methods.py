@@ -317,7 +317,7 @@ def _storage_offset(self: Tensor) -> int:
 Tensor.storage_offset = _storage_offset  # type: ignore[attr-defined]
 Tensor.itemsize = property(lambda self: self.element_size())  # type: ignore[attr-defined]
 Tensor.nbytes = property(lambda self: self.numel() * self.element_size())  # type: ignore[attr-defined]
-Tensor.is_complex = lambda self: False  # type: ignore[attr-defined] - no complex dtypes
+Tensor.is_complex = lambda self: self._data.dtype.kind == "c"  # type: ignore[attr-defined]
 
 
 class layout:  # noqa: N801 - PyTorch's spelling
@@ -332,3 +332,12 @@ class layout:  # noqa: N801 - PyTorch's spelling
 
 strided = layout("strided")
 Tensor.layout = property(lambda self: strided)  # type: ignore[attr-defined]
+
+
+# complex tensors (engine/complex_ops.py)
+from engine import complex_ops as _complex  # noqa: E402
+
+for _name in ("conj", "conj_physical", "resolve_conj", "is_conj", "angle"):
+    setattr(Tensor, _name, getattr(_complex, _name))
+Tensor.real = property(_complex.real)  # type: ignore[attr-defined]
+Tensor.imag = property(_complex.imag)  # type: ignore[attr-defined]

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from engine import conv, messages
+from engine import conv, dtypes, messages
 from engine.creation import copy_like
 from engine import special_kernels as special
 from engine.rules import ArrayMath, Rule
@@ -168,8 +168,11 @@ RPOW = rule("rpow", "PowBackward2", lambda exponent, self: _power(self, exponent
 
 def _reciprocal(a: Any) -> Any:
     """1 / a; integers and booleans in float32, as PyTorch promotes them (NumPy's keeps integers)."""
-    if np.asarray(a).dtype.kind in "biu":
+    kind = np.asarray(a).dtype.kind
+    if kind in "biu":
         return np.reciprocal(np.asarray(a, np.float32))
+    if kind == "c":
+        return 1 / a  # NumPy's complex division, as PyTorch's (np.reciprocal rounds differently)
     return np.reciprocal(a)
 
 
@@ -448,7 +451,11 @@ def _var(a: Any, dim: Any = None, correction: Any = None, keepdim: bool = False,
     n = _count(a.shape, dim)
     x = _wide(a)
     mean = np.mean(x, axis=axis, keepdims=True)
-    out = np.sum((x - mean) ** 2, axis=axis, keepdims=keepdim) / max(n - c, 0)
+    d = x - mean
+    if d.dtype.kind == "c":  # |x - mean|², real
+        out = np.sum(d.real ** 2 + d.imag ** 2, axis=axis, keepdims=keepdim) / max(n - c, 0)
+        return (np.sqrt(out) if root else out).astype(a.real.dtype)
+    out = np.sum(d ** 2, axis=axis, keepdims=keepdim) / max(n - c, 0)
     return (np.sqrt(out) if root else out).astype(a.dtype)
 
 
@@ -516,7 +523,7 @@ def _norm_fwd(a: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False) -> A
     if ord == float("-inf"):
         return np.min(x, axis=axis, keepdims=keepdim)
     if ord == 0:
-        return np.sum(x != 0, axis=axis, keepdims=keepdim).astype(a.dtype)
+        return np.sum(x != 0, axis=axis, keepdims=keepdim).astype(x.dtype)
     if ord == 1:
         return np.sum(x, axis=axis, keepdims=keepdim)
     if ord == 2:
@@ -1486,7 +1493,7 @@ DIAGONAL_COPY = rule("diagonal_copy", "DiagonalBackward0_copy",
 DIAG_EMBED = rule("diag_embed", "DiagEmbedBackward0", _diag_embed,
                   (lambda F, g, offset, dim1, dim2: F.op("diagonal", g, offset=offset, dim1=dim1, dim2=dim2),),
                   ("the diagonal of grad",))
-TO_COPY = rule("to_copy", "ToCopyBackward0", lambda a, dtype, self_dtype=None: np.asarray(a).astype(dtype),
+TO_COPY = rule("to_copy", "ToCopyBackward0", lambda a, dtype, self_dtype=None: dtypes.cast(a, np.dtype(dtype)),
                (lambda F, g, attrs: F.op("to_copy", g, dtype=attrs["self_dtype"], self_dtype=attrs["dtype"]),),
                ("grad converted back to self's dtype",), exact_dtype=True)
 SELECT = rule("select", "SelectBackward0", lambda a, dim, index: a[_key(dim % a.ndim, index) + (Ellipsis,)],
@@ -4138,7 +4145,7 @@ LINALG_CROSS = rule("linalg_cross", "LinalgCrossBackward0", _cross,
                     (lambda F, g, dim, other: F.op("linalg_cross", other, g, dim=dim),
                      lambda F, g, dim, self: F.op("linalg_cross", g, self, dim=dim)),
                     ("cross(other, grad)", "cross(grad, self)"), inputs=BINARY)
-VDOT = rule("vdot", "VdotBackward0", np.dot, (lambda F, g, other: g * other, lambda F, g, self: g * self),
+VDOT = rule("vdot", "VdotBackward0", np.vdot, (lambda F, g, other: g * other, lambda F, g, self: g * self),
             ("grad * other", "grad * self"), inputs=BINARY)
 
 

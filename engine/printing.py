@@ -115,6 +115,22 @@ def _summarized(values: np.ndarray) -> np.ndarray:
     return np.stack([_summarized(v) for v in values])
 
 
+class _ComplexFormatter:
+    """torch's pair of formatters for a complex tensor: one for the real parts, one for the
+    imaginary parts (followed by "j", its sign always shown)."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.real = _Formatter(values.real)
+        self.imag = _Formatter(values.imag)
+        self.max_width = self.real.max_width + self.imag.max_width + 1  # the element width torch lays out
+
+    def format(self, v: Any) -> str:
+        v = complex(v)
+        real = self.real.format(v.real)
+        imag = (self.imag.format(v.imag) + "j").lstrip()
+        return real + imag if imag[0] in "+-" else real + "+" + imag
+
+
 def _body(values: np.ndarray, fmt: _Formatter, indent: int, summarize: bool) -> str:
     if values.ndim == 0:
         return fmt.format(values.item())
@@ -161,10 +177,11 @@ def tensor_repr(t: Any, prefix: str = "tensor(") -> str:
     else:
         if not OPTIONS.edgeitems:
             suffixes.append(f"size={tuple(values.shape)}")
-        if dtype not in (dtypes.default_float, dtypes.int64, dtypes.bool_):
+        if dtype not in (dtypes.default_float, dtypes.default_complex(), dtypes.int64, dtypes.bool_):
             suffixes.append(f"dtype={dtype!r}")
         summarize = values.size > OPTIONS.threshold
-        fmt = _Formatter(_summarized(values) if summarize else values)
+        shown = _summarized(values) if summarize else values
+        fmt = _ComplexFormatter(shown) if values.dtype.kind == "c" else _Formatter(shown)
         body = _body(values, fmt, indent, summarize)
     if t.grad_fn is not None:
         name = type(t.grad_fn).__name__

@@ -26,6 +26,7 @@ from engine.node import (
 from engine.tensor import Tensor, TensorExtras
 
 _F64 = np.dtype(np.float64)
+_C128 = np.dtype(np.complex128)
 _F32 = np.dtype(np.float32)
 _I64 = np.dtype(np.int64)
 _F32S = np.float32
@@ -133,6 +134,22 @@ class Rule:
         )
         if len(self.grads) != len(self.inputs) or len(self.formulas) != len(self.inputs):
             raise ValueError(f"rule {name}: one gradient and one formula per input")
+        self.extra_saves = tuple(extra_saves)
+        self.plan_grads(self.grads)
+        # The same forward on Python floats, for 0-d float32 tensors (see scalar_binary): a float64
+        # function whose result, rounded once to float32, is what `forward` gives bit for bit.
+        self.scalar = scalar
+        # The rule with complex-valued gradients that runs when an input is complex (made on first
+        # use by engine.complex_ops.twin; None until then).
+        self.complex_twin: Rule | None = None
+        # ScalarPlan per key (see scalar_plan), built on first use.
+        self.scalar_plans: list[ScalarPlan | None] = [None] * 8
+        self.node_cls: type[Node] = _node_class(node, self)
+        self.new_node = node_maker(self.node_cls)
+
+    def plan_grads(self, grads: Sequence[Callable | None]) -> None:
+        """Take `grads` as the gradient functions: what each reads, and so what nodes save."""
+        self.grads = tuple(grads)
         # The slots each input's gradient reads, from the gradient function's parameter names.
         self.needs: tuple[tuple[str, ...], ...] = tuple(
             tuple(inspect.signature(g).parameters)[2:] if g is not None else () for g in self.grads
@@ -140,21 +157,14 @@ class Rule:
         slots: list[str] = []
         for names in self.needs:
             slots += [s for s in names if s not in slots and s not in CALL_CONTEXT]
-        slots += [s for s in extra_saves if s not in slots]
+        slots += [s for s in self.extra_saves if s not in slots]
         self.saves = tuple(sorted(slots))
         self.derive = {s: d for s in self.saves if (d := _derived(s, self.inputs)) is not None}
-        # The same forward on Python floats, for 0-d float32 tensors (see scalar_binary): a float64
-        # function whose result, rounded once to float32, is what `forward` gives bit for bit.
-        self.scalar = scalar
         # Per input: its gradient function, the slots it reads, and whether any is a call context.
         self.grad_plan: tuple[tuple[Callable | None, tuple[str, ...], bool], ...] = tuple(
             (g, names, any(n in CALL_CONTEXT for n in names)) for g, names in zip(self.grads, self.needs)
         )
         self._save_plans: dict[int, tuple[tuple, tuple[str, ...]]] = {}
-        # ScalarPlan per key (see scalar_plan), built on first use.
-        self.scalar_plans: list[ScalarPlan | None] = [None] * 8
-        self.node_cls: type[Node] = _node_class(node, self)
-        self.new_node = node_maker(self.node_cls)
 
     def save_plan(self, mask: int) -> tuple[tuple, tuple[str, ...]]:
         """What a node saves when the inputs in bit mask `mask` require grad, and the slots among
@@ -415,6 +425,7 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
     bit = 1
     wide = rule.exact_dtype
     bf16 = False
+    cplx = False
     for x in inputs:
         if isinstance(x, Tensor):
             a = x._data
@@ -441,6 +452,9 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
                     bf16 = True
                 elif not wide and a.dtype == _F64:
                     wide = True
+                elif a.dtype.kind == "c":
+                    cplx = True
+                    wide = wide or a.dtype == _C128
         else:
             a = x
             targets.append(None)
@@ -450,6 +464,9 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
                     bf16 = True
                 elif not wide and a.dtype == _F64:
                     wide = True
+                elif a.dtype.kind == "c":
+                    cplx = True
+                    wide = wide or a.dtype == _C128
             else:
                 shapes.append(np.shape(a))
         arrays.append(a)
@@ -459,6 +476,8 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
         promoted = promoted_arrays(arrays)
         if promoted is not None:
             arrays, wide = promoted
+    if cplx:  # Wirtinger-convention gradients (see engine.complex_ops)
+        rule = rule.complex_twin or _complex_twin(rule)
     out = rule.forward(*arrays, **attrs) if attrs else rule.forward(*arrays)
     inference = state.inference
     single = rule.outputs == 1
@@ -564,7 +583,13 @@ def promoted_arrays(arrays: Sequence) -> tuple[list, bool] | None:
         elif type(a) is int and target.kind in "iu":
             a = np.array(a, np.int64).astype(target)  # wraps like a C cast
         out.append(a)
-    return out, target == _F64
+    return out, target == _F64 or target == _C128
+
+
+def _complex_twin(rule: Rule) -> Rule:
+    from engine.complex_ops import twin
+
+    return twin(rule)
 
 
 def _new_tensor(data: np.ndarray, inference: bool) -> Tensor:
@@ -932,8 +957,12 @@ def cast_grads(grads: Sequence, dtypes: tuple) -> tuple:
         if g is not None and want is not None:
             if isinstance(g, Tensor):
                 if g._data.dtype != want:
+                    if g._data.dtype.kind == "c" and want.kind != "c":
+                        g = g.real  # a real input's gradient is the real part (handle_r_to_c)
                     g = g.to(_dtypes.from_numpy(want))
             elif g.dtype != want:
+                if g.dtype.kind == "c" and want.kind != "c":
+                    g = g.real
                 g = _dtypes.cast(g, want)
         out.append(g)
     return tuple(out)
@@ -1037,6 +1066,8 @@ class ArrayMath:
 
     exp = staticmethod(np.exp)
     log = staticmethod(np.log)
+    conj = staticmethod(np.conj)
+    real = staticmethod(np.real)
     sin = staticmethod(np.sin)
     cos = staticmethod(np.cos)
     sqrt = staticmethod(np.sqrt)

@@ -213,7 +213,7 @@ class Tensor(metaclass=_TorchClass):
         # the attribute refuses any change on a non-leaf (requires_grad_(True) lets it pass)
         if self.grad_fn is not None:
             raise RuntimeError(messages.REQUIRES_GRAD_NON_LEAF if not value else messages.LEAF_FLAGS_ONLY)
-        if value and self._data.dtype.kind != "f":
+        if value and self._data.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self.requires_grad_(value)
 
@@ -222,7 +222,7 @@ class Tensor(metaclass=_TorchClass):
             if requires_grad:
                 return self
             raise RuntimeError(messages.REQUIRES_GRAD_NON_LEAF)
-        if requires_grad and self._data.dtype.kind != "f":
+        if requires_grad and self._data.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if requires_grad and self._inference and not grad_mode.state.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
@@ -498,7 +498,7 @@ class Parameter(Tensor):
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> "Parameter":
         array = np.zeros((0,), np.float32) if data is None else data._data
-        if requires_grad and array.dtype.kind != "f":
+        if requires_grad and array.dtype.kind not in "fc":
             raise RuntimeError(messages.REQUIRES_GRAD_DTYPE)
         p = cls._make(array)
         p._requires_grad = bool(requires_grad)

@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from engine import messages, observe
+from engine import dtypes, messages, observe
 from engine.autograd.function import Function, FunctionCtx, once_differentiable
 from engine.executor import Pass
 from engine.grad_mode import enable_grad, no_grad, set_grad_enabled
@@ -34,6 +34,8 @@ def _seeds(outputs: tuple, grads: Any, create_graph: bool) -> list:
         if g is None:
             if out._data.size != 1:
                 raise RuntimeError(messages.IMPLICIT_SCALAR)
+            if out._data.dtype.kind == "c":
+                raise RuntimeError(messages.IMPLICIT_REAL.format(dtype=dtypes.from_numpy(out._data.dtype)))
             seed: Any = np.ones(out._data.shape, out._data.dtype)
             seeds.append(Tensor._make(seed) if create_graph else seed)
             continue

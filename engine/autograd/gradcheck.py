@@ -18,20 +18,31 @@ def _tuple(x: Any) -> tuple:
     return (x,) if isinstance(x, Tensor) else tuple(x)
 
 
+def _real_values(o: Tensor) -> np.ndarray:
+    """An output's values as real numbers: a complex one's real and imaginary parts in turn."""
+    d = o._data
+    if d.dtype.kind == "c":
+        return np.stack([d.real, d.imag], -1).astype(np.float64).reshape(-1)
+    return d.astype(np.float64).reshape(-1).copy()
+
+
 def _numerical(func: Callable, inputs: tuple, i: int, eps: float) -> list[np.ndarray]:
-    """d outputs / d inputs[i], one (input numel x output numel) matrix per output."""
+    """d outputs / d inputs[i], one (input numel x output numel) matrix per output; a complex input
+    or output counts as its real and imaginary parts (two rows, two columns per element)."""
     x = inputs[i]
     data = x._data  # perturbed in place, element by element (reshape would copy a non-contiguous one)
+    steps = (eps, 1j * eps) if data.dtype.kind == "c" else (eps,)
     columns: list[list[np.ndarray]] = []
     for k in range(data.size):
         at = np.unravel_index(k, data.shape)
         original = data[at].copy()
-        data[at] = original + eps
-        plus = [o._data.astype(np.float64).reshape(-1).copy() for o in _tuple(func(*inputs))]
-        data[at] = original - eps
-        minus = [o._data.astype(np.float64).reshape(-1).copy() for o in _tuple(func(*inputs))]
-        data[at] = original
-        columns.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
+        for step in steps:
+            data[at] = original + step
+            plus = [_real_values(o) for o in _tuple(func(*inputs))]
+            data[at] = original - step
+            minus = [_real_values(o) for o in _tuple(func(*inputs))]
+            data[at] = original
+            columns.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
     n_out = len(columns[0]) if columns else len(_tuple(func(*inputs)))
     return [np.stack([c[j] for c in columns]) if columns else np.zeros((0, 0)) for j in range(n_out)]
 
@@ -39,16 +50,30 @@ def _numerical(func: Callable, inputs: tuple, i: int, eps: float) -> list[np.nda
 def _analytical(outputs: tuple, inputs: tuple, i: int) -> list[np.ndarray]:
     from engine.autograd import grad
 
+    from engine.creation import tensor
+
     x = inputs[i]
+    rows = 2 if x._data.dtype.kind == "c" else 1
     mats = []
     for out in outputs:
-        m = np.zeros((x._data.size, out._data.size))
+        # PyTorch's convention: with grad_output 1 (1j), x's gradient is d real(out) / d real(x) +
+        # 1j * d real(out) / d imag(x) (the same of imag(out))
+        seeds = (1, 1j) if out._data.dtype.kind == "c" else (None,)
+        m = np.zeros((x._data.size * rows, out._data.size * len(seeds)))
         if out.requires_grad:
             flat = out.reshape(-1)
             for k in range(out._data.size):
-                (g,) = grad(flat[k], (x,), retain_graph=True, allow_unused=True)
-                if g is not None:
-                    m[:, k] = g._data.astype(np.float64).reshape(-1)
+                for part, seed in enumerate(seeds):
+                    v = None if seed is None else tensor(seed, dtype=out.dtype)
+                    (g,) = grad(flat[k], (x,), v, retain_graph=True, allow_unused=True)
+                    if g is not None:
+                        column = k * len(seeds) + part
+                        d = g._data.reshape(-1)
+                        if rows == 2:
+                            m[0::2, column] = d.real
+                            m[1::2, column] = d.imag
+                        else:
+                            m[:, column] = d.real.astype(np.float64)
         mats.append(m)
     return mats
 
@@ -66,7 +91,7 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
               check_backward_ad: bool = True, fast_mode: bool = False, masked: Any = None) -> bool:
     inputs = _tuple(inputs)
     for idx, x in enumerate(inputs):
-        if isinstance(x, Tensor) and x.requires_grad and x._data.dtype != np.float64:
+        if isinstance(x, Tensor) and x.requires_grad and x._data.dtype not in (np.float64, np.complex128):
             warnings.warn(
                 f"Input #{idx} requires gradient and is not a double precision floating point or complex. "
                 "This check will likely fail if all the inputs are not of double precision floating point "

@@ -962,4 +962,17 @@ CASES: list[tuple[str, str, tuple, dict]] = [
      "out = T.nn.utils.rnn.pack_padded_sequence(a, T.tensor([1, 3, 2]), enforce_sorted=False).data", ((3, 3),), {}),
     ("pack_padded_sequence_grad", f"p = T.nn.utils.rnn.pack_padded_sequence(a, [3, 3, 1]).data\n"
      f"out = {GRAD}((p ** 2).sum(), a, create_graph=True)[0] * b", ((3, 3, 2), (3, 3, 2)), {}),
+    # complex numbers (real leaves, real outputs: the finite differences see a real function)
+    ("complex", "z = T.complex(a, b)\nout = T.view_as_real(z * z.conj()) + z.abs().unsqueeze(-1)", ((2, 3), (2, 3)), {}),
+    ("polar", "out = T.view_as_real(T.polar(a, b))", ((3,), (3,)), {"pos": True}),
+    ("angle", "out = T.angle(T.complex(a, b)) + a.angle()", ((2, 3), (2, 3)), {}),
+    ("view_as_complex", "out = T.view_as_real(T.view_as_complex(a) * T.complex(b, b))", ((3, 2), (3,)), {}),
+    ("conj_physical", "out = T.view_as_real(T.complex(a, b).conj_physical() * 1j).sum(-1)", ((3,), (3,)), {}),
+    ("complex_arith", "z = T.complex(a, b)\nw = T.complex(b, c)\n"
+     "out = T.view_as_real(z * w / (w + 3) - z.exp() + w.sin() * z.cos() + z.log() + (z ** 2).sum() + z.real * 2j)",
+     ((2, 3), (2, 3), (2, 3)), {"pos": True}),
+    ("complex_matmul", "z = T.complex(a, b)\nw = T.complex(c, a.t())\n"
+     "out = (z @ w).abs() + (z.mm(w).imag - (a * z).mean().real)", ((2, 3), (2, 3), (3, 2)), {}),
+    ("complex_sgn_norm", "z = T.complex(a, b)\nout = T.view_as_real(z.sgn()) + T.linalg.norm(z) + z.norm()",
+     ((2, 3), (2, 3)), {"pos": True}),
 ]
