@@ -23,6 +23,8 @@ def number(v: Any) -> Any:
         return bool(v)
     if kind is int or isinstance(v, np.integer):
         return int(v)
+    if kind is complex or isinstance(v, np.complexfloating):
+        return [number(v.real), number(v.imag)]  # a complex element: [real, imaginary]
     return number(float(v))
 
 
@@ -86,11 +88,19 @@ _F32 = np.dtype(np.float32)
 _SPECIAL = {"NaN": np.nan, "Infinity": np.inf, "-Infinity": -np.inf}
 
 
+def _element(x: Any) -> Any:
+    if isinstance(x, str):
+        return _SPECIAL[x]
+    if isinstance(x, list):
+        return complex(_element(x[0]), _element(x[1]))
+    return x
+
+
 def to_numpy(v: Any) -> np.ndarray:
     """A trace Value back as an array (the kept elements only, when it was summarised)."""
     if not isinstance(v, dict):
         return np.array(_SPECIAL.get(v, v), np.float32)
-    data = np.array([_SPECIAL.get(x, x) if isinstance(x, str) else x for x in v["data"]], v["dtype"])
+    data = np.array([_element(x) for x in v["data"]], v["dtype"])
     return data if v.get("truncated") else data.reshape(v["shape"])
 
 

@@ -10,6 +10,8 @@ from server.limits import TRACE_VERSION
 
 # JSON has no NaN or infinity: those floats travel as these strings.
 Number = Union[float, int, bool, Literal["NaN", "Infinity", "-Infinity"]]
+# An element of a complex tensor: its real and imaginary parts.
+ComplexNumber = Annotated[list[Union[float, Literal["NaN", "Infinity", "-Infinity"]]], Field(min_length=2, max_length=2)]
 
 
 class Model(BaseModel):
@@ -17,11 +19,12 @@ class Model(BaseModel):
 
 
 class ArrayValue(Model):
-    """A tensor's values, flattened row-major. Over the size cap only the first elements are kept."""
+    """A tensor's values, flattened row-major (a complex element as [real, imaginary]). Over the size
+    cap only the first elements are kept."""
 
     shape: list[int]
     dtype: str
-    data: list[Number]
+    data: list[Union[Number, ComplexNumber]]
     truncated: bool = False
     min: Number | None = None
     max: Number | None = None

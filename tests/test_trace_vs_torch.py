@@ -46,7 +46,7 @@ class TorchRecorder:
             stack.extend(n for n, _ in fn.next_functions if n is not None)
 
     def _record(self, fn: Any, name: str, nexts: list, grads: Any) -> None:
-        arrays = [None if g is None else g.detach().numpy().copy() for g in grads]
+        arrays = [None if g is None else g.detach().resolve_conj().numpy().copy() for g in grads]
         self.passes[-1].append({"name": name, "next": nexts, "grads": arrays})
 
     @contextlib.contextmanager
@@ -110,7 +110,8 @@ def trace_passes(trace: dict) -> list[list[dict]]:
 
 
 def decode(value: Any) -> np.ndarray:
-    return to_numpy(value).astype(np.float64)
+    a = to_numpy(value)
+    return a if a.dtype.kind == "c" else a.astype(np.float64)
 
 
 @pytest.mark.parametrize("example_id", sorted(EXAMPLES))
@@ -244,3 +245,35 @@ def test_every_tensor_sharing_memory_shows_an_in_place_change() -> None:
         expected = namespace[name]
         np.testing.assert_allclose(to_numpy(values[tid]), expected.detach().numpy(), rtol=1e-6, err_msg=name)
         assert versions[tid] == expected._version, name
+
+
+COMPLEX = """import torch
+z = torch.tensor([3 + 4j, 1 - 1j], requires_grad=True)
+w = z * z.conj() + 2j * z
+loss = w.abs().sum()
+loss.backward()
+print(z.grad)
+"""
+
+
+def test_complex_values_and_gradients_travel_as_real_imaginary_pairs() -> None:
+    from server.sandbox import traces
+    from server.schema import Trace
+
+    recorder, torch_stdout = run_with_torch(COMPLEX)
+    trace = trace_code(COMPLEX)
+    assert trace["status"] == "ok" and trace["stdout"] == torch_stdout
+    Trace.model_validate_json(traces.encode(trace))  # the contract admits [real, imaginary] elements
+    leaf = next(t for t in trace["tensors"] if t["names"] == ["z"])
+    assert leaf["dtype"] == "complex64" and leaf["value"]["data"] == [[3.0, 4.0], [1.0, -1.0]]
+    ours = trace_passes(trace)
+    assert [s["name"] for s in ours[0] if s["name"] != "AccumulateGrad"] == [
+        s["name"] for s in recorder.passes[0] if s["name"] != "AccumulateGrad"]
+    (grad,) = [e["after"] for e in trace["events"] if e["kind"] == "accumulate"]
+    ns: dict = {}
+    exec(COMPLEX.replace("print(z.grad)", ""), ns)  # real PyTorch
+    np.testing.assert_allclose(to_numpy(grad), ns["z"].grad.numpy(), rtol=1e-5)
+    for mine, theirs in zip(ours[0], recorder.passes[0]):  # every gradient sent, imaginary parts too
+        for a, b in zip(mine["grads"], theirs["grads"]):
+            if a is not None and b is not None and mine["name"] == theirs["name"]:
+                np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)

@@ -2,9 +2,11 @@
 
 import type { ArrayValue, JsonNumber } from "./trace/types";
 
+/** A number for scales, colours and means; a complex element gives its magnitude. */
 export function toNumber(v: JsonNumber | null | undefined): number {
   if (v === null || v === undefined) return NaN;
   if (typeof v === "number") return v;
+  if (Array.isArray(v)) return Math.hypot(toNumber(v[0]), toNumber(v[1]));
   if (typeof v === "boolean") return v ? 1 : 0;
   if (v === "Infinity") return Infinity;
   if (v === "-Infinity") return -Infinity;
@@ -17,11 +19,16 @@ export function isIntegerDtype(dtype: string | undefined): boolean {
 }
 
 /**
- * 2 -> "2.0", 3.58385316 -> "3.5839", 1e-7 -> "1.0000e-07", like a shortened PyTorch print;
- * with `integer` (an element of an integer tensor, a dim, a size) whole numbers print as they are.
+ * 2 -> "2.0", 3.58385316 -> "3.5839", 1e-7 -> "1.0000e-07", [3, 4] -> "3.0+4.0j", like a shortened
+ * PyTorch print; with `integer` (an element of an integer tensor, a dim, a size) whole numbers print as they are.
  */
 export function formatNumber(v: JsonNumber | null | undefined, digits = 4, integer = false): string {
   if (typeof v === "boolean") return v ? "True" : "False";
+  if (Array.isArray(v)) {
+    // a complex element, as PyTorch writes one: 3.0+4.0j, 1.0-0.5j
+    const im = formatNumber(v[1], digits);
+    return `${formatNumber(v[0], digits)}${im.startsWith("-") ? im : `+${im}`}j`;
+  }
   const x = toNumber(v);
   if (integer && Number.isInteger(x)) return `${x}`;
   if (Number.isNaN(x)) return "nan";
@@ -94,6 +101,14 @@ export function formatSum(terms: readonly (ArrayValue | string | null)[], total:
 export function addValues(values: readonly ArrayValue[]): ArrayValue | null {
   const first = values[0];
   if (!first) return null;
+  if (first.data.some((d) => Array.isArray(d))) {
+    // complex elements: real and imaginary parts summed apart
+    const part = (d: JsonNumber | undefined, k: 0 | 1): number =>
+      Array.isArray(d) ? toNumber(d[k]) : k === 0 ? toNumber(d) : 0;
+    const sum = (i: number, k: 0 | 1) => values.reduce((s, v) => s + part(v.data[i], k), 0);
+    const pairs = first.data.map((_, i): JsonNumber => [sum(i, 0), sum(i, 1)]);
+    return { shape: first.shape.slice(), dtype: first.dtype, data: pairs };
+  }
   const data = first.data.map((_, i) => values.reduce((s, v) => s + toNumber(v.data[i]), 0));
   return { shape: first.shape.slice(), dtype: first.dtype, data };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatNumber, formatValue } from "../src/format";
+import { addValues, formatNumber, formatValue, toNumber } from "../src/format";
 
 describe("number formatting", () => {
   it("prints float elements like a shortened PyTorch print", () => {
@@ -19,5 +19,18 @@ describe("number formatting", () => {
     expect(formatNumber(-100, 4, true)).toBe("-100");
     expect(formatNumber(12345678901, 4, true)).toBe("12345678901");
     expect(formatNumber(0.5, 4, true)).toBe("0.5");
+  });
+
+  it("prints complex elements ([real, imaginary] on the wire) as PyTorch writes them", () => {
+    expect(formatNumber([3, 4])).toBe("3.0+4.0j");
+    expect(formatNumber([0.6, -0.8])).toBe("0.6-0.8j");
+    expect(formatNumber(["NaN", "-Infinity"])).toBe("nan-infj");
+    expect(formatValue({ shape: [2], dtype: "complex64", data: [[1, 2], [-0, -3]] })).toBe("[1.0+2.0j, -0.0-3.0j]");
+    expect(toNumber([3, 4])).toBe(5);
+    const sum = addValues([
+      { shape: [1], dtype: "complex64", data: [[1, 2]] },
+      { shape: [1], dtype: "complex64", data: [[0.5, -3]] },
+    ]);
+    expect(sum?.data).toEqual([[1.5, -1]]);
   });
 });

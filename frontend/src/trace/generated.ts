@@ -56,12 +56,18 @@ export interface TensorInfo {
   is_param?: boolean;
 }
 /**
- * A tensor's values, flattened row-major. Over the size cap only the first elements are kept.
+ * A tensor's values, flattened row-major (a complex element as [real, imaginary]). Over the size
+ * cap only the first elements are kept.
  */
 export interface ArrayValue {
   shape: number[];
   dtype: string;
-  data: (number | boolean | ("NaN" | "Infinity" | "-Infinity"))[];
+  data: (
+    | number
+    | boolean
+    | ("NaN" | "Infinity" | "-Infinity")
+    | [number | ("NaN" | "Infinity" | "-Infinity"), number | ("NaN" | "Infinity" | "-Infinity")]
+  )[];
   truncated?: boolean;
   min?: number | boolean | ("NaN" | "Infinity" | "-Infinity") | null;
   max?: number | boolean | ("NaN" | "Infinity" | "-Infinity") | null;

@@ -36,7 +36,9 @@ function summary(v: ArrayValue): HTMLElement {
   if (v.max !== undefined && v.max !== null) stats.push(`max ${formatNumber(v.max, 4, integer)}`);
   const mean = v.mean ?? null;
   if (mean !== null) stats.push(`mean ${formatNumber(mean)}`);
-  else if (v.data.length > 0) stats.push(`mean ${formatNumber(v.data.reduce<number>((s, d) => s + toNumber(d), 0) / v.data.length)}`);
+  else if (v.data.length > 0 && !v.dtype.startsWith("complex")) {
+    stats.push(`mean ${formatNumber(v.data.reduce<number>((s, d) => s + toNumber(d), 0) / v.data.length)}`);
+  }
   const first = v.data.slice(0, 8).map((d) => formatNumber(d, 4, integer)).join(", ");
   return h("div", { class: "value-summary", "data-testid": "value-summary" }, head, h("div", { text: stats.join(" · ") }), h("div", { class: "muted", text: `first: ${first}…` }));
 }
