@@ -2424,10 +2424,13 @@ SDPA_FLASH_CPU = rule(
 
 
 # --- interpolation: one rule per PyTorch upsample op, and one for its backward (for double backward) -------
+_SCALE_NAMES = {1: ("scales",), 2: ("scales_h", "scales_w"), 3: ("scales_d", "scales_h", "scales_w")}
+
+
 def _upsample_taps(mode: str, input_size: tuple, output_size: tuple, dtype: Any, align_corners: bool = False,
-                   scales: Any = None, scales_h: Any = None, scales_w: Any = None) -> list:
-    kind = {"bilinear": "linear"}.get(mode, mode)
-    per_dim = (scales,) if len(output_size) == 1 else (scales_h, scales_w)
+                   **scales: Any) -> list:
+    kind = {"bilinear": "linear", "trilinear": "linear"}.get(mode, mode)
+    per_dim = tuple(scales.get(name) for name in _SCALE_NAMES[len(output_size)])
     return [conv.upsample_taps(kind, i, o, align_corners, s, np.dtype(dtype))
             for i, o, s in zip(input_size[2:], output_size, per_dim)]
 
@@ -2435,7 +2438,7 @@ def _upsample_taps(mode: str, input_size: tuple, output_size: tuple, dtype: Any,
 def _upsample_rules(op: str, node: str, mode: str, dims: int, align: bool) -> tuple[Rule, Rule]:
     """upsample_<op> (grad_fn `node`) and upsample_<op>_backward, its gradient; saved: output_size, the
     scales, align_corners for the interpolating modes, and the input's sizes."""
-    scale_names = ("scales",) if dims == 1 else ("scales_h", "scales_w")
+    scale_names = _SCALE_NAMES[dims]
     saved = ("output_size",) + scale_names + (("align_corners",) if align else ())
 
     def forward(a: Any, output_size: tuple, **attrs: Any) -> Any:
@@ -2477,6 +2480,12 @@ UPSAMPLE_BILINEAR2D, UPSAMPLE_BILINEAR2D_BACKWARD = _upsample_rules(
     "bilinear2d", "UpsampleBilinear2DBackward0", "bilinear", 2, True)
 UPSAMPLE_BICUBIC2D, UPSAMPLE_BICUBIC2D_BACKWARD = _upsample_rules(
     "bicubic2d", "UpsampleBicubic2DBackward0", "bicubic", 2, True)
+UPSAMPLE_NEAREST3D, UPSAMPLE_NEAREST3D_BACKWARD = _upsample_rules(
+    "nearest3d", "UpsampleNearest3DBackward0", "nearest", 3, False)
+UPSAMPLE_NEAREST_EXACT3D, UPSAMPLE_NEAREST_EXACT3D_BACKWARD = _upsample_rules(
+    "nearest_exact3d", "UpsampleNearestExact3DBackward0", "nearest-exact", 3, False)
+UPSAMPLE_TRILINEAR3D, UPSAMPLE_TRILINEAR3D_BACKWARD = _upsample_rules(
+    "trilinear3d", "UpsampleTrilinear3DBackward0", "trilinear", 3, True)
 
 
 def _constant_pad(a: Any, pad: tuple, value: Any = 0) -> Any:

@@ -1457,16 +1457,18 @@ _UPSAMPLE_OPS = {(3, "nearest"): ops.UPSAMPLE_NEAREST1D, (4, "nearest"): ops.UPS
                  (3, "nearest-exact"): ops.UPSAMPLE_NEAREST_EXACT1D,
                  (4, "nearest-exact"): ops.UPSAMPLE_NEAREST_EXACT2D,
                  (3, "linear"): ops.UPSAMPLE_LINEAR1D, (4, "bilinear"): ops.UPSAMPLE_BILINEAR2D,
-                 (4, "bicubic"): ops.UPSAMPLE_BICUBIC2D}
+                 (4, "bicubic"): ops.UPSAMPLE_BICUBIC2D, (5, "nearest"): ops.UPSAMPLE_NEAREST3D,
+                 (5, "nearest-exact"): ops.UPSAMPLE_NEAREST_EXACT3D, (5, "trilinear"): ops.UPSAMPLE_TRILINEAR3D}
 _MODE_DIMS = {"linear": 3, "bilinear": 4, "trilinear": 5}
 
 
 def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
                 antialias: bool = False) -> Tensor:
-    """Resamples the spatial dims of a 3-d or 4-d input to `size` (or `size` * scale_factor, floored)
+    """Resamples the spatial dims of a 3-d, 4-d or 5-d input to `size` (or `size` * scale_factor, floored)
     as torch's interpolate does: upsample_nearest1d (UpsampleNearest1DBackward0), upsample_linear1d,
-    upsample_bilinear2d, upsample_bicubic2d, the nearest-exact forms; adaptive average pooling for 'area'."""
+    upsample_bilinear2d, upsample_bicubic2d, upsample_trilinear3d, the nearest and nearest-exact forms;
+    adaptive average pooling for 'area'."""
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating modes: "
@@ -1516,16 +1518,15 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and ndim == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires "
                          "a 4-D tensor as input")
-    if mode == "area" and ndim in (3, 4):
-        pool = adaptive_avg_pool1d if ndim == 3 else adaptive_avg_pool2d
+    if mode == "area" and ndim in (3, 4, 5):
+        pool = {3: adaptive_avg_pool1d, 4: adaptive_avg_pool2d, 5: adaptive_avg_pool3d}[ndim]
         return pool(input, output_size)
     rule = _UPSAMPLE_OPS.get((ndim, mode))
     if rule is None or antialias:
         wanted = _MODE_DIMS.get(mode)
         if wanted is not None and ndim in (3, 4, 5) and ndim != wanted:
             raise NotImplementedError(f"Got {ndim}D input, but {mode} mode needs {wanted}D input")
-        if antialias or (ndim == 5 and mode in ("nearest", "nearest-exact", "area", "trilinear")) or (
-                ndim == 4 and mode == "lanczos"):
+        if antialias or (ndim == 4 and mode == "lanczos"):
             raise NotImplementedError(f"interpolate with mode={mode!r}{' and antialias' if antialias else ''} "
                                       f"is not supported for {ndim}D input")
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {ndim}D) for the "
@@ -1535,19 +1536,16 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     _check_upsample(input, output_size, rule)
     attrs: dict = {"output_size": tuple(output_size)}
     scales = scale_factors or [None] * dim
-    if dim == 1:
-        attrs["scales"] = scales[0]
-    else:
-        attrs["scales_h"], attrs["scales_w"] = scales
+    attrs.update(zip(ops._SCALE_NAMES[dim], scales))
     if mode not in ("nearest", "nearest-exact"):
         attrs["align_corners"] = align_corners
     return apply(rule, (input,), attrs)
 
 
 def _check_upsample(input: Tensor, output_size: list, rule: Any) -> None:
-    """upsample_1d/2d_common_check, the dtypes the CPU kernels take, and their non-empty input check."""
+    """upsample_1d/2d/3d_common_check, the dtypes the CPU kernels take, and their non-empty input check."""
     shape = input._data.shape
-    names = ("W",) if len(output_size) == 1 else ("H", "W")
+    names = ("D", "H", "W")[-len(output_size):]
     if any(s <= 0 for s in shape[2:]) or any(o <= 0 for o in output_size):
         given = ", ".join(f"{n}: {s}" for n, s in zip(names, shape[2:]))
         wanted = ", ".join(f"{n}: {o}" for n, o in zip(names, output_size))
@@ -1559,7 +1557,7 @@ def _check_upsample(input: Tensor, output_size: list, rule: Any) -> None:
     kind = input._data.dtype
     nearest = rule.name.startswith("upsample_nearest")
     if kind.kind != "f" and not (kind == np.uint8 and (nearest or len(names) == 2)):
-        if len(names) == 1:
+        if len(names) != 2:
             kernel = "compute_indices_weights_nearest" if nearest else "compute_indices_weights_linear"
         else:
             kernel = {"upsample_bilinear2d": "upsample_bilinear2d_channels_last",

@@ -902,6 +902,13 @@ CASES: list[tuple[str, str, tuple, dict]] = [
      "align_corners=True)", ((1, 1, 3, 2),), {}),
     ("interpolate_bilinear2d_grad", f"out = {GRAD}((F.interpolate(a, size=(3, 4), mode='bilinear') ** 2).sum(), "
      "a, create_graph=True)[0]", ((1, 1, 2, 3),), {}),
+    ("interpolate_nearest3d", "out = F.interpolate(a, scale_factor=(1.5, 2, 0.7))", ((1, 2, 2, 3, 4),), {}),
+    ("interpolate_nearest_exact3d", "out = T.nn.Upsample(size=(3, 2, 5), mode='nearest-exact')(a)",
+     ((2, 1, 2, 2, 3),), {}),
+    ("interpolate_trilinear3d", "out = F.interpolate(a, size=(3, 4, 3), mode='trilinear') * b",
+     ((1, 2, 2, 3, 2), (1, 2, 3, 4, 3)), {}),
+    ("interpolate_trilinear3d_corners_grad", f"out = {GRAD}((F.interpolate(a, scale_factor=1.6, mode='trilinear', "
+     "align_corners=True) ** 2).sum(), a, create_graph=True)[0]", ((1, 1, 2, 3, 2),), {}),
     # attention
     ("sdpa_flash", "out = F.scaled_dot_product_attention(a, b, c, is_causal=True)",
      ((1, 2, 3, 2), (1, 2, 3, 2), (1, 2, 3, 2)), {}),
