@@ -93,7 +93,7 @@ def conv_grad_weight(x: np.ndarray, gy: np.ndarray, weight_shape: tuple, stride:
     n, o = gy.shape[:2]
     cols = _columns(x, weight_shape[2:], stride, padding, dilation, groups, gy.shape[2:])
     gw = np.sum(gy.reshape(n, groups, o // groups, -1) @ cols, axis=0)  # (g, O/g, C/g * K)
-    return gw.reshape(weight_shape)
+    return gw.reshape(weight_shape) + 0.0  # a sum of nothing but -0.0 terms is +0.0, as PyTorch accumulates
 
 
 def transposed_out_shape(x_shape: tuple, w_shape: tuple, stride: tuple, padding: tuple, dilation: tuple,
@@ -144,8 +144,10 @@ def max_pool_grad(g: np.ndarray, indices: np.ndarray, input_shape: tuple) -> np.
     planes = math.prod(input_shape[:2])
     size = math.prod(input_shape[2:])
     flat = indices.reshape(planes, -1) + np.arange(planes)[:, None] * size
-    total = np.bincount(flat.ravel(), weights=np.ravel(g), minlength=planes * size)
-    return total.astype(np.asarray(g).dtype).reshape(input_shape)
+    g = np.asarray(g)
+    total = np.zeros(planes * size, g.dtype)
+    np.add.at(total, flat.ravel(), g.ravel())  # in order and in g's precision, as PyTorch adds them
+    return total.reshape(input_shape)
 
 
 def _divisors(spatial: tuple, out: tuple, kernel: tuple, stride: tuple, padding: tuple,
@@ -173,8 +175,13 @@ def avg_pool(x: np.ndarray, kernel: tuple, stride: tuple, padding: tuple, ceil_m
                   for m, st, k, s, p in zip(out, stride, kernel, spatial, padding))
     xp = _pad(x, padding, tuple(p + e for p, e in zip(padding, extra)))
     win = _windows(xp, kernel, stride, ones, out)
-    sums = np.sum(win, axis=tuple(range(-len(kernel), 0)))
+    offsets = list(itertools.product(*(range(size) for size in kernel)))
+    sums = win[(Ellipsis,) + offsets[0]].copy()
+    for k in offsets[1:]:  # each window's elements added in order, as PyTorch's kernel does
+        sums += win[(Ellipsis,) + k]
     divisor = _divisors(spatial, out, kernel, stride, padding, count_include_pad, divisor_override)
+    if x.dtype.kind == "f":  # divided in the input's precision
+        divisor = np.asarray(divisor).astype(x.dtype)
     return np.ascontiguousarray(sums / divisor, x.dtype)
 
 
@@ -183,11 +190,13 @@ def avg_pool_grad(g: np.ndarray, input_shape: tuple, kernel: tuple, stride: tupl
     """The gradient of avg_pool: each window's gradient / divisor spread over its inputs."""
     spatial = input_shape[2:]
     out = g.shape[2:]
-    share = g / _divisors(spatial, out, kernel, stride, padding, count_include_pad, divisor_override)
+    share = g / np.asarray(_divisors(spatial, out, kernel, stride, padding, count_include_pad,
+                                     divisor_override)).astype(g.dtype)
     padded = tuple(s + 2 * p + max((m - 1) * st + k - s - 2 * p, 0)
                    for s, p, m, st, k in zip(spatial, padding, out, stride, kernel))
     gx = np.zeros(tuple(input_shape[:2]) + padded, g.dtype)
-    for k in itertools.product(*(range(size) for size in kernel)):
+    # offsets last to first: each input then receives its windows' shares in the order of the windows
+    for k in itertools.product(*(range(size - 1, -1, -1) for size in kernel)):
         window = tuple(slice(i, i + st * (m - 1) + 1, st) for i, st, m in zip(k, stride, out))
         gx[(slice(None), slice(None)) + window] += share
     crop = tuple(slice(p, p + s) for p, s in zip(padding, spatial))

@@ -424,6 +424,9 @@ class Module:
         if target is not None:
             for p in self.parameters():
                 p._data = dtypes.cast(p._data, target.np)
+            for b in self.buffers():  # floating-point buffers (running statistics) too, not counters
+                if b.is_floating_point():
+                    b._data = dtypes.cast(b._data, target.np)
         return self
 
     def double(self) -> "Module":
@@ -926,7 +929,6 @@ class _ConvTransposeNd(_ConvNd):
         if output_size is None:
             return self.output_padding
         non_spatial = 2 if input.dim() == n + 2 else 1
-        output_size = list(output_size)
         if len(output_size) == non_spatial + n:
             output_size = output_size[non_spatial:]
         if len(output_size) != n:

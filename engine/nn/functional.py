@@ -467,7 +467,8 @@ def _max_unpool(input: Tensor, indices: Tensor, output_size: list) -> Tensor:
     bad = idx[(idx < 0) | (idx >= plane)]
     if bad.size:
         sizes = "x".join(str(v) for v in output_size)
-        raise RuntimeError(f"Found an invalid max index: {int(bad.flat[0])} (output volumes are of size {sizes})")
+        # PyTorch's kernel keeps going and reports the last invalid index it met
+        raise RuntimeError(f"Found an invalid max index: {int(bad.flat[-1])} (output volumes are of size {sizes})")
     rule = ops.MAX_UNPOOL3D if len(output_size) == 3 else ops.MAX_UNPOOL2D
     return apply(rule, (input,), {"indices": idx, "output_size": tuple(int(v) for v in output_size)})
 
@@ -705,7 +706,8 @@ def _conv_padding_mode(input: Tensor, weight: Tensor, bias: Tensor | None, strid
     if not _SAME_WARNED:
         _SAME_WARNED.append(True)
         warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a "
-                      "zero-padded copy of the input be created", UserWarning, stacklevel=4)
+                      "zero-padded copy of the input be created (Triggered internally at "
+                      "/__w/pytorch/pytorch/aten/src/ATen/native/Convolution.cpp:1101.)", UserWarning, stacklevel=4)
     widths: list = []
     for lo, hi in reversed(list(zip(left, right))):  # F.pad's order: last dim first
         widths += [0, hi - lo]
