@@ -93,7 +93,7 @@ def conv_grad_weight(x: np.ndarray, gy: np.ndarray, weight_shape: tuple, stride:
     n, o = gy.shape[:2]
     cols = _columns(x, weight_shape[2:], stride, padding, dilation, groups, gy.shape[2:])
     gw = np.sum(gy.reshape(n, groups, o // groups, -1) @ cols, axis=0)  # (g, O/g, C/g * K)
-    return gw.reshape(weight_shape)
+    return gw.reshape(weight_shape) + 0.0  # a sum of nothing but -0.0 terms is +0.0, as PyTorch accumulates
 
 
 def transposed_out_shape(x_shape: tuple, w_shape: tuple, stride: tuple, padding: tuple, dilation: tuple,
@@ -144,8 +144,10 @@ def max_pool_grad(g: np.ndarray, indices: np.ndarray, input_shape: tuple) -> np.
     planes = math.prod(input_shape[:2])
     size = math.prod(input_shape[2:])
     flat = indices.reshape(planes, -1) + np.arange(planes)[:, None] * size
-    total = np.bincount(flat.ravel(), weights=np.ravel(g), minlength=planes * size)
-    return total.astype(np.asarray(g).dtype).reshape(input_shape)
+    g = np.asarray(g)
+    total = np.zeros(planes * size, g.dtype)
+    np.add.at(total, flat.ravel(), g.ravel())  # in order and in g's precision, as PyTorch adds them
+    return total.reshape(input_shape)
 
 
 def _divisors(spatial: tuple, out: tuple, kernel: tuple, stride: tuple, padding: tuple,
@@ -173,8 +175,13 @@ def avg_pool(x: np.ndarray, kernel: tuple, stride: tuple, padding: tuple, ceil_m
                   for m, st, k, s, p in zip(out, stride, kernel, spatial, padding))
     xp = _pad(x, padding, tuple(p + e for p, e in zip(padding, extra)))
     win = _windows(xp, kernel, stride, ones, out)
-    sums = np.sum(win, axis=tuple(range(-len(kernel), 0)))
+    offsets = list(itertools.product(*(range(size) for size in kernel)))
+    sums = win[(Ellipsis,) + offsets[0]].copy()
+    for k in offsets[1:]:  # each window's elements added in order, as PyTorch's kernel does
+        sums += win[(Ellipsis,) + k]
     divisor = _divisors(spatial, out, kernel, stride, padding, count_include_pad, divisor_override)
+    if x.dtype.kind == "f":  # divided in the input's precision
+        divisor = np.asarray(divisor).astype(x.dtype)
     return np.ascontiguousarray(sums / divisor, x.dtype)
 
 
@@ -183,11 +190,13 @@ def avg_pool_grad(g: np.ndarray, input_shape: tuple, kernel: tuple, stride: tupl
     """The gradient of avg_pool: each window's gradient / divisor spread over its inputs."""
     spatial = input_shape[2:]
     out = g.shape[2:]
-    share = g / _divisors(spatial, out, kernel, stride, padding, count_include_pad, divisor_override)
+    share = g / np.asarray(_divisors(spatial, out, kernel, stride, padding, count_include_pad,
+                                     divisor_override)).astype(g.dtype)
     padded = tuple(s + 2 * p + max((m - 1) * st + k - s - 2 * p, 0)
                    for s, p, m, st, k in zip(spatial, padding, out, stride, kernel))
     gx = np.zeros(tuple(input_shape[:2]) + padded, g.dtype)
-    for k in itertools.product(*(range(size) for size in kernel)):
+    # offsets last to first: each input then receives its windows' shares in the order of the windows
+    for k in itertools.product(*(range(size - 1, -1, -1) for size in kernel)):
         window = tuple(slice(i, i + st * (m - 1) + 1, st) for i, st, m in zip(k, stride, out))
         gx[(slice(None), slice(None)) + window] += share
     crop = tuple(slice(p, p + s) for p, s in zip(padding, spatial))
@@ -200,13 +209,19 @@ def adaptive_windows(size: int, out: int) -> list[tuple[int, int]]:
 
 
 def adaptive_avg_pool(x: np.ndarray, out: tuple) -> np.ndarray:
-    """The mean of each adaptive window of the spatial dims."""
+    """The mean of each adaptive window of the spatial dims: its elements added in order, the sum
+    divided by the window's size along each dim in turn (as PyTorch's CPU kernel)."""
     spatial = x.shape[2:]
     result = np.empty(x.shape[:2] + tuple(out), x.dtype)
     for position in itertools.product(*(range(m) for m in out)):
         bounds = [adaptive_windows(s, m)[i] for s, m, i in zip(spatial, out, position)]
-        window = x[(Ellipsis,) + tuple(slice(lo, hi) for lo, hi in bounds)]
-        result[(Ellipsis,) + position] = np.mean(window, axis=tuple(range(2, x.ndim)))
+        window = x[(Ellipsis,) + tuple(slice(lo, hi) for lo, hi in bounds)].reshape(x.shape[:2] + (-1,))
+        total = window[..., 0]
+        for k in range(1, window.shape[-1]):
+            total = total + window[..., k]
+        for lo, hi in bounds:
+            total = total / x.dtype.type(hi - lo)
+        result[(Ellipsis,) + position] = total
     return result
 
 
@@ -216,8 +231,9 @@ def adaptive_avg_pool_grad(g: np.ndarray, input_shape: tuple) -> np.ndarray:
     gx = np.zeros(tuple(input_shape), g.dtype)
     for position in itertools.product(*(range(m) for m in out)):
         bounds = [adaptive_windows(s, m)[i] for s, m, i in zip(spatial, out, position)]
-        count = math.prod(hi - lo for lo, hi in bounds)
-        share = g[(Ellipsis,) + position] / count
+        share = g[(Ellipsis,) + position]
+        for lo, hi in bounds:
+            share = share / g.dtype.type(hi - lo)
         gx[(Ellipsis,) + tuple(slice(lo, hi) for lo,
                                hi in bounds)] += share.reshape(share.shape + (1,) * len(out))
     return gx
@@ -255,6 +271,29 @@ def _opmath(dtype: np.dtype) -> type:
     return np.float64 if dtype == np.float64 else np.float32
 
 
+def _fma(a: Any, b: Any, c: Any) -> np.ndarray:
+    """a * b + c rounded once, as PyTorch's compiled kernels contract it (float32 through float64;
+    float64 by an exact product split in two halves, Dekker's TwoProduct, and TwoSum)."""
+    a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
+    if np.result_type(a, b, c) != np.float64:
+        return (a.astype(np.float64) * b + c).astype(np.float32)
+    p = a * b
+    split = 134217729.0  # 2 ** 27 + 1
+
+    def halves(x: np.ndarray) -> tuple:
+        big = split * x
+        high = big - (big - x)
+        return high, x - high
+
+    ah, al = halves(a)
+    bh, bl = halves(b)
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl  # a * b == p + e exactly
+    s = p + c
+    v = s - p
+    t = (p - (s - v)) + (c - v)  # p + c == s + t exactly
+    return s + (t + e)
+
+
 def _area_scale(in_size: int, out_size: int, align_corners: bool, scale: Any, t: type) -> Any:
     """area_pixel_compute_scale: the step between source positions of consecutive outputs."""
     if align_corners:
@@ -279,7 +318,7 @@ def upsample_taps(mode: str, in_size: int, out_size: int, align_corners: bool, s
         return index[:, None], np.ones((out_size, 1), t)
     step = _area_scale(in_size, out_size, align_corners, scale, t)
     i = out.astype(t)
-    real = step * i if align_corners else step * (i + t(0.5)) - t(0.5)
+    real = step * i if align_corners else _fma(step, i + t(0.5), t(-0.5))
     if mode == "linear":
         if out_size == in_size:
             return np.stack([out, out], 1), np.stack([np.ones(out_size, t), np.zeros(out_size, t)], 1)
@@ -309,21 +348,31 @@ def upsample(x: np.ndarray, taps: list) -> np.ndarray:
         for d, (index, _) in enumerate(taps):
             x = np.take(x, index[:, 0], axis=2 + d)
         return np.ascontiguousarray(x)
-    t = _opmath(x.dtype)
-    xs = x.astype(t, copy=False)
-    if len(taps) == 1:
-        (index, w), = taps
-        return _weighted(xs[..., index], w).astype(x.dtype)
-    (ih, wh), (iw, ww) = taps
-    rows = xs[..., ih, :]  # (N, C, OH, KH, W)
-    out = None
-    for kh in range(ih.shape[1]):
-        inner = _weighted(rows[..., kh, :][..., iw], ww)  # (N, C, OH, OW)
-        term = inner * wh[:, kh, None]
-        out = term if out is None else out + term
+    out = _interpolate(x.astype(_opmath(x.dtype), copy=False), taps, fused=len(taps) == 3)
     if x.dtype == np.uint8:
         return np.clip(np.round(out), 0, 255).astype(np.uint8)
     return out.astype(x.dtype)
+
+
+def _interpolate(xs: np.ndarray, taps: list, fused: bool = False) -> np.ndarray:
+    """sum_k w[:, k] * (the inner dims interpolated at index[:, k]), over the first of taps' dims, as
+    PyTorch's generic N-d kernel nests them; fused (its trilinear kernel): each t0 * w0 + t1 * w1 as
+    fma(t0, w0, t1 * w1)."""
+    index, w = taps[0]
+    n = len(taps)
+    if n == 1:
+        gathered = xs[..., index]
+        if fused:
+            return _fma(gathered[..., 0], w[:, 0], gathered[..., 1] * w[:, 1])
+        return _weighted(gathered, w)
+    shape = (-1,) + (1,) * (n - 1)
+    inner = [_interpolate(np.take(xs, index[:, k], axis=xs.ndim - n), taps[1:], fused) for k in range(index.shape[1])]
+    if fused:
+        return _fma(inner[0], w[:, 0].reshape(shape), inner[1] * w[:, 1].reshape(shape))
+    out = inner[0] * w[:, 0].reshape(shape)
+    for k in range(1, len(inner)):
+        out = out + inner[k] * w[:, k].reshape(shape)
+    return out
 
 
 def _weighted(gathered: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -341,21 +390,45 @@ def upsample_grad(g: np.ndarray, input_shape: tuple, taps: list, mode: str) -> n
     planes = math.prod(input_shape[:2])
     spatial = tuple(input_shape[2:])
     gf = g.astype(t, copy=False).reshape((planes,) + g.shape[2:])
-    if len(taps) == 1:
-        (index, w), = taps
-        flat = index
-        values = gf[..., None] if mode.startswith("nearest") else w * gf[..., None]
+    n = len(taps)
+    flat: Any = 0
+    weights: Any = 1
+    for d, (index, w) in enumerate(taps):  # (*out, *taps) grids of flat input positions and weights
+        shape = [1] * (2 * n)
+        shape[d], shape[n + d] = index.shape
+        flat = flat * spatial[d] + index.reshape(shape)
+        weights = w.reshape(shape) if d == 0 else weights * w.reshape(shape)
+    grads = gf.reshape(gf.shape + (1,) * n)
+    if mode.startswith("nearest"):
+        values = np.broadcast_to(grads, np.broadcast_shapes(grads.shape, (1,) + flat.shape))
+    elif mode == "bicubic":
+        (_, wh), (_, ww) = taps
+        flat = np.swapaxes(flat, 2, 3)
+        values = (grads * wh[:, None, None, :]) * ww[None, :, :, None]
+    elif n == 3:  # trilinear: each grad_input += (wd * wh * ww) * grad contracted to one fma
+        return _fused_accumulate(planes, math.prod(spatial), t, flat, weights, grads).astype(g.dtype).reshape(
+            input_shape)
     else:
-        (ih, wh), (iw, ww) = taps
-        oh, ow, kh, kw = ih.shape[0], iw.shape[0], ih.shape[1], iw.shape[1]
-        flat = ih[:, None, :, None] * spatial[1] + iw[None, :, None, :]  # (OH, OW, KH, KW)
-        if mode.startswith("nearest"):
-            values = np.broadcast_to(gf[..., None, None], gf.shape + (kh, kw))
-        elif mode == "bicubic":
-            flat = np.swapaxes(flat, 2, 3)
-            values = (gf[..., None, None] * wh[:, None, None, :]) * ww[None, :, :, None]
-        else:
-            values = (wh[:, None, :, None] * ww[None, :, None, :]) * gf[..., None, None]
+        values = weights * grads
     gi = np.zeros((planes, math.prod(spatial)), t)
     np.add.at(gi, (slice(None), flat.reshape(-1)), values.reshape(planes, -1))
     return gi.astype(g.dtype).reshape(input_shape)
+
+
+def _fused_accumulate(planes: int, size: int, t: type, flat: np.ndarray, weights: np.ndarray,
+                      grads: np.ndarray) -> np.ndarray:
+    """acc[flat] = fma(weights, grads, acc[flat]) for each (output, tap) in order: done in rounds,
+    the r-th contribution to every input position in round r."""
+    targets = flat.reshape(-1)
+    w = np.broadcast_to(weights, flat.shape).reshape(-1)
+    values = np.broadcast_to(grads, (planes,) + flat.shape).reshape(planes, -1)
+    order = np.argsort(targets, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(targets[order]) != 0])
+    rank = np.empty(targets.size, np.int64)
+    rank[order] = np.arange(targets.size) - np.repeat(starts, np.diff(np.r_[starts, targets.size]))
+    acc = np.zeros((planes, size), t)
+    for r in range(int(rank.max(initial=-1)) + 1):
+        pick = np.flatnonzero(rank == r)
+        where = targets[pick]
+        acc[:, where] = _fma(w[pick], values[:, pick], acc[:, where])
+    return acc

@@ -2431,10 +2431,13 @@ SDPA_FLASH_CPU = rule(
 
 
 # --- interpolation: one rule per PyTorch upsample op, and one for its backward (for double backward) -------
+_SCALE_NAMES = {1: ("scales",), 2: ("scales_h", "scales_w"), 3: ("scales_d", "scales_h", "scales_w")}
+
+
 def _upsample_taps(mode: str, input_size: tuple, output_size: tuple, dtype: Any, align_corners: bool = False,
-                   scales: Any = None, scales_h: Any = None, scales_w: Any = None) -> list:
-    kind = {"bilinear": "linear"}.get(mode, mode)
-    per_dim = (scales,) if len(output_size) == 1 else (scales_h, scales_w)
+                   **scales: Any) -> list:
+    kind = {"bilinear": "linear", "trilinear": "linear"}.get(mode, mode)
+    per_dim = tuple(scales.get(name) for name in _SCALE_NAMES[len(output_size)])
     return [conv.upsample_taps(kind, i, o, align_corners, s, np.dtype(dtype))
             for i, o, s in zip(input_size[2:], output_size, per_dim)]
 
@@ -2442,7 +2445,7 @@ def _upsample_taps(mode: str, input_size: tuple, output_size: tuple, dtype: Any,
 def _upsample_rules(op: str, node: str, mode: str, dims: int, align: bool) -> tuple[Rule, Rule]:
     """upsample_<op> (grad_fn `node`) and upsample_<op>_backward, its gradient; saved: output_size, the
     scales, align_corners for the interpolating modes, and the input's sizes."""
-    scale_names = ("scales",) if dims == 1 else ("scales_h", "scales_w")
+    scale_names = _SCALE_NAMES[dims]
     saved = ("output_size",) + scale_names + (("align_corners",) if align else ())
 
     def forward(a: Any, output_size: tuple, **attrs: Any) -> Any:
@@ -2484,6 +2487,12 @@ UPSAMPLE_BILINEAR2D, UPSAMPLE_BILINEAR2D_BACKWARD = _upsample_rules(
     "bilinear2d", "UpsampleBilinear2DBackward0", "bilinear", 2, True)
 UPSAMPLE_BICUBIC2D, UPSAMPLE_BICUBIC2D_BACKWARD = _upsample_rules(
     "bicubic2d", "UpsampleBicubic2DBackward0", "bicubic", 2, True)
+UPSAMPLE_NEAREST3D, UPSAMPLE_NEAREST3D_BACKWARD = _upsample_rules(
+    "nearest3d", "UpsampleNearest3DBackward0", "nearest", 3, False)
+UPSAMPLE_NEAREST_EXACT3D, UPSAMPLE_NEAREST_EXACT3D_BACKWARD = _upsample_rules(
+    "nearest_exact3d", "UpsampleNearestExact3DBackward0", "nearest-exact", 3, False)
+UPSAMPLE_TRILINEAR3D, UPSAMPLE_TRILINEAR3D_BACKWARD = _upsample_rules(
+    "trilinear3d", "UpsampleTrilinear3DBackward0", "trilinear", 3, True)
 
 
 def _constant_pad(a: Any, pad: tuple, value: Any = 0) -> Any:
@@ -2554,19 +2563,24 @@ REPLICATION_PAD2D, REPLICATION_PAD2D_BACKWARD = _pad_rules("replicate", 2)
 REPLICATION_PAD3D, REPLICATION_PAD3D_BACKWARD = _pad_rules("replicate", 3)
 
 
-def _max_unpool2d(a: Any, indices: Any, output_size: tuple) -> Any:
-    """Each value written at its index into a zero (oh * ow) plane (the inverse of max_pool2d)."""
+def _max_unpool(a: Any, indices: Any, output_size: tuple) -> Any:
+    """Each value written at its index into a zero plane of output_size (the inverse of max pooling)."""
     a, idx = np.asarray(a), np.asarray(indices)
-    lead = a.shape[:-2]
+    lead = a.shape[:-len(output_size)]
     planes = int(np.prod(lead))
     out = np.zeros((planes, int(np.prod(output_size))), a.dtype)
     np.put_along_axis(out, idx.reshape(planes, -1), a.reshape(planes, -1), axis=1)
     return out.reshape(lead + tuple(output_size))
 
 
-MAX_UNPOOL2D = rule("max_unpool2d", "MaxUnpool2DBackward0", _max_unpool2d,
-                    (lambda F, g, indices: _max_pool_double_backward(F, g, indices),),
-                    ("grad read at each index (max_pool_double_backward)",), exact_dtype=True)
+def _max_unpool_rule(dims: int) -> Rule:
+    return rule(f"max_unpool{dims}d", f"MaxUnpool{dims}DBackward0", _max_unpool,
+                (lambda F, g, indices: _max_pool_double_backward(F, g, indices, dims),),
+                ("grad read at each index (max_pool_double_backward)",), exact_dtype=True)
+
+
+MAX_UNPOOL2D = _max_unpool_rule(2)
+MAX_UNPOOL3D = _max_unpool_rule(3)
 
 
 def _pixel_shuffle(a: Any, upscale_factor: int) -> Any:
@@ -2638,14 +2652,17 @@ COL2IM = rule("col2im", "Col2ImBackward0", _col2im,
               ("im2col(grad)",), exact_dtype=True)
 
 
-def _batched(fn: Any) -> Any:
-    """A pooling kernel that also takes one unbatched (C, H, W) input, like PyTorch's."""
+def _batched(fn: Any, dims: int = 2) -> Any:
+    """A pooling kernel that also takes one unbatched (C, *spatial) input, like PyTorch's; geometry
+    arguments given once are repeated for each of the dims spatial dims."""
 
-    def kernel(x: Any, *args: Any) -> Any:
-        if np.ndim(x) == 3:
-            out = fn(np.asarray(x)[None], *args)
+    def kernel(x: Any, kernel_size: tuple, stride: tuple, padding: tuple, *args: Any) -> Any:
+        kernel_size, padding = _per_dim(kernel_size, dims), _per_dim(padding, dims)
+        stride = _per_dim(_pool_geometry(kernel_size, stride), dims)
+        if np.ndim(x) == dims + 1:
+            out = fn(np.asarray(x)[None], kernel_size, stride, padding, *args)
             return tuple(o[0] for o in out) if isinstance(out, tuple) else out[0]
-        return fn(np.asarray(x), *args)
+        return fn(np.asarray(x), kernel_size, stride, padding, *args)
 
     return kernel
 
@@ -2655,75 +2672,97 @@ def _pool_geometry(kernel_size: tuple, stride: tuple) -> tuple:
     return tuple(stride) if len(stride) else tuple(kernel_size)
 
 
-def _max_pool2d(self: Any, kernel_size: tuple, stride: tuple, padding: tuple, dilation: tuple,
-                ceil_mode: bool) -> tuple:
-    return _batched(conv.max_pool)(self, kernel_size, _pool_geometry(kernel_size, stride), padding, dilation,
-                                   ceil_mode)
+def _max_pool_backward(dims: int) -> Any:
+    """max_pool{dims}d_with_indices_backward: each window's gradient added at its maximum."""
+
+    def backward(grad_output: Any, self: Any, indices: Any) -> Any:
+        shape = np.shape(self)
+        lead = (1,) if len(shape) == dims + 1 else ()  # an unbatched input: one batch of planes
+        g, idx = np.asarray(grad_output), np.asarray(indices)
+        out = conv.max_pool_grad(g.reshape(lead + g.shape), idx.reshape(lead + idx.shape), lead + shape)
+        return out.reshape(shape)
+
+    return backward
 
 
-def _max_pool2d_backward(grad_output: Any, self: Any, indices: Any) -> Any:
-    shape = np.shape(self)
-    lead = (1,) if len(shape) == 3 else ()  # an unbatched input: one batch of planes
-    g, idx = np.asarray(grad_output), np.asarray(indices)
-    out = conv.max_pool_grad(g.reshape(lead + g.shape), idx.reshape(lead + idx.shape), lead + shape)
-    return out.reshape(shape)
-
-
-def _max_pool_double_backward(F: Any, g: Any, indices: Any) -> Any:
+def _max_pool_double_backward(F: Any, g: Any, indices: Any, dims: int = 2) -> Any:
     """PyTorch's max_pool_double_backward: grad read back at each window's maximum."""
     idx = np.asarray(F.raw(indices))
-    flat = idx.reshape(idx.shape[:-2] + (-1,))
+    flat = idx.reshape(idx.shape[:-dims] + (-1,))
     shape = np.shape(F.raw(g))
-    picked = F.op("gather", F.reshape(g, shape[:-2] + (-1,)), dim=-1, index=flat)
+    picked = F.op("gather", F.reshape(g, shape[:-dims] + (-1,)), dim=-1, index=flat)
     return F.reshape(picked, idx.shape)
 
 
-MAX_POOL2D = rule(
-    "max_pool2d", "MaxPool2DWithIndicesBackward0", _max_pool2d,
-    (lambda F, g, result1, self: F.max_pool2d_with_indices_backward(g[0], self, indices=F.raw(result1)),),
-    ("grad added at each window's maximum",), outputs=2, differentiable_outputs=(0,),
-    output_names=("result", "result1"),
-    extra_saves=("ceil_mode", "dilation", "kernel_size", "padding", "stride"))
-MAX_POOL2D_BACKWARD = backward_function(
-    "max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0", _max_pool2d_backward,
-    (_max_pool_double_backward, lambda F, g: F.zeros_like(g)),
-    ("grad read at each window's maximum", "0"), inputs=("grad_output", "self"))
+def _max_pool_rules(dims: int) -> tuple[Rule, Rule]:
+    """max_pool{dims}d (grad_fn MaxPool{dims}DWithIndicesBackward0; values and indices) and its backward op."""
+    name, node = f"max_pool{dims}d", f"MaxPool{dims}DWithIndicesBackward0"
+    backward_name = f"{name}_with_indices_backward"
+
+    def forward(self: Any, kernel_size: tuple, stride: tuple, padding: tuple, dilation: tuple,
+                ceil_mode: bool) -> tuple:
+        return _batched(conv.max_pool, dims)(self, kernel_size, stride, padding, _per_dim(dilation, dims),
+                                             ceil_mode)
+
+    forward_rule = rule(
+        name, node, forward,
+        (lambda F, g, result1, self: getattr(F, backward_name)(g[0], self, indices=F.raw(result1)),),
+        ("grad added at each window's maximum",), outputs=2, differentiable_outputs=(0,),
+        output_names=("result", "result1"),
+        extra_saves=("ceil_mode", "dilation", "kernel_size", "padding", "stride"))
+    backward_rule = backward_function(
+        backward_name, node.replace("Backward0", "BackwardBackward0"), _max_pool_backward(dims),
+        (lambda F, g, indices: _max_pool_double_backward(F, g, indices, dims), lambda F, g: F.zeros_like(g)),
+        ("grad read at each window's maximum", "0"), inputs=("grad_output", "self"))
+    return forward_rule, backward_rule
 
 
-def _avg_pool2d(self: Any, kernel_size: tuple, stride: tuple, padding: tuple, ceil_mode: bool,
+MAX_POOL2D, MAX_POOL2D_BACKWARD = _max_pool_rules(2)
+MAX_POOL3D, MAX_POOL3D_BACKWARD = _max_pool_rules(3)
+
+
+def _avg_pool_rules(dims: int) -> tuple[Rule, Rule]:
+    """avg_pool{dims}d (grad_fn AvgPool{dims}DBackward0) and its backward op (whose gradient is the
+    avg_pool of grad with the same parameters)."""
+    name, node = f"avg_pool{dims}d", f"AvgPool{dims}DBackward0"
+    backward_name = f"{name}_backward"
+
+    def forward(self: Any, kernel_size: tuple, stride: tuple, padding: tuple, ceil_mode: bool,
                 count_include_pad: bool, divisor_override: Any) -> Any:
-    return _batched(conv.avg_pool)(self, kernel_size, _pool_geometry(kernel_size, stride), padding, ceil_mode,
-                                   count_include_pad, divisor_override)
+        return _batched(conv.avg_pool, dims)(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                             divisor_override)
+
+    def backward(grad_output: Any, self: Any, kernel_size: tuple, stride: tuple, padding: tuple,
+                 ceil_mode: bool, count_include_pad: bool, divisor_override: Any) -> Any:
+        unbatched = np.ndim(self) == dims + 1
+        g = np.asarray(grad_output)[None] if unbatched else np.asarray(grad_output)
+        shape = (1,) + np.shape(self) if unbatched else np.shape(self)
+        kernel_size = _per_dim(kernel_size, dims)
+        out = conv.avg_pool_grad(g, shape, kernel_size, _per_dim(_pool_geometry(kernel_size, stride), dims),
+                                 _per_dim(padding, dims), ceil_mode, count_include_pad, divisor_override)
+        return out[0] if unbatched else out
+
+    def grad(F: Any, g: Any, ceil_mode: bool, count_include_pad: bool, divisor_override: Any,
+             kernel_size: tuple, padding: tuple, self: Any, stride: tuple) -> Any:
+        return getattr(F, backward_name)(g, self, kernel_size=kernel_size, stride=stride, padding=padding,
+                                         ceil_mode=ceil_mode, count_include_pad=count_include_pad,
+                                         divisor_override=divisor_override)
+
+    def grad_of_backward(F: Any, g: Any, ceil_mode: bool, count_include_pad: bool, divisor_override: Any,
+                         kernel_size: tuple, padding: tuple, stride: tuple) -> Any:
+        return F.op(name, g, kernel_size=kernel_size, stride=stride, padding=padding, ceil_mode=ceil_mode,
+                    count_include_pad=count_include_pad, divisor_override=divisor_override)
+
+    forward_rule = rule(name, node, forward, (grad,), ("grad / divisor spread over each window",))
+    backward_rule = backward_function(
+        backward_name, node.replace("Backward0", "BackwardBackward0"), backward,
+        (grad_of_backward, lambda F, g: F.zeros_like(g)),
+        (f"{name}(grad)", "0"), inputs=("grad_output", "self"))
+    return forward_rule, backward_rule
 
 
-def _avg_pool2d_backward(grad_output: Any, self: Any, kernel_size: tuple, stride: tuple, padding: tuple,
-                         ceil_mode: bool, count_include_pad: bool, divisor_override: Any) -> Any:
-    unbatched = np.ndim(self) == 3
-    g = np.asarray(grad_output)[None] if unbatched else np.asarray(grad_output)
-    shape = (1,) + np.shape(self) if unbatched else np.shape(self)
-    out = conv.avg_pool_grad(g, shape, kernel_size, _pool_geometry(kernel_size, stride), padding, ceil_mode,
-                             count_include_pad, divisor_override)
-    return out[0] if unbatched else out
-
-
-def _avg_pool2d_grad(F: Any, g: Any, ceil_mode: bool, count_include_pad: bool, divisor_override: Any,
-                     kernel_size: tuple, padding: tuple, stride: tuple) -> Any:
-    """avg_pool2d of grad with the same parameters (the gradient of avg_pool2d_backward)."""
-    return F.op("avg_pool2d", g, kernel_size=kernel_size, stride=stride, padding=padding, ceil_mode=ceil_mode,
-                count_include_pad=count_include_pad, divisor_override=divisor_override)
-
-
-AVG_POOL2D = rule(
-    "avg_pool2d", "AvgPool2DBackward0", _avg_pool2d,
-    (lambda F, g, ceil_mode, count_include_pad, divisor_override, kernel_size, padding, self, stride: (
-        F.avg_pool2d_backward(g, self, kernel_size=kernel_size, stride=stride, padding=padding,
-                              ceil_mode=ceil_mode, count_include_pad=count_include_pad,
-                              divisor_override=divisor_override)),),
-    ("grad / divisor spread over each window",))
-AVG_POOL2D_BACKWARD = backward_function(
-    "avg_pool2d_backward", "AvgPool2DBackwardBackward0", _avg_pool2d_backward,
-    (_avg_pool2d_grad, lambda F, g: F.zeros_like(g)),
-    ("avg_pool2d(grad)", "0"), inputs=("grad_output", "self"))
+AVG_POOL2D, AVG_POOL2D_BACKWARD = _avg_pool_rules(2)
+AVG_POOL3D, AVG_POOL3D_BACKWARD = _avg_pool_rules(3)
 
 # --- losses --------------------------------------------------------------------------------------
 LOSS = ("self", "target")
@@ -4425,40 +4464,47 @@ def _strip(out: Any) -> Any:
     return tuple(o[0] for o in out) if isinstance(out, tuple) else out[0]
 
 
-def _adaptive_avg_pool2d_backward(grad_output: Any, self: Any) -> Any:
-    g, x = np.asarray(grad_output), np.asarray(self)
-    if x.ndim == 3:
-        return conv.adaptive_avg_pool_grad(g[None], (1,) + x.shape)[0]
-    return conv.adaptive_avg_pool_grad(g, x.shape)
+def _adaptive_pool_rules(dims: int, regrad: Any) -> tuple[Rule, Rule, Rule, Rule]:
+    """adaptive_avg_pool{dims}d and adaptive_max_pool{dims}d (grad_fn AdaptiveAvgPool{dims}DBackward0...)
+    and their backward ops; regrad is the gradient of the average's backward (an adaptive_avg_pool of
+    grad to grad_output's sizes, saved as grad_output_sym_argsize_minus_k)."""
+    avg, top = f"adaptive_avg_pool{dims}d", f"adaptive_max_pool{dims}d"
+
+    def avg_backward(grad_output: Any, self: Any) -> Any:
+        g, x = np.asarray(grad_output), np.asarray(self)
+        if x.ndim == dims + 1:
+            return conv.adaptive_avg_pool_grad(g[None], (1,) + x.shape)[0]
+        return conv.adaptive_avg_pool_grad(g, x.shape)
+
+    avg_rule = rule(
+        avg, f"AdaptiveAvgPool{dims}DBackward0",
+        lambda a, output_size: _unbatched(conv.adaptive_avg_pool)(a, tuple(output_size)),
+        (lambda F, g, self: getattr(F, f"{avg}_backward")(g, self),), ("grad shared by each window's inputs",))
+    avg_backward_rule = backward_function(
+        f"{avg}_backward", f"AdaptiveAvgPool{dims}DBackwardBackward0", avg_backward,
+        (regrad, lambda F, g: F.zeros_like(g)), (f"{avg}(grad)", "0"), inputs=("grad_output", "self"))
+    max_rule = rule(
+        top, f"AdaptiveMaxPool{dims}DBackward0",
+        lambda a, output_size: _unbatched(conv.adaptive_max_pool)(a, tuple(output_size)),
+        (lambda F, g, result1, self: getattr(F, f"{top}_backward")(g[0], self, indices=F.raw(result1)),),
+        ("grad added at each window's maximum",), outputs=2, differentiable_outputs=(0,),
+        output_names=("result", "result1"))
+    max_backward_rule = backward_function(
+        f"{top}_backward", f"AdaptiveMaxPool{dims}DBackwardBackward0", _max_pool_backward(dims),
+        (lambda F, g, indices: _max_pool_double_backward(F, g, indices, dims), lambda F, g: F.zeros_like(g)),
+        ("grad read at each window's maximum", "0"), inputs=("grad_output", "self"))
+    return avg_rule, avg_backward_rule, max_rule, max_backward_rule
 
 
-ADAPTIVE_AVG_POOL2D = rule(
-    "adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0",
-    lambda a, output_size: _unbatched(conv.adaptive_avg_pool)(a, tuple(output_size)),
-    (lambda F, g, self: F.adaptive_avg_pool2d_backward(g, self),), ("grad shared by each window's inputs",))
-ADAPTIVE_AVG_POOL2D_BACKWARD = backward_function(
-    "adaptive_avg_pool2d_backward", "AdaptiveAvgPool2DBackwardBackward0", _adaptive_avg_pool2d_backward,
-    (lambda F, g, grad_output_sym_argsize_minus_2, grad_output_sym_argsize_minus_1: F.op(
-        "adaptive_avg_pool2d", g,
-        output_size=(grad_output_sym_argsize_minus_2, grad_output_sym_argsize_minus_1)),
-     lambda F, g: F.zeros_like(g)),
-    ("adaptive_avg_pool2d(grad)", "0"), inputs=("grad_output", "self"))
-
-
-def _adaptive_max_pool2d_backward(grad_output: Any, self: Any, indices: Any) -> Any:
-    return _max_pool2d_backward(grad_output, self, indices)
-
-
-ADAPTIVE_MAX_POOL2D = rule(
-    "adaptive_max_pool2d", "AdaptiveMaxPool2DBackward0",
-    lambda a, output_size: _unbatched(conv.adaptive_max_pool)(a, tuple(output_size)),
-    (lambda F, g, result1, self: F.adaptive_max_pool2d_backward(g[0], self, indices=F.raw(result1)),),
-    ("grad added at each window's maximum",), outputs=2, differentiable_outputs=(0,),
-    output_names=("result", "result1"))
-ADAPTIVE_MAX_POOL2D_BACKWARD = backward_function(
-    "adaptive_max_pool2d_backward", "AdaptiveMaxPool2DBackwardBackward0", _adaptive_max_pool2d_backward,
-    (_max_pool_double_backward, lambda F, g: F.zeros_like(g)),
-    ("grad read at each window's maximum", "0"), inputs=("grad_output", "self"))
+ADAPTIVE_AVG_POOL2D, ADAPTIVE_AVG_POOL2D_BACKWARD, ADAPTIVE_MAX_POOL2D, ADAPTIVE_MAX_POOL2D_BACKWARD = (
+    _adaptive_pool_rules(2, lambda F, g, grad_output_sym_argsize_minus_2, grad_output_sym_argsize_minus_1: F.op(
+        "adaptive_avg_pool2d", g, output_size=(grad_output_sym_argsize_minus_2, grad_output_sym_argsize_minus_1))))
+ADAPTIVE_AVG_POOL3D, ADAPTIVE_AVG_POOL3D_BACKWARD, ADAPTIVE_MAX_POOL3D, ADAPTIVE_MAX_POOL3D_BACKWARD = (
+    _adaptive_pool_rules(3, lambda F, g, grad_output_sym_argsize_minus_3, grad_output_sym_argsize_minus_2,
+                         grad_output_sym_argsize_minus_1: F.op(
+                             "adaptive_avg_pool3d", g, output_size=(grad_output_sym_argsize_minus_3,
+                                                                    grad_output_sym_argsize_minus_2,
+                                                                    grad_output_sym_argsize_minus_1))))
 
 
 def _trilinear(i1: Any, i2: Any, i3: Any, expand1: tuple, expand2: tuple, expand3: tuple, sumdim: tuple,

@@ -34,6 +34,8 @@ __all__ = ["Module", "Parameter", "Identity", "Linear", "Conv1d", "Conv2d", "Max
            "functional", "init", "utils"]
 __all__ += ["ConvTranspose1d", "ConvTranspose2d", "AlphaDropout", "FeatureAlphaDropout", "Upsample",
             "UpsamplingNearest2d", "UpsamplingBilinear2d", "MultiheadAttention"]
+__all__ += ["Conv3d", "ConvTranspose3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d",
+            "BatchNorm3d"]
 
 
 class Module:
@@ -426,6 +428,9 @@ class Module:
         if target is not None:
             for p in self.parameters():
                 p._data = dtypes.cast(p._data, target.np)
+            for b in self.buffers():  # floating-point buffers (running statistics) too, not counters
+                if b.is_floating_point():
+                    b._data = dtypes.cast(b._data, target.np)
         return self
 
     def double(self) -> "Module":
@@ -814,7 +819,7 @@ class Flatten(Module):
 
 
 class _ConvNd(Module):
-    """Conv1d / Conv2d (weight (out_channels, in_channels / groups, *kernel_size)) and their transposed
+    """Conv1d / Conv2d / Conv3d (weight (out_channels, in_channels / groups, *kernel_size)) and their transposed
     forms (weight (in_channels, out_channels / groups, *kernel_size)), initialised like torch's
     (kaiming_uniform_ with a=sqrt(5), bias uniform in ±1/sqrt(fan_in))."""
 
@@ -877,7 +882,7 @@ class _ConvNd(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input: Tensor) -> Tensor:
-        conv = functional.conv1d if self._dims == 1 else functional.conv2d
+        conv = getattr(functional, f"conv{self._dims}d")
         if self.padding_mode != "zeros":
             padded = functional.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
             return conv(padded, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
@@ -908,8 +913,12 @@ class Conv2d(_ConvNd):
     _dims = 2
 
 
+class Conv3d(_ConvNd):
+    _dims = 3
+
+
 class _ConvTransposeNd(_ConvNd):
-    """ConvTranspose1d / ConvTranspose2d: the input gradient of a convolution as a layer; forward may be
+    """ConvTranspose1d / 2d / 3d: the input gradient of a convolution as a layer; forward may be
     given the output_size wanted (which picks the output padding)."""
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
@@ -927,7 +936,6 @@ class _ConvTransposeNd(_ConvNd):
         if output_size is None:
             return self.output_padding
         non_spatial = 2 if input.dim() == n + 2 else 1
-        output_size = list(output_size)
         if len(output_size) == non_spatial + n:
             output_size = output_size[non_spatial:]
         if len(output_size) != n:
@@ -944,7 +952,7 @@ class _ConvTransposeNd(_ConvNd):
 
     def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
         output_padding = self._output_padding(input, output_size)
-        conv = functional.conv_transpose1d if self._dims == 1 else functional.conv_transpose2d
+        conv = getattr(functional, f"conv_transpose{self._dims}d")
         return conv(input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups,
                     self.dilation)
 
@@ -957,7 +965,13 @@ class ConvTranspose2d(_ConvTransposeNd):
     _dims = 2
 
 
+class ConvTranspose3d(_ConvTransposeNd):
+    _dims = 3
+
+
 class MaxPool2d(Module):
+    _fn = staticmethod(functional.max_pool2d)
+
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                  return_indices: bool = False, ceil_mode: bool = False) -> None:
         super().__init__()
@@ -967,8 +981,8 @@ class MaxPool2d(Module):
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
     def forward(self, input: Tensor) -> Any:
-        return functional.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                                     ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+        return type(self)._fn(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                              ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
     def extra_repr(self) -> str:
         return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
@@ -976,6 +990,8 @@ class MaxPool2d(Module):
 
 
 class AvgPool2d(Module):
+    _fn = staticmethod(functional.avg_pool2d)
+
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                  count_include_pad: bool = True, divisor_override: int | None = None) -> None:
         super().__init__()
@@ -985,11 +1001,19 @@ class AvgPool2d(Module):
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
     def forward(self, input: Tensor) -> Tensor:
-        return functional.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                                     self.count_include_pad, self.divisor_override)
+        return type(self)._fn(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                              self.count_include_pad, self.divisor_override)
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxPool3d(MaxPool2d):
+    _fn = staticmethod(functional.max_pool3d)
+
+
+class AvgPool3d(AvgPool2d):
+    _fn = staticmethod(functional.avg_pool3d)
 
 
 class Dropout(Module):
@@ -1116,7 +1140,7 @@ class LayerNorm(Module):
 
 
 class _BatchNorm(Module):
-    """BatchNorm1d / BatchNorm2d: batch statistics while training (updating the running ones with
+    """BatchNorm1d / 2d / 3d: batch statistics while training (updating the running ones with
     momentum, or a cumulative average when momentum is None), running statistics in eval mode."""
 
     _dims: tuple = ()
@@ -1181,6 +1205,11 @@ class BatchNorm1d(_BatchNorm):
 class BatchNorm2d(_BatchNorm):
     _dims = (4,)
     _expected = "4D"
+
+
+class BatchNorm3d(_BatchNorm):
+    _dims = (5,)
+    _expected = "5D"
 
 
 def _activation(name: str, fn: Any, params: tuple = (), defaults: tuple = (), show: tuple | None = None) -> type:
@@ -1680,6 +1709,14 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPool):
     _fn = staticmethod(functional.adaptive_max_pool2d)
 
 
+class AdaptiveAvgPool3d(_AdaptivePool):
+    _fn = staticmethod(functional.adaptive_avg_pool3d)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPool):
+    _fn = staticmethod(functional.adaptive_max_pool3d)
+
+
 class Bilinear(Module):
     def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True,
                  device: Any = None, dtype: Any = None) -> None:
@@ -1845,9 +1882,12 @@ _TORCH_HOMES = {
     "torch.nn.modules.container": ("ModuleDict", "ModuleList", "Sequential", "ParameterList",
                                    "ParameterDict"),
     "torch.nn.modules.flatten": ("Flatten", "Unflatten"),
-    "torch.nn.modules.conv": ("Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"),
+    "torch.nn.modules.conv": ("Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "Conv3d",
+                              "ConvTranspose3d"),
     "torch.nn.modules.pooling": ("AvgPool2d", "MaxPool2d", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d",
-                                 "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"),
+                                 "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxPool3d",
+                                 "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "MaxUnpool1d",
+                                 "MaxUnpool2d", "MaxUnpool3d"),
     "torch.nn.modules.dropout": ("Dropout", "Dropout1d", "Dropout2d", "AlphaDropout", "FeatureAlphaDropout"),
     "torch.nn.modules.sparse": ("Embedding",),
     "torch.nn.modules.upsampling": ("Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"),
@@ -1856,7 +1896,7 @@ _TORCH_HOMES = {
     "torch.nn.modules.distance": ("CosineSimilarity", "PairwiseDistance"),
     "torch.nn.modules.rnn": ("RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "RNNBase", "RNN", "LSTM",
                              "GRU"),
-    "torch.nn.modules.batchnorm": ("BatchNorm1d", "BatchNorm2d"),
+    "torch.nn.modules.batchnorm": ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d"),
     "torch.nn.modules.activation": ("CELU", "ELU", "GELU", "GLU", "Hardsigmoid", "Hardswish", "Hardtanh",
                                     "LeakyReLU", "LogSigmoid", "LogSoftmax", "Mish", "ReLU", "ReLU6",
                                     "SELU", "SiLU", "Sigmoid", "Softmax", "Softplus", "Softsign", "Tanh",
@@ -2048,7 +2088,7 @@ class _MaxUnpoolNd(Module):
         self.padding = functional._ntuple(padding, self._dims)
 
     def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
-        unpool = functional.max_unpool1d if self._dims == 1 else functional.max_unpool2d
+        unpool = getattr(functional, f"max_unpool{self._dims}d")
         return unpool(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
     def extra_repr(self) -> str:
@@ -2061,6 +2101,10 @@ class MaxUnpool1d(_MaxUnpoolNd):
 
 class MaxUnpool2d(_MaxUnpoolNd):
     _dims = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    _dims = 3
 
 
 class PixelShuffle(Module):
@@ -2139,7 +2183,7 @@ class LPPool2d(_LPPoolNd):
     _dims = 2
 
 
-__all__ += ["MaxUnpool1d", "MaxUnpool2d", "PixelShuffle", "PixelUnshuffle", "Unfold", "Fold", "LPPool1d", "LPPool2d"]
+__all__ += ["MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "PixelShuffle", "PixelUnshuffle", "Unfold", "Fold", "LPPool1d", "LPPool2d"]
 
 
 from engine.nn.transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa: E402

@@ -461,14 +461,16 @@ def _unpool_output_size(input: Tensor, kernel_size: tuple, stride: tuple, paddin
 
 
 def _max_unpool(input: Tensor, indices: Tensor, output_size: list) -> Tensor:
-    """PyTorch's max_unpool2d (MaxUnpool2DBackward0), after its index check."""
+    """PyTorch's max_unpool2d / max_unpool3d (MaxUnpool2DBackward0...), after its index check."""
     idx = indices._data
     plane = int(np.prod(output_size))
     bad = idx[(idx < 0) | (idx >= plane)]
     if bad.size:
         sizes = "x".join(str(v) for v in output_size)
-        raise RuntimeError(f"Found an invalid max index: {int(bad.flat[0])} (output volumes are of size {sizes})")
-    return apply(ops.MAX_UNPOOL2D, (input,), {"indices": idx, "output_size": tuple(int(v) for v in output_size)})
+        # PyTorch's kernel keeps going and reports the last invalid index it met
+        raise RuntimeError(f"Found an invalid max index: {int(bad.flat[-1])} (output volumes are of size {sizes})")
+    rule = ops.MAX_UNPOOL3D if len(output_size) == 3 else ops.MAX_UNPOOL2D
+    return apply(rule, (input,), {"indices": idx, "output_size": tuple(int(v) for v in output_size)})
 
 
 def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
@@ -485,6 +487,17 @@ def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any =
     kernel = _ntuple(kernel_size, 2)
     step = kernel if stride is None else _ntuple(stride, 2)
     return _max_unpool(input, indices, _unpool_output_size(input, kernel, step, _ntuple(padding, 2), output_size))
+
+
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Tensor:
+    kernel = _ntuple(kernel_size, 3)
+    step = kernel if stride is None else _ntuple(stride, 3)
+    size = _unpool_output_size(input, kernel, step, _ntuple(padding, 3), output_size)
+    if input._data.ndim not in (4, 5):
+        raise RuntimeError("Input to max_unpooling3d should be a 4d or 5d Tensor, but got a tensor with "
+                           f"{input._data.ndim} dimensions.")
+    return _max_unpool(input, indices, size)
 
 
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
@@ -597,6 +610,11 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2)
 
 
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Tensor:
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 3)
+
+
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
                      padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 1)
@@ -605,6 +623,11 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
                      padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)
+
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 3)
 
 
 def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
@@ -627,10 +650,11 @@ def _check_output_padding(out_pad: tuple, stride: tuple, dilation: tuple, dims: 
     as 2-d with a height of 0)."""
     sizes = [(0, 1, 1)] * (2 - dims) + list(zip(*(ops._per_dim(v, dims) for v in (out_pad, stride, dilation))))
     if any(op >= s and op >= d for op, s, d in sizes):
-        (oh, sh, dh), (ow, sw, dw) = sizes[-2:]
+        names = ("depth", "height", "width")[-len(sizes):]
+        parts = [f"{kind}_{name}: {sizes[i][k]}" for k, kind in enumerate(("output_padding", "stride", "dilation"))
+                 for i, name in enumerate(names)]
         raise RuntimeError("output padding must be smaller than either stride or dilation, but got "
-                           f"output_padding_height: {oh} output_padding_width: {ow} stride_height: {sh} "
-                           f"stride_width: {sw} dilation_height: {dh} dilation_width: {dw}")
+                           + " ".join(parts))
 
 
 def _batched_input(input: Tensor, dims: int, name: str) -> tuple:
@@ -650,7 +674,7 @@ def _ntuple(value: Any, n: int) -> tuple:
 
 def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any, dilation: Any,
           groups: int, dims: int) -> Tensor:
-    """conv1d / conv2d: an unbatched input is unsqueezed, convolved and squeezed, as in PyTorch."""
+    """conv1d / conv2d / conv3d: an unbatched input is unsqueezed, convolved and squeezed, as in PyTorch."""
     x, unbatched = _batched_input(input, dims, f"conv{dims}d")
     stride, dilation = _ntuple(stride, dims), _ntuple(dilation, dims)
     if isinstance(padding, str):
@@ -682,7 +706,8 @@ def _conv_padding_mode(input: Tensor, weight: Tensor, bias: Tensor | None, strid
     if not _SAME_WARNED:
         _SAME_WARNED.append(True)
         warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a "
-                      "zero-padded copy of the input be created", UserWarning, stacklevel=4)
+                      "zero-padded copy of the input be created (Triggered internally at "
+                      "/__w/pytorch/pytorch/aten/src/ATen/native/Convolution.cpp:1101.)", UserWarning, stacklevel=4)
     widths: list = []
     for lo, hi in reversed(list(zip(left, right))):  # F.pad's order: last dim first
         widths += [0, hi - lo]
@@ -796,15 +821,27 @@ def _type_name(dtype: np.dtype) -> str:
 def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """Window maxima (MaxPool2DWithIndicesBackward0); with return_indices, (values, indices)."""
-    kernel, stride = _ntuple(kernel_size, 2), () if stride is None else _ntuple(stride, 2)
-    padding, dilation = _ntuple(padding, 2), _ntuple(dilation, 2)
-    _check_pool_args("max_pool2d", kernel_size=kernel, stride=stride, padding=padding, dilation=dilation)
-    if input._data.ndim not in (3, 4):
-        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    _check_pool(input, kernel, stride, padding, dilation, ceil_mode)
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 2)
+
+
+def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """Window maxima (MaxPool3DWithIndicesBackward0); with return_indices, (values, indices)."""
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 3)
+
+
+def _max_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool,
+              return_indices: bool, dims: int) -> Any:
+    name = f"max_pool{dims}d"
+    kernel, stride = _ntuple(kernel_size, dims), () if stride is None else _ntuple(stride, dims)
+    padding, dilation = _ntuple(padding, dims), _ntuple(dilation, dims)
+    _check_pool_args(name, dims, kernel_size=kernel, stride=stride, padding=padding, dilation=dilation)
+    if input._data.ndim not in (dims + 1, dims + 2):
+        raise RuntimeError(f"non-empty {dims + 1}D or {dims + 2}D (batch mode) tensor expected for input")
+    _check_pool(input, kernel, stride, padding, dilation, ceil_mode, f"{name}_with_indices_out_cpu_template()")
     attrs = {"kernel_size": kernel, "stride": stride, "padding": padding, "dilation": dilation,
              "ceil_mode": ceil_mode}
-    values, indices = apply(ops.MAX_POOL2D, (input,), attrs)
+    values, indices = apply(ops.MAX_POOL3D if dims == 3 else ops.MAX_POOL2D, (input,), attrs)
     return (values, indices) if return_indices else values
 
 
@@ -813,43 +850,66 @@ def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
 
 
+def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                            dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = True) -> tuple:
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
 def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """Window means (AvgPool2DBackward0)."""
-    kernel, stride = _ntuple(kernel_size, 2), () if stride is None else _ntuple(stride, 2)
-    padding = _ntuple(padding, 2)
-    _check_pool_args("avg_pool2d", kernel_size=kernel, stride=stride, padding=padding)
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
+
+
+def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+    """Window means (AvgPool3DBackward0)."""
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
+
+
+def _avg_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_mode: bool, count_include_pad: bool,
+              divisor_override: int | None, dims: int) -> Tensor:
+    name = f"avg_pool{dims}d"
+    kernel, stride = _ntuple(kernel_size, dims), () if stride is None else _ntuple(stride, dims)
+    padding = _ntuple(padding, dims)
+    _check_pool_args(name, dims, kernel_size=kernel, stride=stride, padding=padding)
+    if dims == 3 and input._data.ndim not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     f._wrap_dim(-3, input._data.ndim)  # PyTorch reads size(-3): an IndexError for fewer dims
-    _check_pool(input, kernel, stride, padding, (1, 1), ceil_mode)
+    _check_pool(input, kernel, stride, padding, (1,) * dims, ceil_mode, f"{name}()")
     attrs = {"kernel_size": kernel, "stride": stride, "padding": padding, "ceil_mode": ceil_mode,
              "count_include_pad": count_include_pad, "divisor_override": divisor_override}
-    return apply(ops.AVG_POOL2D, (input,), attrs)
+    return apply(ops.AVG_POOL3D if dims == 3 else ops.AVG_POOL2D, (input,), attrs)
 
 
-_POOL_ARG_RULES = {"stride": "must either be omitted, a single int, or a tuple of two ints",
-                   "dilation": "must be either a single int, or a tuple of two ints"}
+_POOL_ARG_RULES = {"stride": "must either be omitted, a single int, or a tuple of {} ints",
+                   "dilation": "must be either a single int, or a tuple of {} ints"}
 
 
-def _check_pool_args(op: str, **values: tuple) -> None:
-    """PyTorch's check that each pooling argument has one or two entries (stride may have none)."""
+def _check_pool_args(op: str, dims: int, **values: tuple) -> None:
+    """PyTorch's check that each pooling argument has one or dims entries (stride may have none);
+    avg_pool3d words its messages without 'either'."""
+    count = {2: "two", 3: "three"}[dims]
     for name, value in values.items():
-        if len(value) not in ((0, 1, 2) if name == "stride" else (1, 2)):
-            rule = _POOL_ARG_RULES.get(name, "must either be a single int, or a tuple of two ints")
-            raise RuntimeError(f"{op}: {name} {rule}")
+        if len(value) not in ((0, 1, dims) if name == "stride" else (1, dims)):
+            rule = _POOL_ARG_RULES.get(name, "must either be a single int, or a tuple of {} ints")
+            if op == "avg_pool3d":
+                rule = rule.replace("either ", "")
+            raise RuntimeError(f"{op}: {name} {rule.format(count)}")
 
 
 def _check_pool(input: Tensor, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple,
-                ceil_mode: bool) -> None:
-    """PyTorch's pooling_output_shape and pool2d_shape_check, in their order."""
+                ceil_mode: bool, fn_name: str) -> None:
+    """PyTorch's pooling_output_shape and pool2d_shape_check / pool3d_shape_check, in their order."""
     shape = input._data.shape
-    kh, kw = ops._per_dim(kernel, 2)
-    sh, sw = ops._per_dim(stride or kernel, 2)
-    ph, pw = ops._per_dim(padding, 2)
-    dh, dw = ops._per_dim(dilation, 2)
+    dims = len(dilation)
+    kernel, padding = ops._per_dim(kernel, dims), ops._per_dim(padding, dims)
+    stride, dilation = ops._per_dim(stride or kernel, dims), ops._per_dim(dilation, dims)
+    labels = ("T", "H", "W")[-dims:]
     sizes = []
-    for size, k, s, p, d in ((shape[-2], kh, sh, ph, dh), (shape[-1], kw, sw, pw, dw)):
+    for size, k, s, p, d in zip(shape[-dims:], kernel, stride, padding, dilation):
         if s == 0:
             raise RuntimeError("stride should not be zero")
         if p < 0:
@@ -858,21 +918,34 @@ def _check_pool(input: Tensor, kernel: tuple, stride: tuple, padding: tuple, dil
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
                                f"kernel_size={k} and dilation={d}")
         sizes.append(conv.pool_out_size(size, k, s, p, d, ceil_mode))
-    if kh <= 0 or kw <= 0:
-        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kh} kW: {kw}")
-    if sh <= 0 or sw <= 0:
-        raise RuntimeError(f"stride should be greater than zero, but got dH: {sh} dW: {sw}")
-    if dh <= 0 or dw <= 0:
-        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dh} dilationW: {dw}")
-    if 0 in shape[-3:]:
+    for values, what, prefix in ((kernel, "kernel size", "k"), (stride, "stride", "d"),
+                                 (dilation, "dilation", "dilation")):
+        if any(v <= 0 for v in values):
+            got = " ".join(f"{prefix}{label}: {v}" for label, v in zip(labels, values))
+            raise RuntimeError(f"{what} should be greater than zero, but got {got}")
+    if dims == 2 and 0 in shape[-3:]:
         raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
                            f"but got:{list(shape)}")
-    if kw // 2 < pw or kh // 2 < ph:
-        raise RuntimeError("pad should be smaller than or equal to half of kernel size, but got padW = "
-                           f"{pw}, padH = {ph}, kW = {kw}, kH = {kh}")
-    if sizes[0] < 1 or sizes[1] < 1:
-        raise RuntimeError(f"Given input size: ({shape[-3]}x{shape[-2]}x{shape[-1]}). Calculated output "
-                           f"size: ({shape[-3]}x{sizes[0]}x{sizes[1]}). Output size is too small")
+    if dims == 3 and 0 in shape[len(shape) - 4:]:  # PyTorch's message names dimension 0 whichever it is
+        raise RuntimeError(f"{fn_name}: Expected input's non-batch dimensions to have positive length, but "
+                           f"input has a shape of {list(shape)} and non-batch dimension 0 has length zero!")
+    if dims == 3 and fn_name == "avg_pool3d()" and any(s < k for s, k in zip(shape[-3:], kernel)):
+        raise RuntimeError("input image (T: {} H: {} W: {}) smaller than kernel size (kT: {} kH: {} kW: {})"
+                           .format(*shape[-3:], *kernel))
+    if any(k // 2 < p for k, p in zip(kernel, padding)):
+        if dims == 2:
+            (kh, kw), (ph, pw) = kernel, padding
+            raise RuntimeError("pad should be smaller than or equal to half of kernel size, but got padW = "
+                               f"{pw}, padH = {ph}, kW = {kw}, kH = {kh}")
+        (kt, kh, kw), (pt, ph, pw) = kernel, padding
+        raise RuntimeError("pad should be smaller than or equal to half of kernel size, but got "
+                           f"kT: {kt} kW: {kw} kH: {kh} padT: {pt} padW: {pw} padH: {ph}")
+    if any(size < 1 for size in sizes):
+        planes = shape[-dims - 1]
+        given = "x".join(str(v) for v in (planes,) + tuple(shape[-dims:]))
+        calculated = "x".join(str(v) for v in [planes] + sizes)
+        raise RuntimeError(f"Given input size: ({given}). Calculated output size: ({calculated}). Output size "
+                           "is too small")
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
@@ -1284,8 +1357,11 @@ def _adaptive_size(output_size: Any, input: Tensor, dims: int) -> tuple:
 
 
 def _check_adaptive(name: str, input: Tensor, out: tuple) -> None:
-    if input._data.ndim not in (3, 4):
-        raise RuntimeError(f"{name}(): Expected 3D or 4D tensor, but got: {list(input._data.shape)}")
+    dims = len(out)
+    if input._data.ndim not in (dims + 1, dims + 2):
+        colon = ":" if name != "adaptive_avg_pool3d" else ""
+        raise RuntimeError(f"{name}(): Expected {dims + 1}D or {dims + 2}D tensor, but got{colon} "
+                           f"{list(input._data.shape)}")
     for d in range(1, input._data.ndim):
         if input._data.shape[d] == 0:
             raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, "
@@ -1295,13 +1371,23 @@ def _check_adaptive(name: str, input: Tensor, out: tuple) -> None:
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """The mean of each of output_size windows; a mean over the last two dims for a 1x1 output."""
-    out = _adaptive_size(output_size, input, 2)
-    if len(out) != 2:
-        raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
-    if out == (1, 1):
-        return f.mean(input, (-1, -2), keepdim=True)
-    _check_adaptive("adaptive_avg_pool2d", input, out)
-    return apply(ops.ADAPTIVE_AVG_POOL2D, (input,), {"output_size": out})
+    return _adaptive_avg_pool(input, output_size, 2)
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
+    """The mean of each of output_size windows; a mean over the last three dims for a 1x1x1 output."""
+    return _adaptive_avg_pool(input, output_size, 3)
+
+
+def _adaptive_avg_pool(input: Tensor, output_size: Any, dims: int) -> Tensor:
+    name = f"adaptive_avg_pool{dims}d"
+    out = _adaptive_size(output_size, input, dims)
+    if len(out) != dims:
+        raise RuntimeError(f"{name}: output_size must be {dims}")
+    if out == (1,) * dims:
+        return f.mean(input, tuple(range(-1, -dims - 1, -1)), keepdim=True)
+    _check_adaptive(name, input, out)
+    return apply(ops.ADAPTIVE_AVG_POOL3D if dims == 3 else ops.ADAPTIVE_AVG_POOL2D, (input,), {"output_size": out})
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
@@ -1312,14 +1398,30 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
-    out = _adaptive_size(output_size, input, 2)
-    _check_adaptive("adaptive_max_pool2d", input, out)
-    values, indices = apply(ops.ADAPTIVE_MAX_POOL2D, (input,), {"output_size": out})
+    return _adaptive_max_pool(input, output_size, return_indices, 2)
+
+
+def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    return _adaptive_max_pool(input, output_size, return_indices, 3)
+
+
+def _adaptive_max_pool(input: Tensor, output_size: Any, return_indices: bool, dims: int) -> Any:
+    name = f"adaptive_max_pool{dims}d"
+    out = _adaptive_size(output_size, input, dims)
+    if len(out) != dims:
+        raise RuntimeError(f"{name}(): internal error: output_size.size() must be {dims}")
+    _check_adaptive(name, input, out)
+    rule = ops.ADAPTIVE_MAX_POOL3D if dims == 3 else ops.ADAPTIVE_MAX_POOL2D
+    values, indices = apply(rule, (input,), {"output_size": out})
     return (values, indices) if return_indices else values
 
 
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any, return_indices: bool = True) -> tuple:
     return adaptive_max_pool2d(input, output_size, return_indices=True)
+
+
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any, return_indices: bool = True) -> tuple:
+    return adaptive_max_pool3d(input, output_size, return_indices=True)
 
 
 def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
@@ -1357,16 +1459,18 @@ _UPSAMPLE_OPS = {(3, "nearest"): ops.UPSAMPLE_NEAREST1D, (4, "nearest"): ops.UPS
                  (3, "nearest-exact"): ops.UPSAMPLE_NEAREST_EXACT1D,
                  (4, "nearest-exact"): ops.UPSAMPLE_NEAREST_EXACT2D,
                  (3, "linear"): ops.UPSAMPLE_LINEAR1D, (4, "bilinear"): ops.UPSAMPLE_BILINEAR2D,
-                 (4, "bicubic"): ops.UPSAMPLE_BICUBIC2D}
+                 (4, "bicubic"): ops.UPSAMPLE_BICUBIC2D, (5, "nearest"): ops.UPSAMPLE_NEAREST3D,
+                 (5, "nearest-exact"): ops.UPSAMPLE_NEAREST_EXACT3D, (5, "trilinear"): ops.UPSAMPLE_TRILINEAR3D}
 _MODE_DIMS = {"linear": 3, "bilinear": 4, "trilinear": 5}
 
 
 def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
                 antialias: bool = False) -> Tensor:
-    """Resamples the spatial dims of a 3-d or 4-d input to `size` (or `size` * scale_factor, floored)
+    """Resamples the spatial dims of a 3-d, 4-d or 5-d input to `size` (or `size` * scale_factor, floored)
     as torch's interpolate does: upsample_nearest1d (UpsampleNearest1DBackward0), upsample_linear1d,
-    upsample_bilinear2d, upsample_bicubic2d, the nearest-exact forms; adaptive average pooling for 'area'."""
+    upsample_bilinear2d, upsample_bicubic2d, upsample_trilinear3d, the nearest and nearest-exact forms;
+    adaptive average pooling for 'area'."""
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating modes: "
@@ -1416,16 +1520,15 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and ndim == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires "
                          "a 4-D tensor as input")
-    if mode == "area" and ndim in (3, 4):
-        pool = adaptive_avg_pool1d if ndim == 3 else adaptive_avg_pool2d
+    if mode == "area" and ndim in (3, 4, 5):
+        pool = {3: adaptive_avg_pool1d, 4: adaptive_avg_pool2d, 5: adaptive_avg_pool3d}[ndim]
         return pool(input, output_size)
     rule = _UPSAMPLE_OPS.get((ndim, mode))
     if rule is None or antialias:
         wanted = _MODE_DIMS.get(mode)
         if wanted is not None and ndim in (3, 4, 5) and ndim != wanted:
             raise NotImplementedError(f"Got {ndim}D input, but {mode} mode needs {wanted}D input")
-        if antialias or (ndim == 5 and mode in ("nearest", "nearest-exact", "area", "trilinear")) or (
-                ndim == 4 and mode == "lanczos"):
+        if antialias or (ndim == 4 and mode == "lanczos"):
             raise NotImplementedError(f"interpolate with mode={mode!r}{' and antialias' if antialias else ''} "
                                       f"is not supported for {ndim}D input")
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {ndim}D) for the "
@@ -1435,19 +1538,16 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     _check_upsample(input, output_size, rule)
     attrs: dict = {"output_size": tuple(output_size)}
     scales = scale_factors or [None] * dim
-    if dim == 1:
-        attrs["scales"] = scales[0]
-    else:
-        attrs["scales_h"], attrs["scales_w"] = scales
+    attrs.update(zip(ops._SCALE_NAMES[dim], scales))
     if mode not in ("nearest", "nearest-exact"):
         attrs["align_corners"] = align_corners
     return apply(rule, (input,), attrs)
 
 
 def _check_upsample(input: Tensor, output_size: list, rule: Any) -> None:
-    """upsample_1d/2d_common_check, the dtypes the CPU kernels take, and their non-empty input check."""
+    """upsample_1d/2d/3d_common_check, the dtypes the CPU kernels take, and their non-empty input check."""
     shape = input._data.shape
-    names = ("W",) if len(output_size) == 1 else ("H", "W")
+    names = ("D", "H", "W")[-len(output_size):]
     if any(s <= 0 for s in shape[2:]) or any(o <= 0 for o in output_size):
         given = ", ".join(f"{n}: {s}" for n, s in zip(names, shape[2:]))
         wanted = ", ".join(f"{n}: {o}" for n, o in zip(names, output_size))
@@ -1459,7 +1559,7 @@ def _check_upsample(input: Tensor, output_size: list, rule: Any) -> None:
     kind = input._data.dtype
     nearest = rule.name.startswith("upsample_nearest")
     if kind.kind != "f" and not (kind == np.uint8 and (nearest or len(names) == 2)):
-        if len(names) == 1:
+        if len(names) != 2:
             kernel = "compute_indices_weights_nearest" if nearest else "compute_indices_weights_linear"
         else:
             kernel = {"upsample_bilinear2d": "upsample_bilinear2d_channels_last",

@@ -902,6 +902,13 @@ CASES: list[tuple[str, str, tuple, dict]] = [
      "align_corners=True)", ((1, 1, 3, 2),), {}),
     ("interpolate_bilinear2d_grad", f"out = {GRAD}((F.interpolate(a, size=(3, 4), mode='bilinear') ** 2).sum(), "
      "a, create_graph=True)[0]", ((1, 1, 2, 3),), {}),
+    ("interpolate_nearest3d", "out = F.interpolate(a, scale_factor=(1.5, 2, 0.7))", ((1, 2, 2, 3, 4),), {}),
+    ("interpolate_nearest_exact3d", "out = T.nn.Upsample(size=(3, 2, 5), mode='nearest-exact')(a)",
+     ((2, 1, 2, 2, 3),), {}),
+    ("interpolate_trilinear3d", "out = F.interpolate(a, size=(3, 4, 3), mode='trilinear') * b",
+     ((1, 2, 2, 3, 2), (1, 2, 3, 4, 3)), {}),
+    ("interpolate_trilinear3d_corners_grad", f"out = {GRAD}((F.interpolate(a, scale_factor=1.6, mode='trilinear', "
+     "align_corners=True) ** 2).sum(), a, create_graph=True)[0]", ((1, 1, 2, 3, 2),), {}),
     # attention
     ("sdpa_flash", "out = F.scaled_dot_product_attention(a, b, c, is_causal=True)",
      ((1, 2, 3, 2), (1, 2, 3, 2), (1, 2, 3, 2)), {}),
@@ -927,6 +934,26 @@ CASES: list[tuple[str, str, tuple, dict]] = [
      ((1, 2, 4, 4), (1, 2, 2, 2)), {}),
     ("max_unpool1d", "o, i = F.max_pool1d(a, 2, return_indices=True)\nout = T.nn.MaxUnpool1d(2)(o, i, output_size=(7,))",
      ((2, 2, 6),), {}),
+    # 3-d convolution and pooling
+    ("conv3d", "out = F.conv3d(a, b, c, stride=(1, 2, 1), padding=1, dilation=(2, 1, 1), groups=2)",
+     ((2, 4, 4, 5, 3), (4, 2, 2, 2, 2), (4,)), {}),
+    ("conv_transpose3d_grad", f"g = {GRAD}(F.conv_transpose3d(a, b, c, stride=2, output_padding=(1, 0, 1)), "
+     "(a, b, c), d, create_graph=True)\nout = g[0] * g[1].sum() + g[2].sum()",
+     ((2, 2, 2, 3), (2, 2, 2, 1, 2), (2,), (2, 5, 3, 7)), {}),
+    ("max_pool3d", "out = F.max_pool3d(a, (2, 2, 3), stride=(1, 2, 2), padding=(1, 0, 1), dilation=(1, 2, 1), "
+     "ceil_mode=True)", ((1, 2, 4, 5, 5),), {}),
+    ("max_pool3d_grad", f"out = {GRAD}(F.max_pool3d(a, 2), a, b, create_graph=True)[0]",
+     ((2, 4, 4, 4), (2, 2, 2, 2)), {}),
+    ("avg_pool3d", "out = F.avg_pool3d(a, 3, 2, 1, ceil_mode=True, count_include_pad=False)", ((1, 2, 4, 5, 4),), {}),
+    ("avg_pool3d_grad", f"out = {GRAD}(T.nn.AvgPool3d((2, 1, 2), 1, (1, 0, 0), divisor_override=3)(a), a, b, "
+     "create_graph=True)[0]", ((1, 1, 3, 2, 3), (1, 1, 4, 2, 2)), {}),
+    ("adaptive_avg_pool3d_grad", f"out = {GRAD}(F.adaptive_avg_pool3d(a, (2, 1, 3)), a, b, create_graph=True)[0]",
+     ((2, 3, 2, 4), (2, 2, 1, 3)), {}),
+    ("adaptive_max_pool3d_grad",
+     f"out = {GRAD}(F.adaptive_max_pool3d(a, 2) ** 2, a, b, create_graph=True)[0]",
+     ((1, 2, 3, 3, 4), (1, 2, 2, 2, 2)), {}),
+    ("max_unpool3d", "o, i = F.max_pool3d(a, 2, return_indices=True)\nout = F.max_unpool3d(o * b, i, 2, output_size=(5, 4, 5))",
+     ((1, 2, 4, 4, 5), (1, 2, 2, 2, 2)), {}),
     ("pixel_shuffle", "out = F.pixel_shuffle(a, 2) * b", ((1, 8, 2, 3), (2, 4, 6)), {}),
     ("pixel_unshuffle", "out = T.nn.PixelUnshuffle(2)(a) * b", ((2, 1, 4, 2), (4, 2, 1)), {}),
     ("unfold", "out = F.unfold(a, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)) * b", ((1, 2, 3, 4), (12, 1)),
