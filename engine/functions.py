@@ -3392,3 +3392,28 @@ def qr(input: Tensor, some: bool = True) -> Any:
     from engine import linalg
 
     return linalg.torch_qr(input, some)
+
+
+def lu(A: Tensor, pivot: bool = True, get_infos: bool = False, out: Any = None) -> Any:
+    from engine import linalg
+
+    return linalg.torch_lu(A, pivot, get_infos)
+
+
+def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:  # noqa: N803
+    from engine import linalg
+
+    return linalg.torch_lu_solve(input, LU_data, LU_pivots)
+
+
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,  # noqa: N803
+              unpack_pivots: bool = True) -> Any:
+    from engine import linalg
+
+    return linalg.lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots)
+
+
+def _tensor_lu(self: Tensor, pivot: bool = True, get_infos: bool = False) -> tuple:
+    from engine import linalg
+
+    return linalg.tensor_lu(self, pivot, get_infos)

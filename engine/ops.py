@@ -3890,7 +3890,7 @@ def _lu(a: np.ndarray) -> tuple:
 
 
 def _lu_as_torch(a: np.ndarray) -> tuple:
-    """The LU PyTorch keeps for det, slogdet and solve: of Aᵀ when A is contiguous (LAPACK then reads A's
+    """The LU PyTorch keeps for det and slogdet: of Aᵀ when A is contiguous (LAPACK then reads A's
     memory as it is), of A otherwise. Both have A's determinant."""
     return _lu(np.swapaxes(a, -1, -2) if a.flags.c_contiguous else a)
 
@@ -4019,9 +4019,10 @@ def _is_vector_rhs(a_shape: tuple, b_shape: tuple) -> bool:
 
 def _linalg_solve(a: Any, b: Any, left: bool = True) -> tuple:
     a, b = np.asarray(a), np.asarray(b)
-    lu, pivots = _lu_as_torch(a)
+    lu, pivots = _lu(a)  # solve factors A itself (det and slogdet factor Aᵀ when A is contiguous)
     info = _singular_info(lu)
-    a = np.where((info == 0)[..., None, None], a, np.eye(a.shape[-1], dtype=a.dtype))  # the caller raises
+    singular = np.any(info > 0)
+    a = np.where((info == 0)[..., None, None], a, np.eye(a.shape[-1], dtype=a.dtype))
     vector = _is_vector_rhs(a.shape, b.shape)
     rhs = b[..., None] if vector else b
     if left:
@@ -4029,9 +4030,12 @@ def _linalg_solve(a: Any, b: Any, left: bool = True) -> tuple:
     else:
         x = np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2), np.swapaxes(rhs, -1, -2)), -1, -2)
     x = x.astype(np.result_type(a, b))
+    if singular:
+        bad = (info > 0)[..., None, None]
+        x = np.where(bad, _linalg_lu_solve(lu, rhs.astype(lu.dtype), pivots, left), x)  # LAPACK's inf and nan
     if not vector:  # LAPACK's column-major solution (row-major when solving X A = B through the transposes)
         x = _lapack_layout(x) if left else np.ascontiguousarray(x)
-    return x[..., 0] if vector else x, lu, pivots, info
+    return x[..., 0] if vector else x, _lapack_layout(lu), pivots, info
 
 
 def _solve_grads(F: Any, g: Any, A: Any, left: bool, result: Any) -> tuple:
@@ -5382,15 +5386,24 @@ def _unpack_lu_arrays(lu: np.ndarray, pivots: np.ndarray) -> tuple:
     k = min(m, n)
     L = np.tril(lu[..., :, :k], -1) + np.eye(m, k, dtype=lu.dtype)
     U = np.triu(lu[..., :k, :])
-    perm = np.broadcast_to(np.arange(m), lu.shape[:-2] + (m,)).copy()
-    flat, piv = perm.reshape(-1, m), pivots.reshape(-1, k)
+    perm = _pivots_permutation(pivots, lu.shape[:-2], m)
+    P = np.zeros(lu.shape[:-2] + (m, m), lu.dtype)
+    np.put_along_axis(P, perm[..., :, None], 1, axis=-1)  # row i of Pᵀ picks row perm[i] of A
+    return np.swapaxes(P, -1, -2).copy(), L, U
+
+
+def _pivots_permutation(pivots: np.ndarray, batch: tuple, m: int) -> np.ndarray:
+    """The row order LAPACK's 1-based row swaps make: row i of Pᵀ A is row perm[i] of A."""
+    k = pivots.shape[-1]
+    perm = np.broadcast_to(np.arange(m), batch + (m,)).copy()
+    if not k or not perm.size:
+        return perm
+    flat, piv = perm.reshape(-1, m), np.broadcast_to(pivots, batch + (k,)).reshape(-1, k)
     for b in range(flat.shape[0]):
         for i in range(k):
             j = int(piv[b, i]) - 1
             flat[b, i], flat[b, j] = flat[b, j], flat[b, i]
-    P = np.zeros(lu.shape[:-2] + (m, m), lu.dtype)
-    np.put_along_axis(P, perm[..., :, None], 1, axis=-1)  # row i of Pᵀ picks row perm[i] of A
-    return np.swapaxes(P, -1, -2).copy(), L, U
+    return perm
 
 
 def _linalg_lu_factor_ex(a: Any, pivot: bool = True) -> tuple:
@@ -5476,3 +5489,118 @@ LINALG_LU_FACTOR_EX = rule("linalg_lu_factor_ex", "LinalgLuFactorExBackward0", _
 LINALG_LU = rule("linalg_lu", "LinalgLuBackward0", _linalg_lu, (_lu_grad,),
                  ("linalg_lu_backward(gL, gU, P, L, U, pivot)",), inputs=("A",), outputs=3,
                  output_names=("P", "L", "U"), differentiable_outputs=(1, 2), defaults={"pivot": True})
+
+
+def _lu_unpack(lu: Any, pivots: Any, unpack_data: bool = True, unpack_pivots: bool = True) -> tuple:
+    """torch.lu_unpack: P, L and U of a packed LU (empty tensors for the parts not asked for)."""
+    lu = np.asarray(lu)
+    if unpack_pivots:
+        P, L, U = _unpack_lu_arrays(lu, np.asarray(pivots))
+    else:
+        P, L, U = np.zeros(0, lu.dtype), *_unpack_lu_arrays(lu, np.zeros(lu.shape[:-2] + (0,), np.int32))[1:]
+    if not unpack_data:
+        L, U = np.zeros(0, lu.dtype), np.zeros(0, lu.dtype)
+    return P, L, U
+
+
+def _lu_unpack_grad(F: Any, g: Any, LU_data_sym_argsize_minus_2: int,  # noqa: N803
+                    LU_data_sym_argsize_minus_1: int) -> Any:  # noqa: N803
+    """lu_unpack_backward: gL's strict lower part and gU's upper part put back where LU packs them."""
+    m, n = LU_data_sym_argsize_minus_2, LU_data_sym_argsize_minus_1
+    gL, gU = (t if _received(F, t) else None for t in g[1:])
+    if gL is None and gU is None:
+        return None
+    k = min(m, n)
+    tril = (lambda t: F.op("tril", t, diagonal=-1))
+    triu = (lambda t: F.op("triu", t, diagonal=0))
+    rest = (lambda t, dim, size: F.op("slice", t, dim=np.ndim(F.raw(t)) + dim, start=k, end=k + size, step=1))
+    if gL is not None and gU is not None:
+        if m == n:
+            return tril(gL) + triu(gU)
+        A1 = tril(gL if m == k else _narrow(F, gL, -2, k)) + triu(gU if n == k else _narrow(F, gU, -1, k))
+        return F.cat([A1, rest(gL, -2, m - k) if m > n else rest(gU, -1, n - k)], -2 if m > n else -1)
+    if gL is not None:
+        if m >= n:
+            return tril(gL)
+        shape = np.shape(F.raw(gL))
+        return F.cat([tril(gL), _constant_grad(F, np.zeros(shape[:-1] + (n - m,), np.asarray(F.raw(gL)).dtype))], -1)
+    if n >= m:
+        return triu(gU)
+    shape = np.shape(F.raw(gU))
+    return F.cat([triu(gU), _constant_grad(F, np.zeros(shape[:-2] + (m - n, shape[-1]), np.asarray(F.raw(gU)).dtype))],
+                 -2)
+
+
+LU_UNPACK = rule("lu_unpack", "LuUnpackBackward0", _lu_unpack, (_lu_unpack_grad,),
+                 ("lu_unpack_backward(grad_L, grad_U, LU_data.size(-2), LU_data.size(-1))",), inputs=("LU_data",),
+                 outputs=3, output_names=("P", "L", "U"), differentiable_outputs=(1, 2),
+                 defaults={"unpack_data": True, "unpack_pivots": True})
+
+
+def _lu_solve_arrays(lu: np.ndarray, pivots: np.ndarray, b: np.ndarray, adjoint: bool) -> np.ndarray:
+    """LAPACK's getrs: X with A X = B (Aᵀ X = B when adjoint) for A = P L U, by the row swaps and two
+    triangular substitutions (a zero on U's diagonal gives inf and nan, as LAPACK does)."""
+    n = lu.shape[-1]
+    batch = np.broadcast_shapes(lu.shape[:-2], b.shape[:-2], pivots.shape[:-1])
+    lu = np.broadcast_to(lu, batch + (n, n))
+    perm = _pivots_permutation(pivots, batch, n)
+    x = np.array(np.broadcast_to(b, batch + b.shape[-2:]), dtype=lu.dtype)
+    if not adjoint:  # row i of L or U at the columns j, as a (..., 1, len(j)) block
+        def rows(i: int, j: Any) -> Any:
+            return lu[..., i:i + 1, j]
+    else:  # row i of Uᵀ or Lᵀ
+        def rows(i: int, j: Any) -> Any:
+            return np.swapaxes(lu[..., j, i:i + 1], -1, -2)
+    with np.errstate(all="ignore"):
+        if not adjoint:  # L y = Pᵀ b (unit lower), then U x = y
+            x = np.take_along_axis(x, perm[..., :, None], -2)
+            order, diag = (range(n), False), (range(n - 1, -1, -1), True)
+        else:  # Uᵀ y = b (lower), then Lᵀ z = y (unit upper), x = P z
+            order, diag = (range(n), True), (range(n - 1, -1, -1), False)
+        for steps, divide in (order, diag):
+            done: list = []
+            for i in steps:
+                if done:
+                    idx = np.array(done)
+                    x[..., i, :] -= (rows(i, idx) @ x[..., idx, :])[..., 0, :]
+                if divide:
+                    x[..., i, :] /= lu[..., i, i][..., None]
+                done.append(i)
+        if adjoint:
+            x = np.take_along_axis(x, np.argsort(perm, axis=-1)[..., :, None], -2)
+    return x
+
+
+def _linalg_lu_solve(LU: Any, B: Any, pivots: Any, left: bool = True, adjoint: bool = False) -> Any:  # noqa: N803
+    lu, b, pivots = np.asarray(LU), np.asarray(B), np.asarray(pivots)
+    if left:
+        return _lapack_layout(_lu_solve_arrays(lu, pivots, b, adjoint))
+    return np.ascontiguousarray(np.swapaxes(_lu_solve_arrays(lu, pivots, np.swapaxes(b, -1, -2), not adjoint), -1, -2))
+
+
+def _lu_solve_LU_grad(F: Any, g: Any, LU: Any, pivots: Any, result: Any, left: bool,  # noqa: N802,N803
+                      adjoint: bool) -> Any:
+    """linalg_lu_solve_LU: gR = U^{-H} op(-gX) op(X)ᴴ, gLU = (L^{-H} gR Uᴴ).tril(-1) + gR.triu() when
+    left != adjoint, else gR = -Pᵀ op(X) op(gX)ᴴ P L^{-H}, gLU = gR.tril(-1) + (Lᴴ gR U^{-H}).triu()."""
+    P, L, U = F.op("lu_unpack", LU, pivots=pivots, unpack_data=True, unpack_pivots=left == adjoint)
+    gX, X = g, result
+
+    def solve(A: Any, B: Any, upper: bool, on_left: bool = True, unit: bool = False) -> Any:
+        return F.op("linalg_solve_triangular", A, B, upper=upper, left=on_left, unitriangular=unit)
+
+    if left != adjoint:
+        gR = solve(F.mT(U), -((gX if left else F.mT(gX)) @ (F.mT(X) if left else X)), False)
+        gL = F.op("tril", solve(F.mT(L), gR @ F.mT(U), True, True, True), diagonal=-1)
+        return gL + F.op("triu", gR, diagonal=0)
+    gR = -(F.mT(P) @ (X if left else F.mT(X)) @ (F.mT(gX) if left else gX) @ P)
+    gR = solve(F.mT(L), gR, True, False, True)
+    gU = F.op("triu", solve(F.mT(U), F.mT(L) @ gR, False, False), diagonal=0)
+    return F.op("tril", gR, diagonal=-1) + gU
+
+
+LINALG_LU_SOLVE = rule(
+    "linalg_lu_solve", "LinalgLuSolveBackward0", _linalg_lu_solve,
+    (_lu_solve_LU_grad, lambda F, g, LU, pivots, left, adjoint: F.op(
+        "linalg_lu_solve", LU, g, pivots=pivots, left=left, adjoint=not adjoint)),
+    ("linalg_lu_solve_LU(grad, LU, pivots, result, left, adjoint)", "linalg_lu_solve(LU, pivots, grad, left, !adjoint)"),
+    inputs=("LU", "B"), defaults={"left": True, "adjoint": False})

@@ -749,6 +749,21 @@ CASES: list[tuple[str, str, tuple, dict]] = [
     ("lu_grad", f"out = {GRAD}(T.linalg.lu(a).L.pow(3).sum() + T.linalg.lu_factor(a).LU.pow(2).sum(), a, "
      "create_graph=True)[0]", ((3, 3),), {}),
     ("tensorsolve_dims", "out = T.linalg.tensorsolve(a, b, dims=(0,))", ((6, 2, 3), (2, 3)), {}),
+    ("lu_solve", "LU, piv = T.linalg.lu_factor(a)\nout = T.linalg.lu_solve(LU, piv, b)", ((3, 3), (3, 2)), {}),
+    ("lu_solve_adjoint", "LU, piv = T.linalg.lu_factor(a)\nout = T.linalg.lu_solve(LU, piv, b, adjoint=True)",
+     ((2, 3, 3), (3, 2)), {}),
+    ("lu_solve_right", "LU, piv = T.linalg.lu_factor(a)\nout = T.linalg.lu_solve(LU, piv, b, left=False)",
+     ((3, 3), (2, 2, 3)), {}),
+    ("lu_solve_right_adjoint", "LU, piv = T.linalg.lu_factor(a)\nout = T.linalg.lu_solve(LU, piv, b, left=False, "
+     "adjoint=True)", ((3, 3), (2, 3)), {}),
+    ("lu_solve_grad", "piv = T.tensor([2, 3, 3], dtype=T.int32)\nM = a + 3 * T.eye(3, dtype=a.dtype)\n"
+     f"out = {GRAD}(T.linalg.lu_solve(M, piv, b, adjoint=True).pow(2).sum(), (M, b), create_graph=True)[0]",
+     ((3, 3), (3, 2)), {}),
+    ("lu_unpack", "P, L, U = T.lu_unpack(*T.linalg.lu_factor(a))\nout = L * 2 + U", ((3, 3),), {}),
+    ("lu_unpack_tall", "P, L, U = T.lu_unpack(*T.linalg.lu_factor(a))\nout = L.sum() + U.pow(2).sum()", ((4, 2),), {}),
+    ("lu_unpack_wide_U", "P, L, U = T.lu_unpack(*T.linalg.lu_factor(a))\nout = U * 3", ((2, 2, 4),), {}),
+    ("lu_unpack_wide_L", "P, L, U = T.lu_unpack(*T.linalg.lu_factor(a))\nout = L * 3", ((2, 4),), {}),
+    ("lu_unpack_tall_U", "P, L, U = T.lu_unpack(*T.linalg.lu_factor(a))\nout = U * 3", ((4, 2),), {}),
     ("cross", "out = T.cross(a, b, dim=1)", ((2, 3), (2, 3)), {}),
     ("linalg_cross", "out = T.linalg.cross(a, b)", ((2, 3), (1, 3)), {}),
     ("inner", "out = T.inner(a, b)", ((2, 3), (4, 3)), {}),

@@ -1,0 +1,162 @@
+"""torch.linalg.lu_solve/solve_ex, torch.lu_unpack, torch.lu, Tensor.lu and torch.lu_solve: small programs run
+with torch and with the engine print the same (values, grad_fn names, saved values, gradients and their graphs,
+error messages, deprecation warnings)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.engine.programs import CHAIN, TRY, assert_matches_torch
+
+torch = pytest.importorskip("torch")
+
+PRELUDE = TRY + CHAIN + """
+import warnings
+
+def r(x):  # rounded: the last bits of LAPACK's solves differ between libraries
+    return None if x is None else (x * 1e6).round() / 1e6 + 0.0
+
+torch.manual_seed(0)
+A = torch.randn(3, 3, dtype=torch.float64, requires_grad=True)
+B = torch.randn(3, 2, dtype=torch.float64, requires_grad=True)
+LU, piv = torch.linalg.lu_factor(A)
+"""
+
+SNIPPETS = {
+    "lu_solve_values": """
+X = torch.linalg.lu_solve(LU, piv, B)
+print(r(X), X.grad_fn, X.stride(), X.grad_fn._saved_left, X.grad_fn._saved_adjoint, X.grad_fn._saved_pivots)
+print(sorted(a for a in dir(X.grad_fn) if a.startswith('_saved')))
+print([type(n[0]).__name__ for n in X.grad_fn.next_functions])
+for left in (True, False):
+    for adjoint in (False, True):
+        X = torch.linalg.lu_solve(LU, piv, B if left else B.mT, left=left, adjoint=adjoint)
+        print(left, adjoint, r(X), X.stride())
+Bb = torch.randn(2, 3, 2, dtype=torch.float64)
+print(r(torch.linalg.lu_solve(LU, piv, Bb)), torch.linalg.lu_solve(LU, piv, Bb).stride())
+print(torch.linalg.lu_solve(LU.expand(2, 3, 3), piv.expand(2, 3), B).shape)
+print(torch.linalg.lu_solve(LU.float(), piv, B.float()).dtype)
+""",
+    "lu_solve_grads": """
+for left in (True, False):
+    for adjoint in (False, True):
+        LU, piv = torch.linalg.lu_factor(A)
+        X = torch.linalg.lu_solve(LU, piv, B if left else B.mT, left=left, adjoint=adjoint)
+        gA, gB = torch.autograd.grad((X ** 2).sum(), (A, B), create_graph=True)
+        print(left, adjoint, r(gA), r(gB), gA.grad_fn, gB.grad_fn)
+        print(r(torch.autograd.grad(gA.sum() + gB.pow(2).sum(), (A, B))[0]))
+L0 = LU.detach().requires_grad_()
+X = torch.linalg.lu_solve(L0, piv, B, adjoint=True)
+g, = torch.autograd.grad(X.sum(), L0, create_graph=True)
+chain(g)
+X = torch.linalg.lu_solve(L0, piv, B)
+g, = torch.autograd.grad(X.sum(), L0, create_graph=True)
+chain(g)
+Lb = LU.detach().expand(2, 3, 3).clone().requires_grad_()
+X = torch.linalg.lu_solve(Lb, piv.expand(2, 3), B, left=True)
+print(r(torch.autograd.grad(X.pow(2).sum(), (Lb, B))[1]))
+X = torch.linalg.lu_solve(L0, piv, torch.randn(2, 3, 2, dtype=torch.float64))
+print(r(torch.autograd.grad(X.pow(2).sum(), L0)[0]))
+""",
+    "lu_solve_errors": """
+t(lambda: torch.linalg.lu_solve(LU, piv, torch.randn(3, dtype=torch.float64)))
+t(lambda: torch.linalg.lu_solve(LU, piv, torch.randn(4, 2, dtype=torch.float64)))
+t(lambda: torch.linalg.lu_solve(LU, piv, torch.randn(2, 4, dtype=torch.float64), left=False))
+t(lambda: torch.linalg.lu_solve(LU, piv, torch.randn(3, 2)))
+t(lambda: torch.linalg.lu_solve(LU, piv.long(), B))
+t(lambda: torch.linalg.lu_solve(LU[:, :2], piv, B))
+t(lambda: torch.linalg.lu_solve(LU, piv[:2], B))
+t(lambda: torch.linalg.lu_solve(torch.ones(3, 3, dtype=torch.int64), piv, torch.ones(3, 1, dtype=torch.int64)))
+t(lambda: torch.linalg.lu_solve(torch.ones(3), piv, torch.ones(3, 1)))
+t(lambda: torch.linalg.lu_solve(torch.ones(2, 3, 3), torch.ones(3, 3, dtype=torch.int32), torch.ones(3, 1)))
+t(lambda: torch.linalg.lu_solve(torch.ones(2, 3, 3), torch.ones(2, 3, dtype=torch.int32), torch.ones(3, 3, 1)))
+Z = torch.zeros(3, 3)
+p = torch.tensor([1, 2, 3], dtype=torch.int32)
+for adjoint in (False, True):
+    print(torch.linalg.lu_solve(Z, p, torch.ones(3, 2), adjoint=adjoint))
+    print(torch.linalg.lu_solve(Z, p, torch.ones(2, 3), adjoint=adjoint, left=False))
+""",
+    "lu_unpack": """
+P, L, U = torch.lu_unpack(LU, piv)
+print(P, r(L), r(U), L.grad_fn, P.grad_fn, U.grad_fn is L.grad_fn)
+print(sorted(a for a in dir(L.grad_fn) if a.startswith('_saved')), L.grad_fn._saved_LU_data_sym_argsize_minus_1)
+print(torch.lu_unpack(LU, piv, unpack_data=False), torch.lu_unpack(LU, piv, unpack_pivots=False).P)
+print(type(torch.lu_unpack(LU, piv)).__name__, torch.lu_unpack(LU.detach().float(), piv).P.dtype)
+print(r(torch.dist(P @ L @ U, A)))
+for shape in ((2, 4), (4, 3), (2, 4, 3), (2, 3, 5)):
+    M = torch.randn(*shape, dtype=torch.float64, requires_grad=True)
+    F, p = torch.linalg.lu_factor(M)
+    P, L, U = torch.lu_unpack(F, p)
+    print(shape, P, r(L), r(U), P.stride(), L.stride(), U.stride())
+    F0 = F.detach().requires_grad_()
+    P, L, U = torch.lu_unpack(F0, p)
+    for out in ((L * 2).sum() + (U ** 2).sum(), (L ** 2).sum(), U.sum()):
+        g, = torch.autograd.grad(out, F0, create_graph=True)
+        print(r(g), g.grad_fn)
+    P, L, U = torch.lu_unpack(F, p)
+    g, = torch.autograd.grad(((L * 2).sum() + (U ** 2).sum()), M, create_graph=True)
+    print(r(g), g.grad_fn, r(torch.autograd.grad(g.pow(2).sum(), M)[0]))
+t(lambda: torch.lu_unpack(LU, piv.long()))
+t(lambda: torch.lu_unpack(torch.ones(3), torch.ones(3, dtype=torch.int32)))
+t(lambda: torch.lu_unpack(torch.ones(3, 3), torch.tensor([4, 4, 4], dtype=torch.int32)))
+print(torch.lu_unpack(torch.ones(3, 3, dtype=torch.int32), torch.tensor([3, 3, 3], dtype=torch.int32)))
+print(torch.lu_unpack(torch.ones(3, 3), torch.ones(3), unpack_pivots=False).L)
+""",
+    "torch_lu": """
+with warnings.catch_warnings():  # its once-per-process warning may be spent already: see the test below
+    warnings.simplefilter("ignore")
+    out = torch.lu(A)
+    print(type(out).__name__, r(out[0]), out[1], out[0].grad_fn)
+    print(torch.lu(A, get_infos=True).info, type(torch.lu(A, get_infos=True)).__name__)
+    print(type(A.lu()).__name__, len(A.lu()), type(A.lu(get_infos=True)).__name__, A.lu(get_infos=True)[2])
+    print(torch.lu(torch.ones(3, 3), get_infos=True))
+    t(lambda: torch.lu(A, pivot=False))
+    t(lambda: torch.lu(torch.ones(3)))
+    X = torch.lu_solve(B, *torch.lu(A))
+    print(r(X), X.grad_fn)
+    print(r(B.lu_solve(LU, piv)))
+    print(r(torch.autograd.grad(X.sum(), A)[0]))
+""",
+    "solve_ex": """
+out = torch.linalg.solve_ex(A, B)
+print(type(out).__name__, r(out.result), out.info, out.result.grad_fn)
+print(r(torch.linalg.solve_ex(A, B[:, 0]).result), r(torch.linalg.solve_ex(A, B.mT, left=False)[0]))
+S = torch.tensor([[1., 2, 3], [2, 4, 6], [1, 0, 1]])
+print(torch.linalg.solve_ex(S, torch.ones(3)))
+print(torch.linalg.solve_ex(S.mT, torch.ones(3)))
+print(torch.linalg.solve_ex(S, torch.ones(2, 3), left=False))
+print(torch.linalg.solve_ex(torch.zeros(2, 3, 3), torch.ones(3)))
+t(lambda: torch.linalg.solve_ex(S, torch.ones(3, 1), check_errors=True))
+t(lambda: torch.linalg.solve_ex(torch.eye(3), torch.ones(3), left=False))
+t(lambda: torch.linalg.solve(torch.eye(3), torch.ones(3), left=False))
+t(lambda: torch.linalg.solve(S, torch.ones(3)))
+x = torch.linalg.solve(A, B)
+print(r(x.grad_fn._saved_LU), x.grad_fn._saved_pivots, x.grad_fn._saved_LU.stride())
+x = torch.linalg.solve(A.mT, B)
+print(r(x.grad_fn._saved_LU), x.grad_fn._saved_pivots)
+print(torch.linalg.inv_ex(torch.zeros(2, 2)).info)
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SNIPPETS))
+def test_program_output_matches_torch(name: str) -> None:
+    assert_matches_torch(PRELUDE + SNIPPETS[name])
+
+
+@pytest.mark.parametrize("calls", ["torch.lu(A); A.lu(); torch.lu(A, get_infos=True)",
+                                   "A.lu(); torch.lu(A)",
+                                   "torch.lu_solve(B, *torch.linalg.lu_factor(A)); B.lu_solve(*torch.lu(A))"])
+def test_deprecated_lu_warns_once_per_process_as_torch(calls: str) -> None:
+    code = ("import warnings, {0} as torch\nwarnings.simplefilter('always')\nA = torch.eye(3)\nB = torch.ones(3, 1)\n"
+            f"with warnings.catch_warnings(record=True) as w:\n    {calls}\n"
+            "print([(x.category.__name__, str(x.message)) for x in w])")
+    root = Path(__file__).resolve().parents[2]
+    outputs = [subprocess.run([sys.executable, "-c", code.format(name)], capture_output=True, text=True, cwd=root,
+                              timeout=120, check=True).stdout for name in ("torch", "engine")]
+    assert "is deprecated" in outputs[0]
+    assert outputs[1] == outputs[0]
