@@ -46,7 +46,7 @@ from engine.functions import (  # noqa: E402
     tensor_split, tile, unflatten, unsafe_chunk, unsafe_split,
 )
 from engine.functions import (  # noqa: E402
-    aminmax, bincount, bucketize, corrcoef, cov, cummax, cummin, diff, histc, kthvalue, logcumsumexp, mode,
+    aminmax, bincount, bucketize, corrcoef, cov, cummax, cummin, diff, histc, histogram, kthvalue, logcumsumexp, mode,
     searchsorted, trapezoid, trapz, unique, unique_consecutive,
 )
 from engine.functions import (  # noqa: E402

@@ -239,7 +239,7 @@ METHODS = {
     "scatter_reduce": f.scatter_reduce, "scatter_reduce_": f.scatter_reduce_, "new_full": _new_full,
     "cummax": f.cummax, "cummin": f.cummin, "logcumsumexp": f.logcumsumexp, "kthvalue": f.kthvalue,
     "mode": f.mode, "aminmax": f.aminmax, "diff": f.diff, "unique": f.unique,
-    "unique_consecutive": f.unique_consecutive, "bincount": f.bincount, "histc": f.histc,
+    "unique_consecutive": f.unique_consecutive, "bincount": f.bincount, "histc": f.histc, "histogram": f.histogram,
     "det": f.det, "logdet": f.logdet, "slogdet": f.slogdet, "inverse": f.inverse,
     "matrix_power": f.matrix_power,
     "addmv": f.addmv, "matrix_exp": f.matrix_exp, "pinverse": f.pinverse,

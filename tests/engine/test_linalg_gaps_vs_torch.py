@@ -1,6 +1,6 @@
-"""torch.linalg.lu_solve/solve_ex, torch.lu_unpack, torch.lu, Tensor.lu and torch.lu_solve: small programs run
-with torch and with the engine print the same (values, grad_fn names, saved values, gradients and their graphs,
-error messages, deprecation warnings)."""
+"""torch.linalg.lu_solve/solve_ex, torch.lu_unpack, torch.lu, Tensor.lu and torch.lu_solve; torch.histogram,
+histc and bincount: small programs run with torch and with the engine print the same (values, grad_fn names, saved
+values, gradients and their graphs, error messages, deprecation warnings)."""
 
 from __future__ import annotations
 
@@ -139,6 +139,73 @@ print(r(x.grad_fn._saved_LU), x.grad_fn._saved_pivots, x.grad_fn._saved_LU.strid
 x = torch.linalg.solve(A.mT, B)
 print(r(x.grad_fn._saved_LU), x.grad_fn._saved_pivots)
 print(torch.linalg.inv_ex(torch.zeros(2, 2)).info)
+""",
+    "histogram": """
+x = torch.randn(20)
+w = torch.rand(20)
+E = torch.tensor([-2., 0., 0.5, 3.])
+t(lambda: torch.histogram(x, 5))
+print(torch.histogram(x, bins=3), torch.histogram(x, 3).bin_edges, torch.histogram(x, 3).hist)
+t(lambda: torch.histogram(x, 5, range=(-1., 1.)))
+t(lambda: torch.histogram(x, E))
+t(lambda: torch.histogram(x, 4, weight=w))
+t(lambda: torch.histogram(x, 4, density=True))
+t(lambda: torch.histogram(x, E, density=True, weight=torch.arange(20.)))
+t(lambda: torch.histogram(x.double(), 3))
+t(lambda: torch.histogram(x.double(), 3, range=(-1, 1), density=True))
+t(lambda: torch.histogram(x.reshape(4, 5), 3, weight=w.reshape(5, 4)))
+t(lambda: x.histogram(7))
+t(lambda: torch.histogram(torch.tensor([1., 1., 1.]), 4))
+t(lambda: torch.histogram(torch.tensor([]), 4))
+t(lambda: torch.histogram(torch.tensor([0.]), 3, density=True, range=(1, 2)))
+t(lambda: torch.histogram(x, torch.tensor([1., 0.])))
+t(lambda: torch.histogram(x, 3, range=(0.5, 0.5)))
+for bad in (lambda: torch.histogram(torch.arange(5), 3), lambda: torch.histogram(x.half(), 3),
+            lambda: torch.histogram(x, 0), lambda: torch.histogram(x, 3, range=(1., -1.)),
+            lambda: torch.histogram(x, 3, range=(2.5,)), lambda: torch.histogram(x, 3, weight=torch.ones(3)),
+            lambda: torch.histogram(x, 3, weight=torch.ones(20, dtype=torch.float64)),
+            lambda: torch.histogram(x.double(), E), lambda: torch.histogram(x, E[None]),
+            lambda: torch.histogram(x, torch.tensor([])), lambda: torch.histogram(x, torch.tensor([0.])),
+            lambda: torch.histogram(torch.tensor([0., float('nan')]), 4),
+            lambda: torch.histogram(torch.tensor([0., float('inf')]), 4),
+            lambda: torch.histogram(x, 3, range=(0.5, float('inf')))):
+    t(bad)
+xr = x.clone().requires_grad_()
+h = torch.histogram(xr, 3, weight=w.requires_grad_())
+print(h, h.hist.grad_fn is h.bin_edges.grad_fn, [type(n[0]).__name__ for n in h.hist.grad_fn.next_functions])
+t(lambda: h.hist.sum().backward())
+print(torch.histogram(x, 3, weight=w).bin_edges.grad_fn)
+""",
+    "histc_bincount": """
+x = torch.randn(20)
+for args in ((5,), (5, -1, 1), (4, 2, 1), (4, -3, 3), (-1,)):
+    t(lambda: torch.histc(x, *args))
+t(lambda: torch.histc(x.double(), bins=4, min=-3, max=3))
+t(lambda: torch.histc(torch.tensor([1., 1., 1.]), 4))
+t(lambda: torch.histc(torch.arange(5, dtype=torch.float16), 3))
+t(lambda: torch.histc(torch.tensor([[1.5, 2.], [0.3, 0.1]]), 4))
+t(lambda: torch.histc(torch.tensor([]), 4))
+t(lambda: torch.histc(torch.tensor([0., float('nan')]), 4, min=-1, max=1))
+for bad in (torch.arange(4), torch.arange(4, dtype=torch.int32)):
+    t(lambda: torch.histc(bad, 4))
+t(lambda: torch.histc(torch.tensor([0., float('nan')]), 4))
+t(lambda: torch.histc(torch.tensor([0., float('inf')]), 4))
+t(lambda: torch.histc(torch.tensor([float('nan')]), 4, min=-1, max=float('nan')))
+t(lambda: torch.histc(torch.tensor([-float('inf'), 2.]), 4))
+t(lambda: torch.histc(torch.tensor([1.5, 2.]), 4, min=0.25, max=float('inf')))
+t(lambda: torch.histc(x.requires_grad_(), 4))
+i = torch.tensor([0, 3, 3, 1])
+for wt in (None, torch.tensor([0.5, 1., 2., 3.]), torch.tensor([0.5, 1., 2., 3.], dtype=torch.float64),
+           torch.tensor([1, 2, 3, 4]), torch.tensor([1., 2., 3., 4.], dtype=torch.float16),
+           torch.tensor([True, False, True, True])):
+    t(lambda: torch.bincount(i, weights=wt, minlength=6))
+t(lambda: torch.bincount(torch.tensor([], dtype=torch.long)))
+t(lambda: torch.bincount(torch.tensor([1, 2], dtype=torch.uint8)))
+for bad in (torch.tensor([-1, 2]), torch.tensor([1., 2.]), torch.tensor([True, False]), torch.tensor([[1, 2]])):
+    t(lambda: torch.bincount(bad))
+t(lambda: torch.bincount(torch.tensor([1, 2]), weights=torch.tensor([1.])))
+t(lambda: torch.bincount(torch.tensor([1, 2]), minlength=-1))
+t(lambda: torch.bincount(i, weights=torch.tensor([0.5, 1., 2., 3.], requires_grad=True)))
 """,
 }
 
