@@ -2747,6 +2747,62 @@ def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha:
     return _inplace(input, ops.INDEX_ADD, (source,), attrs)
 
 
+_index_reduce_warned = [False]
+
+
+def _index_reduce_args(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str,
+                       include_self: bool) -> dict:
+    """attrs of index_reduce after PyTorch's checks, with its beta warning (once per process)."""
+    if not _index_reduce_warned[0]:
+        _index_reduce_warned[0] = True
+        import warnings
+
+        warnings.warn("index_reduce() is in beta and the API may change at any time. (Triggered internally at "
+                      "/__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:1523.)", UserWarning,
+                      stacklevel=3)
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    wrapped = _wrap_dim(dim, input._data.ndim)
+    idx, src = index._data, source._data
+    if idx.ndim > 1:
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: {idx.ndim} with type: "
+                         f"{index.dtype.legacy} and size: {list(idx.shape)}")
+    if idx.dtype not in (np.int32, np.int64):
+        raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: {index.dtype.legacy}")
+    if input._data.dtype != src.dtype:
+        raise RuntimeError(f"index_reduce_(): self ({input.dtype.legacy}) and source ({source.dtype.legacy}) must "
+                           "have the same scalar type")
+    if not (wrapped == 0 or wrapped < src.ndim):
+        raise IndexError(f"index_reduce_(): Indexing dim {wrapped} is out of bounds of the source tensor with dim "
+                         f"{src.ndim}")
+    count = src.shape[wrapped] if src.ndim else 1
+    if idx.size != count:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({idx.size}) should be equal to source.size(dim): "
+                           f"({count}), for dim: {wrapped}")
+    shapes = [list(input._data.shape), list(src.shape)]
+    if src.ndim and input._data.ndim:
+        del shapes[0][wrapped], shapes[1][wrapped]
+    if shapes[0] != shapes[1]:
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. Got "
+                           f"self.shape = {list(input._data.shape)} source.shape = {list(src.shape)}")
+    size = input._data.shape[wrapped] if input._data.ndim else 1
+    flat = idx.reshape(-1).astype(np.int64)
+    if flat.size and (flat.min() < 0 or flat.max() >= size):
+        raise IndexError("index out of range in self")
+    return {"dim": dim, "index": flat, "reduce": reduce, "include_self": include_self}
+
+
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                 include_self: bool = True) -> Tensor:
+    return apply(ops.INDEX_REDUCE, (input, source), _index_reduce_args(input, dim, index, source, reduce, include_self))
+
+
+def index_reduce_(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                  include_self: bool = True) -> Tensor:
+    attrs = _index_reduce_args(input, dim, index, source, reduce, include_self)
+    return _inplace(input, ops.INDEX_REDUCE, (source,), attrs)
+
+
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     return apply(ops.INDEX_COPY, (input, source), _index_args("index_copy_", input, dim, index, source))
 

@@ -3533,6 +3533,91 @@ SCATTER_REDUCE = rule("scatter_reduce", "ScatterReduceBackward0", _scatter_reduc
                       inputs=("self", "src"), save_always=True, defaults={"include_self": True})
 
 
+def _index_reduce(a: Any, source: Any, dim: int, index: Any, reduce: str, include_self: bool = True) -> Any:
+    """self with source's slices reduced in at index along dim (prod, mean, amax or amin)."""
+    a, key = np.asarray(a), _key(dim, np.asarray(index))
+    out = np.array(a, copy=True)
+    if not include_self:
+        out[key] = _reduce_identity(reduce, a.dtype)
+    _SCATTER_UFUNCS[reduce].at(out, key, source)
+    if reduce == "mean":
+        counts = _index_counts(a.shape, a.dtype, dim, key, include_self)
+        out = out // counts if a.dtype.kind in "iu" else out / counts
+    return out.astype(a.dtype, copy=False)
+
+
+def _index_counts(shape: tuple, dtype: Any, dim: int, key: tuple, include_self: bool) -> np.ndarray:
+    """How many values each position of a 'mean' index_reduce averages (at least 1)."""
+    n = np.ones(shape, dtype) if include_self else np.zeros(shape, dtype)
+    np.add.at(n, key, 1)
+    n[n == 0] = 1
+    return n
+
+
+INDEX_REDUCE_ZEROS = ("index_reduce(): Double backward is unsupported for source when >1 zeros in source are "
+                      "scattered to the same position in self")
+
+
+def _index_reduce_grad(which: int) -> Any:
+    """index_reduce_backward: the gradient of self (0) or source (1)."""
+
+    def grad(F: Any, g: Any, dim: int, include_self: bool, index: Any, reduce: str, result: Any, self: Any,
+             source: Any, node: Any) -> Any:
+        return _shared_call(node, g, lambda: _index_reduce_grads(F, g, dim, include_self, index, reduce, result,
+                                                                 self, source))[which]
+
+    return grad
+
+
+def _index_reduce_grads(F: Any, g: Any, dim: int, include_self: bool, index: Any, reduce: str, result: Any,
+                        self: Any, source: Any) -> tuple:
+    idx = np.asarray(index)
+    key = _key(dim, idx)
+    x, s = np.asarray(F.raw(self)), np.asarray(F.raw(source))
+    axis = dim % max(x.ndim, 1)
+
+    def select(t: Any) -> Any:
+        return F.op("index_select", t, dim=dim, index=idx)
+
+    if reduce == "prod":
+        attrs = {"dim": dim, "index": idx, "reduce": "prod", "include_self": include_self}
+        masked_self = F.op("masked_fill", self, mask=x == 0, value=1)
+        grad_self = g * F.op("index_reduce", masked_self, source, **attrs) / masked_self
+        src_zero = s == 0
+        zeros = np.zeros(x.shape, x.dtype)
+        np.add.at(zeros, key, src_zero.astype(x.dtype))
+        zeros = np.take(zeros, idx, axis=axis)
+        single_zero = src_zero & (zeros == 1)
+        masked_src_result = F.op("index_reduce", self, F.op("masked_fill", source, mask=single_zero, value=1), **attrs)
+        grad_src = F.where(single_zero, select(g * masked_src_result),
+                           select(g * result) / F.op("masked_fill", source, mask=src_zero, value=1))
+        if F is not ArrayMath and (zeros > 1).any():
+            from engine.autograd.function import delayed_error
+
+            grad_src = delayed_error(grad_src, INDEX_REDUCE_ZEROS)
+    elif reduce == "mean":
+        n = _index_counts(x.shape, x.dtype, dim, key, include_self)
+        grad_self, grad_src = g / n, select(g) / np.take(n, idx, axis=axis)
+    else:
+        r = np.asarray(F.raw(result))
+        self_is = (x == r).astype(x.dtype)
+        source_is = (s == np.take(r, idx, axis=axis)).astype(x.dtype)
+        count = self_is.copy()
+        np.add.at(count, key, source_is)
+        distributed = g / count
+        grad_self, grad_src = F.op("mul", self_is, distributed), F.op("mul", source_is, select(distributed))
+    if not include_self:
+        grad_self = F.op("index_fill", grad_self, dim=dim, index=idx, value=0)
+    return grad_self, grad_src
+
+
+INDEX_REDUCE = rule("index_reduce", "IndexReduceBackward0", _index_reduce,
+                    (_index_reduce_grad(0), _index_reduce_grad(1)),
+                    ("index_reduce_backward(grad, self, dim, index, source, reduce, include_self, result)[0]",
+                     "index_reduce_backward(grad, self, dim, index, source, reduce, include_self, result)[1]"),
+                    inputs=("self", "source"), save_always=True, defaults={"include_self": True})
+
+
 # =================================================================================================
 # Scans and order statistics: cummax/cummin, logcumsumexp, kthvalue, mode, aminmax; unique
 # =================================================================================================

@@ -1,5 +1,5 @@
 """torch.linalg.lu_solve/solve_ex, torch.lu_unpack, torch.lu, Tensor.lu and torch.lu_solve; torch.histogram,
-histc and bincount: small programs run with torch and with the engine print the same (values, grad_fn names, saved
+histc and bincount; Tensor.index_reduce(_): small programs run with torch and with the engine print the same (values, grad_fn names, saved
 values, gradients and their graphs, error messages, deprecation warnings)."""
 
 from __future__ import annotations
@@ -207,6 +207,50 @@ t(lambda: torch.bincount(torch.tensor([1, 2]), weights=torch.tensor([1.])))
 t(lambda: torch.bincount(torch.tensor([1, 2]), minlength=-1))
 t(lambda: torch.bincount(i, weights=torch.tensor([0.5, 1., 2., 3.], requires_grad=True)))
 """,
+    "index_reduce": """
+warnings.simplefilter("ignore")  # the beta warning is once per process: see the test below
+x = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)
+s = torch.randn(5, 3, dtype=torch.float64, requires_grad=True)
+idx = torch.tensor([0, 2, 2, 3, 0])
+w = torch.arange(3.)
+for red in ('prod', 'mean', 'amax', 'amin'):
+    for inc in (True, False):
+        y = x.index_reduce(0, idx, s, red, include_self=inc)
+        print(red, inc, y, y.grad_fn, sorted(a for a in dir(y.grad_fn) if a.startswith('_saved')))
+        print(y.grad_fn._saved_reduce, y.grad_fn._saved_include_self, y.grad_fn._saved_dim, y.grad_fn._saved_index)
+        gx, gs = torch.autograd.grad((y * w).sum(), (x, s), create_graph=True, retain_graph=True)
+        print(gx, gs, gx.grad_fn, gs.grad_fn)
+        gx, gs = torch.autograd.grad((y * x.detach()).pow(2).sum(), (x, s), create_graph=True)
+        print(r(gx), r(gs))
+        if gs.grad_fn is not None:
+            print(r(torch.autograd.grad(gs.sum() + (gx.sum() if gx.requires_grad else 0), (x, s), allow_unused=True)[1]))
+z = x.clone()
+z.index_reduce_(1, torch.tensor([2, 0]), s[:4, :2], 'amax')
+print(z, z.grad_fn, z.grad_fn._saved_self)
+print(torch.autograd.grad(z.sum(), (x, s)))
+z = x.clone()
+print(z.index_reduce_(-1, torch.tensor([1, 1], dtype=torch.int32), s[:4, :2], 'mean', include_self=False))
+print(torch.index_reduce(x, 0, idx, s, 'mean'))
+print(torch.arange(6).reshape(3, 2).index_reduce(0, torch.tensor([0, 0]), torch.tensor([[3, 4], [5, 7]]), 'mean'))
+print(torch.arange(6).reshape(3, 2).index_reduce(0, torch.tensor([2, 0]), torch.tensor([[3, 4], [5, 7]]), 'amin',
+                                                 include_self=False))
+t(lambda: torch.ones(3).index_reduce(0, torch.tensor([-1, 0]), torch.tensor([2., 3.]), 'prod'))
+t(lambda: x.index_reduce(0, idx, s, 'sum'))
+t(lambda: x.index_reduce(0, idx[:3], s, 'prod'))
+t(lambda: x.index_reduce(0, torch.tensor([0, 9, 2, 3, 0]), s, 'prod'))
+t(lambda: x.index_reduce(0, idx.float(), s, 'prod'))
+t(lambda: x.index_reduce(0, idx[None], s, 'prod'))
+t(lambda: x.index_reduce(0, idx, s.float(), 'prod'))
+t(lambda: x.index_reduce(0, idx, s[:, :2], 'prod'))
+t(lambda: x.index_reduce_(0, idx, s, 'prod'))
+xz = torch.tensor([[0., 2.], [3., 0.]], requires_grad=True)
+sz = torch.tensor([[0., 1.], [0., 5.], [2., 0.]], requires_grad=True)
+for i in ([0, 0, 1], [0, 1, 1]):
+    y = xz.index_reduce(0, torch.tensor(i), sz, 'prod')
+    g = torch.autograd.grad(y.sum(), (xz, sz), create_graph=True)
+    print(y, g, g[1].grad_fn, [type(n[0]).__name__ for n in g[1].grad_fn.next_functions])
+    t(lambda: torch.autograd.grad(g[1].sum(), sz))
+""",
 }
 
 
@@ -226,4 +270,17 @@ def test_deprecated_lu_warns_once_per_process_as_torch(calls: str) -> None:
     outputs = [subprocess.run([sys.executable, "-c", code.format(name)], capture_output=True, text=True, cwd=root,
                               timeout=120, check=True).stdout for name in ("torch", "engine")]
     assert "is deprecated" in outputs[0]
+    assert outputs[1] == outputs[0]
+
+
+def test_index_reduce_warns_once_per_process_as_torch() -> None:
+    code = ("import warnings, {0} as torch\nwarnings.simplefilter('always')\nx = torch.ones(3)\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    x.index_reduce(0, torch.tensor([0]), torch.ones(1), 'prod'); "
+            "torch.index_reduce(x, 0, torch.tensor([1]), torch.ones(1), 'mean')\n"
+            "print([(x.category.__name__, str(x.message)) for x in w])")
+    root = Path(__file__).resolve().parents[2]
+    outputs = [subprocess.run([sys.executable, "-c", code.format(name)], capture_output=True, text=True, cwd=root,
+                              timeout=120, check=True).stdout for name in ("torch", "engine")]
+    assert "is in beta" in outputs[0]
     assert outputs[1] == outputs[0]
