@@ -1,5 +1,5 @@
 """torch.linalg.lu_solve/solve_ex, torch.lu_unpack, torch.lu, Tensor.lu and torch.lu_solve; torch.histogram,
-histc and bincount; Tensor.index_reduce(_): small programs run with torch and with the engine print the same (values, grad_fn names, saved
+histc and bincount; Tensor.index_reduce(_); forward AD tangents with a graph: small programs run with torch and with the engine print the same (values, grad_fn names, saved
 values, gradients and their graphs, error messages, deprecation warnings)."""
 
 from __future__ import annotations
@@ -251,12 +251,56 @@ for i in ([0, 0, 1], [0, 1, 1]):
     print(y, g, g[1].grad_fn, [type(n[0]).__name__ for n in g[1].grad_fn.next_functions])
     t(lambda: torch.autograd.grad(g[1].sum(), sz))
 """,
+    # When a primal or a tangent requires grad, the tangents of op results have a graph back to them (its node
+    # names follow the engine's formulas, not always PyTorch's: only requires_grad and values are printed).
+    "forward_ad_tangent_graph": """
+fwAD = torch.autograd.forward_ad
+model = torch.nn.Linear(4, 2)
+x = torch.randn(3, 4)
+v = torch.randn(3, 4)
+with fwAD.dual_level():
+    d = fwAD.make_dual(x, v)
+    out = torch.tanh(model(d))
+    tg = fwAD.unpack_dual(out).tangent
+    print(r(tg), tg.requires_grad)
+    tg.pow(2).sum().backward()
+    print(r(model.weight.grad), r(model.bias.grad))
+    p = torch.randn(3, 4, requires_grad=True)
+    d = fwAD.make_dual(p, v)
+    tys = [fwAD.unpack_dual(y).tangent for y in ((d ** 3).mean(), d.sin().sum(), (d * d).sum(), (d.exp() * d).sum(),
+                                                 torch.tanh(d)[0, 1])]
+    for y in (d.sum(), d.view(12), d + 1, d.detach().exp()):
+        print(getattr(fwAD.unpack_dual(y).tangent, "requires_grad", None))
+    tv = torch.randn(3, 4, requires_grad=True)
+    d = fwAD.make_dual(x, tv)
+    y = (d.exp() * 2).sum()
+    tt = fwAD.unpack_dual(y).tangent
+    w = torch.tensor([2., 1., 1.], requires_grad=True)
+    d2 = fwAD.make_dual(torch.ones(3), w)
+    o2 = (d2 * x[0, :3]).sum()
+    print(fwAD.unpack_dual(o2).tangent, torch.autograd.grad(fwAD.unpack_dual(o2).tangent, w))
+    with torch.no_grad():
+        print(fwAD.unpack_dual(d2.exp()).tangent)
+    y = d2.exp()
+    y.mul_(2)
+    print(fwAD.unpack_dual(y).tangent)
+    t(lambda: d2.mul_(2))
+    print(fwAD.unpack_dual(d2).tangent)
+    d = fwAD.make_dual(p, v)
+    z = d.sin()
+    z.add_(z)
+    print(r(fwAD.unpack_dual(z).tangent), fwAD.unpack_dual(z).tangent.grad_fn, fwAD.unpack_dual(z).tangent._version)
+for ty in tys:  # outside the level: inside it PyTorch's gradients may carry tangents of their own
+    print(r(ty), ty.requires_grad, r(torch.autograd.grad(ty, p)[0]))
+print(r(tt), tt.requires_grad, r(torch.autograd.grad(tt, tv)[0]))
+""",
 }
 
 
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
 def test_program_output_matches_torch(name: str) -> None:
-    assert_matches_torch(PRELUDE + SNIPPETS[name])
+    # PyTorch's forward AD of some modules warns about torch.jit.script internally: warnings not compared there
+    assert_matches_torch(PRELUDE + SNIPPETS[name], show_warnings=not name.startswith("forward_ad"))
 
 
 @pytest.mark.parametrize("calls", ["torch.lu(A); A.lu(); torch.lu(A, get_infos=True)",
