@@ -50,7 +50,7 @@ from engine.functions import (  # noqa: E402
     tensor_split, tile, unflatten, unsafe_chunk, unsafe_split,
 )
 from engine.functions import (  # noqa: E402
-    aminmax, bincount, bucketize, corrcoef, cov, cummax, cummin, diff, histc, kthvalue, logcumsumexp, mode,
+    aminmax, bincount, bucketize, corrcoef, cov, cummax, cummin, diff, histc, histogram, kthvalue, logcumsumexp, mode,
     searchsorted, trapezoid, trapz, unique, unique_consecutive,
 )
 from engine.functions import (  # noqa: E402
@@ -58,6 +58,8 @@ from engine.functions import (  # noqa: E402
 )
 from engine.functions import addmv, block_diag, matrix_exp, pinverse, vander  # noqa: E402
 from engine.functions import qr  # noqa: E402
+from engine.functions import lu, lu_solve, lu_unpack  # noqa: E402
+from engine.functions import index_reduce  # noqa: E402
 from engine.autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from engine.grad_mode import (
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,

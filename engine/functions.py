@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 from typing import Any, Sequence
 
@@ -2763,6 +2764,62 @@ def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha:
     return _inplace(input, ops.INDEX_ADD, (source,), attrs)
 
 
+_index_reduce_warned = [False]
+
+
+def _index_reduce_args(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str,
+                       include_self: bool) -> dict:
+    """attrs of index_reduce after PyTorch's checks, with its beta warning (once per process)."""
+    if not _index_reduce_warned[0]:
+        _index_reduce_warned[0] = True
+        import warnings
+
+        warnings.warn("index_reduce() is in beta and the API may change at any time. (Triggered internally at "
+                      "/__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:1523.)", UserWarning,
+                      stacklevel=3)
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    wrapped = _wrap_dim(dim, input._data.ndim)
+    idx, src = index._data, source._data
+    if idx.ndim > 1:
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: {idx.ndim} with type: "
+                         f"{index.dtype.legacy} and size: {list(idx.shape)}")
+    if idx.dtype not in (np.int32, np.int64):
+        raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: {index.dtype.legacy}")
+    if input._data.dtype != src.dtype:
+        raise RuntimeError(f"index_reduce_(): self ({input.dtype.legacy}) and source ({source.dtype.legacy}) must "
+                           "have the same scalar type")
+    if not (wrapped == 0 or wrapped < src.ndim):
+        raise IndexError(f"index_reduce_(): Indexing dim {wrapped} is out of bounds of the source tensor with dim "
+                         f"{src.ndim}")
+    count = src.shape[wrapped] if src.ndim else 1
+    if idx.size != count:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({idx.size}) should be equal to source.size(dim): "
+                           f"({count}), for dim: {wrapped}")
+    shapes = [list(input._data.shape), list(src.shape)]
+    if src.ndim and input._data.ndim:
+        del shapes[0][wrapped], shapes[1][wrapped]
+    if shapes[0] != shapes[1]:
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. Got "
+                           f"self.shape = {list(input._data.shape)} source.shape = {list(src.shape)}")
+    size = input._data.shape[wrapped] if input._data.ndim else 1
+    flat = idx.reshape(-1).astype(np.int64)
+    if flat.size and (flat.min() < 0 or flat.max() >= size):
+        raise IndexError("index out of range in self")
+    return {"dim": dim, "index": flat, "reduce": reduce, "include_self": include_self}
+
+
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                 include_self: bool = True) -> Tensor:
+    return apply(ops.INDEX_REDUCE, (input, source), _index_reduce_args(input, dim, index, source, reduce, include_self))
+
+
+def index_reduce_(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                  include_self: bool = True) -> Tensor:
+    attrs = _index_reduce_args(input, dim, index, source, reduce, include_self)
+    return _inplace(input, ops.INDEX_REDUCE, (source,), attrs)
+
+
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     return apply(ops.INDEX_COPY, (input, source), _index_args("index_copy_", input, dim, index, source))
 
@@ -3006,10 +3063,15 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
 def not_implemented_result(op: str, array: np.ndarray, inputs: tuple) -> Tensor:
     """A result whose backward PyTorch does not implement: a NotImplemented node on the inputs that need
     a gradient (its backward raises `derivative for aten::<op> is not implemented`)."""
-    result = _constant(array)
+    return not_implemented_results(op, (array,), inputs)[0]
+
+
+def not_implemented_results(op: str, arrays: tuple, inputs: tuple) -> tuple:
+    """not_implemented_result for an op with several outputs: one NotImplemented node they all share."""
+    results = tuple(_constant(array) for array in arrays)
     tracked = [x for x in inputs if isinstance(x, Tensor) and x._requires_grad]
     if not tracked or not grad_mode.state.enabled:
-        return result
+        return results
     from engine.rules import edge_to
     from engine.node import output_numbers
 
@@ -3017,17 +3079,21 @@ def not_implemented_result(op: str, array: np.ndarray, inputs: tuple) -> Tensor:
     edges = [edge_to(x) for x in tracked]
     node = rule.new_node(rule.node_cls, tuple(e[0] for e in edges),
                          output_numbers(tuple(e[1] for e in edges)),
-                         tuple(x._data.shape for x in tracked), ((array.shape, array.dtype),))
+                         tuple(x._data.shape for x in tracked), tuple((a.shape, a.dtype) for a in arrays))
     node._attrs = {"op": op}
-    result.grad_fn = node
-    result._requires_grad = True
-    return result
+    for i, result in enumerate(results):
+        result.grad_fn = node
+        result._output_nr = i
+        result._requires_grad = True
+    return results
 
 
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     data = input._data
-    if data.ndim != 1 or data.dtype.kind not in "iu":
+    if data.ndim != 1:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if data.dtype.kind not in "iu":
+        raise NotImplementedError(f'"bincount_cpu" not implemented for \'{input.dtype.legacy}\'')
     if data.size and data.min() < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
@@ -3036,7 +3102,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
         return _constant(np.bincount(data, minlength=minlength).astype(np.int64))
     if weights._data.shape != data.shape:
         raise RuntimeError("weights should be 1-d and have the same length as input")
-    wdtype = weights._data.dtype if weights._data.dtype.kind == "f" else np.dtype(np.float64)
+    wdtype = np.dtype(np.float32 if weights._data.dtype == np.float32 else np.float64)  # others count in double
     counts = np.bincount(data, weights=weights._data.astype(np.float64), minlength=minlength).astype(wdtype)
     return not_implemented_result("bincount", counts, (weights,))
 
@@ -3047,12 +3113,16 @@ def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     if data.dtype.kind != "f":
-        raise NotImplementedError(f'"histogram_histc" not implemented for \'{input.dtype.legacy}\'')
+        raise NotImplementedError(f'"histogram_cpu" not implemented for \'{input.dtype.legacy}\'')
     lo, hi = float(min), float(max)
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
-    if lo == hi and data.size:
+    from_data = lo == hi and data.size
+    if from_data:
         lo, hi = float(data.min()), float(data.max())
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        shown = [("-nan" if from_data else "nan") if math.isnan(v) else _c10_double(v) for v in (lo, hi)]
+        raise RuntimeError(f"torch.histc: range of [{shown[0]}, {shown[1]}] is not finite")
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     low, high = data.dtype.type(lo), data.dtype.type(hi)
@@ -3060,6 +3130,78 @@ def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
     pos = ((inside - low) * data.dtype.type(bins) / (high - low)).astype(np.int64)
     pos = np.minimum(pos, bins - 1)
     return _constant(np.bincount(pos, minlength=bins).astype(data.dtype))
+
+
+def _c10_double(v: float) -> str:
+    "A double as PyTorch's messages print it (an ostream's 6 significant digits: 1, -0.5, inf, nan)."
+    return f"{v:g}"
+
+
+HistogramResult = _named_result("histogram", ("hist", "bin_edges"))
+
+
+def histogram(input: Tensor, bins: Any, *, range: Any = None, weight: Tensor | None = None,  # noqa: A002
+              density: bool = False) -> Any:
+    """Counts (or weights' sums) of input's values in the bins between the edges: `bins` equal bins over range
+    (the data's min and max by default), or the given edges; the last bin includes its right edge."""
+    data = input._data
+    if data.dtype.kind != "f" or data.dtype == np.float16 or data.dtype == dtypes.BF16:
+        raise NotImplementedError(f'"histogramdd" not implemented for \'{input.dtype.legacy}\'')
+    values = data.reshape(-1)
+    if weight is not None:
+        if weight._data.dtype != data.dtype:
+            raise RuntimeError("torch.histogramdd: if weight tensor is provided, input tensor and weight tensor should "
+                               f"have the same dtype, but got input({input.dtype.cpp}), and weight({weight.dtype.cpp})")
+        if weight._data.size != values.size:
+            raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have the same shape as the "
+                               "input tensor excluding its innermost dimension, but got input with shape "
+                               f"[{values.size}, 1] and weight with shape {[weight._data.size]}")
+    if isinstance(bins, Tensor):
+        edges = bins._data
+        if edges.dtype != data.dtype:
+            raise RuntimeError("torch.histogramdd: input tensor and bins tensors should have the same dtype, but got "
+                               f"input with dtype {input.dtype.cpp} and bins for dimension 0 with dtype "
+                               f"{bins.dtype.cpp}")
+        if edges.ndim != 1:
+            raise RuntimeError("torch.histogramdd: bins tensor should have one dimension, but got "
+                               f"{edges.ndim} dimensions in the bins tensor for dimension 0")
+        if edges.size == 0:
+            raise RuntimeError("torch.histogramdd: bins tensor should have at least 1 element, but got 0 elements in "
+                               "the bins tensor for dimension 0")
+        if edges.size == 1:
+            raise RuntimeError("torch.histogram(): bins must be > 0, but got 0 for dimension 0")
+        edges = np.array(edges)
+    else:
+        if bins <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+        if range is not None:
+            if len(range) != 2:
+                raise RuntimeError("torch.histogramdd: for a 1-dimensional histogram range should have 2 elements, but "
+                                   f"got {len(range)}")
+            lo, hi = float(range[0]), float(range[1])
+        else:
+            lo, hi = (float(values.min()), float(values.max())) if values.size else (0.0, 1.0)
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise RuntimeError(f"torch.histogramdd: dimension 0's range [{_c10_double(lo)}, {_c10_double(hi)}] is not "
+                               "finite")
+        if lo > hi:
+            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {_c10_double(lo)} max "
+                               f"{_c10_double(hi)} for dimension 0")
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        from engine.creation import _linspace
+
+        edges = _linspace(lo, hi, bins + 1, data.dtype)
+    hist = np.zeros(edges.size - 1, data.dtype)
+    inside = (values >= edges[0]) & (values <= edges[-1])
+    pos = np.minimum(np.searchsorted(edges, values[inside], side="right") - 1, edges.size - 2)
+    np.add.at(hist, pos, 1 if weight is None else weight._data.reshape(-1)[inside])
+    if density:
+        with np.errstate(all="ignore"):
+            hist = hist / hist.sum(dtype=data.dtype) / np.diff(edges)
+    result = not_implemented_results("histogram", (hist.astype(data.dtype), edges),
+                                     (input, bins, weight))
+    return HistogramResult(*result)
 
 
 def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False, right: bool = False,
@@ -3409,3 +3551,28 @@ def qr(input: Tensor, some: bool = True) -> Any:
     from engine import linalg
 
     return linalg.torch_qr(input, some)
+
+
+def lu(A: Tensor, pivot: bool = True, get_infos: bool = False, out: Any = None) -> Any:
+    from engine import linalg
+
+    return linalg.torch_lu(A, pivot, get_infos)
+
+
+def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:  # noqa: N803
+    from engine import linalg
+
+    return linalg.torch_lu_solve(input, LU_data, LU_pivots)
+
+
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,  # noqa: N803
+              unpack_pivots: bool = True) -> Any:
+    from engine import linalg
+
+    return linalg.lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots)
+
+
+def _tensor_lu(self: Tensor, pivot: bool = True, get_infos: bool = False) -> tuple:
+    from engine import linalg
+
+    return linalg.tensor_lu(self, pivot, get_infos)

@@ -17,7 +17,7 @@ __all__ = ["LinAlgError", "cross", "det", "inv", "inv_ex", "matrix_norm", "matri
            "solve", "svd", "svdvals", "vector_norm", "vecdot", "cholesky", "cholesky_ex", "solve_triangular",
            "eigh", "eigvalsh", "pinv", "matrix_exp", "multi_dot", "qr", "lstsq", "cond",
            "matrix_rank", "tensorinv", "tensorsolve",
-           "lu_factor", "lu_factor_ex", "lu"]
+           "lu_factor", "lu_factor_ex", "lu", "lu_solve", "solve_ex"]
 
 
 class _LinAlgError(RuntimeError):
@@ -37,6 +37,9 @@ TorchQrResult = f._named_result("qr", ("Q", "R"))
 LuFactorResult = f._named_result("linalg_lu_factor", ("LU", "pivots"))
 LuFactorExResult = f._named_result("linalg_lu_factor_ex", ("LU", "pivots", "info"))
 LuResult = f._named_result("linalg_lu", ("P", "L", "U"))
+LuUnpackResult = f._named_result("lu_unpack", ("P", "L", "U"))
+LuWithInfoResult = f._named_result("_lu_with_info", ("LU", "pivots", "info"))
+SolveExResult = f._named_result("linalg_solve_ex", ("result", "info"))
 LstsqResult = f._named_result("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 
 
@@ -85,21 +88,34 @@ def inv(A: Tensor) -> Tensor:
 
 def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     "X with A X = B (X A = B when left is False); B may be a vector or a batch of them."
+    result, info = _solve(A, B, left)
+    if np.any(info._data > 0):
+        raise _LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.")
+    return result
+
+
+def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False) -> Any:
+    "solve and LAPACK's info (the singular matrices' solutions are inf and nan unless check_errors raises)."
+    result, info = _solve(A, B, left)
+    if check_errors and np.any(info._data > 0):
+        raise _LinAlgError("torch.linalg.solve_ex: The solver failed because the input matrix is singular.")
+    return SolveExResult(result, info)
+
+
+def _solve(A: Tensor, B: Tensor, left: bool) -> tuple:
     _check_matrices("linalg.solve", A)
     if A._data.dtype != B._data.dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
                            f"{A.dtype.legacy} and B of type {B.dtype.legacy} instead")
     a, b = A._data.shape, B._data.shape
     vector = ops._is_vector_rhs(a, b)
-    rows = b[-1] if vector else (b[-2] if left else b[-1])
-    if rows != a[-1]:
-        shown = f"{b[-1]}x1" if vector else f"{b[-2]}x{b[-1]}"
+    matrix = (b[-1], 1) if vector else b[-2:]  # a vector is solved as a one-column matrix
+    if matrix[0 if left else 1] != a[-1]:
+        shown = f"{matrix[0]}x{matrix[1]}"
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({a[-2]}x{a[-1]} and {shown})")
     result, _, _, info = apply(ops.LINALG_SOLVE, (A, B), {"left": left})
-    if np.any(info._data > 0):
-        raise _LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.")
-    return result
+    return result, info
 
 
 def matrix_power(A: Tensor, n: int) -> Tensor:
@@ -582,3 +598,94 @@ def lu(A: Tensor, *, pivot: bool = True) -> Any:
     "A = P L U with P a permutation, L unit lower-triangular, U upper-triangular."
     _check_lu(A, pivot)
     return LuResult(*apply(ops.LINALG_LU, (A,), {"pivot": pivot}))
+
+
+def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,  # noqa: N803
+             adjoint: bool = False) -> Tensor:
+    "X with A X = B for A = P L U given packed by lu_factor (X A = B when not left; Aᴴ when adjoint)."
+    if LU._data.dtype.kind != "f":
+        raise RuntimeError(f"torch.linalg.lu_solve: Expected a floating point or complex tensor as input. Got "
+                           f"{LU.dtype.legacy}")
+    if LU._data.dtype != B._data.dtype:
+        raise RuntimeError(f"linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type "
+                           f"{LU.dtype.legacy} and B of type {B.dtype.legacy} instead")
+    if pivots._data.dtype != np.int32:
+        raise RuntimeError("linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32")
+    if LU._data.ndim < 2:
+        raise RuntimeError("torch.linalg.lu_solve: The input tensor A must have at least 2 dimensions.")
+    a, b = LU._data.shape, B._data.shape
+    if a[-1] != a[-2]:
+        raise RuntimeError(f"torch.linalg.lu_solve: A must be batches of square matrices, but they are {a[-2]} by "
+                           f"{a[-1]} matrices")
+    if len(b) < 2:
+        raise RuntimeError("linalg.lu_solve: The input tensor B must have at least 2 dimensions.")
+    if (b[-2] if left else b[-1]) != a[-1]:
+        raise RuntimeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({a[-2]}x{a[-1]} and {b[-2]}x{b[-1]})")
+    if pivots._data.ndim == 0 or pivots._data.shape[-1] != a[-1]:
+        raise RuntimeError("linalg.lu_solve: Number of pivots per batch should be same as the dimension of the matrix")
+    if pivots._data.shape != a[:-1]:
+        raise RuntimeError(f"linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the same, but got pivots "
+                           f"with shape {list(pivots._data.shape)} instead")
+    f._check_broadcast(f._constant(np.empty(b[:-2])), f._constant(np.empty(a[:-2])))
+    return apply(ops.LINALG_LU_SOLVE, (LU, B), {"pivots": pivots._data, "left": left, "adjoint": adjoint})
+
+
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,  # noqa: N803
+              unpack_pivots: bool = True) -> Any:
+    "torch.lu_unpack: P, L and U from lu_factor's packed LU and pivots."
+    if LU_data._data.ndim < 2:
+        raise RuntimeError(f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "
+                           f"{list(LU_data._data.shape)} instead")
+    pivots = LU_pivots._data
+    if unpack_pivots:
+        if pivots.dtype != np.int32:
+            raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype."
+                               "\nNote: this function is intended to be used with the output produced by "
+                               "torch.linalg.lu_factor")
+        if pivots.size and (pivots.min() < 1 or pivots.max() > LU_data._data.shape[-2]):
+            raise RuntimeError("pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive.Did you "
+                               "properly pass the result of lu_factor?")
+    return LuUnpackResult(*apply(ops.LU_UNPACK, (LU_data,), {"pivots": pivots, "unpack_data": unpack_data,
+                                                             "unpack_pivots": unpack_pivots}))
+
+
+_deprecation_warned: set = set()
+
+
+def _warn_once(key: str, message: str) -> None:
+    "PyTorch's TORCH_WARN_ONCE: the first call in the process warns."
+    if key not in _deprecation_warned:
+        _deprecation_warned.add(key)
+        warnings.warn(message, UserWarning, stacklevel=4)
+
+
+def lu_with_info(A: Tensor, pivot: bool = True) -> Any:
+    "torch._lu_with_info (deprecated, warning once): linalg.lu_factor_ex without its error check."
+    _warn_once("lu", "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and "
+               "will be removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be replaced with"
+               "\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = torch.lu(A, "
+               "compute_pivots, get_infos=True)\nshould be replaced with\nLU, pivots, info = "
+               "torch.linalg.lu_factor_ex(A, compute_pivots) (Triggered internally at "
+               "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2073.)")
+    return LuWithInfoResult(*lu_factor_ex(A, pivot=pivot))
+
+
+def torch_lu(A: Tensor, pivot: bool = True, get_infos: bool = False, out: Any = None) -> Any:
+    "torch.lu: LU and pivots (and info with get_infos, as torch.return_types._lu_with_info)."
+    result = lu_with_info(A, pivot)
+    return result if get_infos else (result[0], result[1])
+
+
+def tensor_lu(self: Tensor, pivot: bool = True, get_infos: bool = False) -> tuple:
+    "Tensor.lu: torch.lu returning plain tuples."
+    return tuple(lu_with_info(self, pivot))[:3 if get_infos else 2]
+
+
+def torch_lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:  # noqa: N803
+    "torch.lu_solve (deprecated, warning once): linalg.lu_solve with the right side first."
+    _warn_once("lu_solve", "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a "
+               "future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = torch.lu_solve(B, "
+               "LU, pivots)\nshould be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B) (Triggered internally "
+               "at /__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2230.)")
+    return lu_solve(LU_data, LU_pivots, input)

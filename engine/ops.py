@@ -3579,6 +3579,91 @@ SCATTER_REDUCE = rule("scatter_reduce", "ScatterReduceBackward0", _scatter_reduc
                       inputs=("self", "src"), save_always=True, defaults={"include_self": True})
 
 
+def _index_reduce(a: Any, source: Any, dim: int, index: Any, reduce: str, include_self: bool = True) -> Any:
+    """self with source's slices reduced in at index along dim (prod, mean, amax or amin)."""
+    a, key = np.asarray(a), _key(dim, np.asarray(index))
+    out = np.array(a, copy=True)
+    if not include_self:
+        out[key] = _reduce_identity(reduce, a.dtype)
+    _SCATTER_UFUNCS[reduce].at(out, key, source)
+    if reduce == "mean":
+        counts = _index_counts(a.shape, a.dtype, dim, key, include_self)
+        out = out // counts if a.dtype.kind in "iu" else out / counts
+    return out.astype(a.dtype, copy=False)
+
+
+def _index_counts(shape: tuple, dtype: Any, dim: int, key: tuple, include_self: bool) -> np.ndarray:
+    """How many values each position of a 'mean' index_reduce averages (at least 1)."""
+    n = np.ones(shape, dtype) if include_self else np.zeros(shape, dtype)
+    np.add.at(n, key, 1)
+    n[n == 0] = 1
+    return n
+
+
+INDEX_REDUCE_ZEROS = ("index_reduce(): Double backward is unsupported for source when >1 zeros in source are "
+                      "scattered to the same position in self")
+
+
+def _index_reduce_grad(which: int) -> Any:
+    """index_reduce_backward: the gradient of self (0) or source (1)."""
+
+    def grad(F: Any, g: Any, dim: int, include_self: bool, index: Any, reduce: str, result: Any, self: Any,
+             source: Any, node: Any) -> Any:
+        return _shared_call(node, g, lambda: _index_reduce_grads(F, g, dim, include_self, index, reduce, result,
+                                                                 self, source))[which]
+
+    return grad
+
+
+def _index_reduce_grads(F: Any, g: Any, dim: int, include_self: bool, index: Any, reduce: str, result: Any,
+                        self: Any, source: Any) -> tuple:
+    idx = np.asarray(index)
+    key = _key(dim, idx)
+    x, s = np.asarray(F.raw(self)), np.asarray(F.raw(source))
+    axis = dim % max(x.ndim, 1)
+
+    def select(t: Any) -> Any:
+        return F.op("index_select", t, dim=dim, index=idx)
+
+    if reduce == "prod":
+        attrs = {"dim": dim, "index": idx, "reduce": "prod", "include_self": include_self}
+        masked_self = F.op("masked_fill", self, mask=x == 0, value=1)
+        grad_self = g * F.op("index_reduce", masked_self, source, **attrs) / masked_self
+        src_zero = s == 0
+        zeros = np.zeros(x.shape, x.dtype)
+        np.add.at(zeros, key, src_zero.astype(x.dtype))
+        zeros = np.take(zeros, idx, axis=axis)
+        single_zero = src_zero & (zeros == 1)
+        masked_src_result = F.op("index_reduce", self, F.op("masked_fill", source, mask=single_zero, value=1), **attrs)
+        grad_src = F.where(single_zero, select(g * masked_src_result),
+                           select(g * result) / F.op("masked_fill", source, mask=src_zero, value=1))
+        if F is not ArrayMath and (zeros > 1).any():
+            from engine.autograd.function import delayed_error
+
+            grad_src = delayed_error(grad_src, INDEX_REDUCE_ZEROS)
+    elif reduce == "mean":
+        n = _index_counts(x.shape, x.dtype, dim, key, include_self)
+        grad_self, grad_src = g / n, select(g) / np.take(n, idx, axis=axis)
+    else:
+        r = np.asarray(F.raw(result))
+        self_is = (x == r).astype(x.dtype)
+        source_is = (s == np.take(r, idx, axis=axis)).astype(x.dtype)
+        count = self_is.copy()
+        np.add.at(count, key, source_is)
+        distributed = g / count
+        grad_self, grad_src = F.op("mul", self_is, distributed), F.op("mul", source_is, select(distributed))
+    if not include_self:
+        grad_self = F.op("index_fill", grad_self, dim=dim, index=idx, value=0)
+    return grad_self, grad_src
+
+
+INDEX_REDUCE = rule("index_reduce", "IndexReduceBackward0", _index_reduce,
+                    (_index_reduce_grad(0), _index_reduce_grad(1)),
+                    ("index_reduce_backward(grad, self, dim, index, source, reduce, include_self, result)[0]",
+                     "index_reduce_backward(grad, self, dim, index, source, reduce, include_self, result)[1]"),
+                    inputs=("self", "source"), save_always=True, defaults={"include_self": True})
+
+
 # =================================================================================================
 # Scans and order statistics: cummax/cummin, logcumsumexp, kthvalue, mode, aminmax; unique
 # =================================================================================================
@@ -3936,7 +4021,7 @@ def _lu(a: np.ndarray) -> tuple:
 
 
 def _lu_as_torch(a: np.ndarray) -> tuple:
-    """The LU PyTorch keeps for det, slogdet and solve: of Aᵀ when A is contiguous (LAPACK then reads A's
+    """The LU PyTorch keeps for det and slogdet: of Aᵀ when A is contiguous (LAPACK then reads A's
     memory as it is), of A otherwise. Both have A's determinant."""
     return _lu(np.swapaxes(a, -1, -2) if a.flags.c_contiguous else a)
 
@@ -4065,9 +4150,10 @@ def _is_vector_rhs(a_shape: tuple, b_shape: tuple) -> bool:
 
 def _linalg_solve(a: Any, b: Any, left: bool = True) -> tuple:
     a, b = np.asarray(a), np.asarray(b)
-    lu, pivots = _lu_as_torch(a)
+    lu, pivots = _lu(a)  # solve factors A itself (det and slogdet factor Aᵀ when A is contiguous)
     info = _singular_info(lu)
-    a = np.where((info == 0)[..., None, None], a, np.eye(a.shape[-1], dtype=a.dtype))  # the caller raises
+    singular = np.any(info > 0)
+    a = np.where((info == 0)[..., None, None], a, np.eye(a.shape[-1], dtype=a.dtype))
     vector = _is_vector_rhs(a.shape, b.shape)
     rhs = b[..., None] if vector else b
     if left:
@@ -4075,9 +4161,12 @@ def _linalg_solve(a: Any, b: Any, left: bool = True) -> tuple:
     else:
         x = np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2), np.swapaxes(rhs, -1, -2)), -1, -2)
     x = x.astype(np.result_type(a, b))
+    if singular:
+        bad = (info > 0)[..., None, None]
+        x = np.where(bad, _linalg_lu_solve(lu, rhs.astype(lu.dtype), pivots, left), x)  # LAPACK's inf and nan
     if not vector:  # LAPACK's column-major solution (row-major when solving X A = B through the transposes)
         x = _lapack_layout(x) if left else np.ascontiguousarray(x)
-    return x[..., 0] if vector else x, lu, pivots, info
+    return x[..., 0] if vector else x, _lapack_layout(lu), pivots, info
 
 
 def _solve_grads(F: Any, g: Any, A: Any, left: bool, result: Any) -> tuple:
@@ -5435,15 +5524,24 @@ def _unpack_lu_arrays(lu: np.ndarray, pivots: np.ndarray) -> tuple:
     k = min(m, n)
     L = np.tril(lu[..., :, :k], -1) + np.eye(m, k, dtype=lu.dtype)
     U = np.triu(lu[..., :k, :])
-    perm = np.broadcast_to(np.arange(m), lu.shape[:-2] + (m,)).copy()
-    flat, piv = perm.reshape(-1, m), pivots.reshape(-1, k)
+    perm = _pivots_permutation(pivots, lu.shape[:-2], m)
+    P = np.zeros(lu.shape[:-2] + (m, m), lu.dtype)
+    np.put_along_axis(P, perm[..., :, None], 1, axis=-1)  # row i of Pᵀ picks row perm[i] of A
+    return np.swapaxes(P, -1, -2).copy(), L, U
+
+
+def _pivots_permutation(pivots: np.ndarray, batch: tuple, m: int) -> np.ndarray:
+    """The row order LAPACK's 1-based row swaps make: row i of Pᵀ A is row perm[i] of A."""
+    k = pivots.shape[-1]
+    perm = np.broadcast_to(np.arange(m), batch + (m,)).copy()
+    if not k or not perm.size:
+        return perm
+    flat, piv = perm.reshape(-1, m), np.broadcast_to(pivots, batch + (k,)).reshape(-1, k)
     for b in range(flat.shape[0]):
         for i in range(k):
             j = int(piv[b, i]) - 1
             flat[b, i], flat[b, j] = flat[b, j], flat[b, i]
-    P = np.zeros(lu.shape[:-2] + (m, m), lu.dtype)
-    np.put_along_axis(P, perm[..., :, None], 1, axis=-1)  # row i of Pᵀ picks row perm[i] of A
-    return np.swapaxes(P, -1, -2).copy(), L, U
+    return perm
 
 
 def _linalg_lu_factor_ex(a: Any, pivot: bool = True) -> tuple:
@@ -5590,3 +5688,118 @@ PACK_PADDED_SEQUENCE = rule("_pack_padded_sequence", "PackPaddedSequenceBackward
                             ("_pack_padded_sequence_backward(grad, input.sizes(), batch_sizes, batch_first)",),
                             inputs=("input",), outputs=2, differentiable_outputs=(0,),
                             output_names=("result0", "result1"), extra_saves=("batch_first",))
+
+
+def _lu_unpack(lu: Any, pivots: Any, unpack_data: bool = True, unpack_pivots: bool = True) -> tuple:
+    """torch.lu_unpack: P, L and U of a packed LU (empty tensors for the parts not asked for)."""
+    lu = np.asarray(lu)
+    if unpack_pivots:
+        P, L, U = _unpack_lu_arrays(lu, np.asarray(pivots))
+    else:
+        P, L, U = np.zeros(0, lu.dtype), *_unpack_lu_arrays(lu, np.zeros(lu.shape[:-2] + (0,), np.int32))[1:]
+    if not unpack_data:
+        L, U = np.zeros(0, lu.dtype), np.zeros(0, lu.dtype)
+    return P, L, U
+
+
+def _lu_unpack_grad(F: Any, g: Any, LU_data_sym_argsize_minus_2: int,  # noqa: N803
+                    LU_data_sym_argsize_minus_1: int) -> Any:  # noqa: N803
+    """lu_unpack_backward: gL's strict lower part and gU's upper part put back where LU packs them."""
+    m, n = LU_data_sym_argsize_minus_2, LU_data_sym_argsize_minus_1
+    gL, gU = (t if _received(F, t) else None for t in g[1:])
+    if gL is None and gU is None:
+        return None
+    k = min(m, n)
+    tril = (lambda t: F.op("tril", t, diagonal=-1))
+    triu = (lambda t: F.op("triu", t, diagonal=0))
+    rest = (lambda t, dim, size: F.op("slice", t, dim=np.ndim(F.raw(t)) + dim, start=k, end=k + size, step=1))
+    if gL is not None and gU is not None:
+        if m == n:
+            return tril(gL) + triu(gU)
+        A1 = tril(gL if m == k else _narrow(F, gL, -2, k)) + triu(gU if n == k else _narrow(F, gU, -1, k))
+        return F.cat([A1, rest(gL, -2, m - k) if m > n else rest(gU, -1, n - k)], -2 if m > n else -1)
+    if gL is not None:
+        if m >= n:
+            return tril(gL)
+        shape = np.shape(F.raw(gL))
+        return F.cat([tril(gL), _constant_grad(F, np.zeros(shape[:-1] + (n - m,), np.asarray(F.raw(gL)).dtype))], -1)
+    if n >= m:
+        return triu(gU)
+    shape = np.shape(F.raw(gU))
+    return F.cat([triu(gU), _constant_grad(F, np.zeros(shape[:-2] + (m - n, shape[-1]), np.asarray(F.raw(gU)).dtype))],
+                 -2)
+
+
+LU_UNPACK = rule("lu_unpack", "LuUnpackBackward0", _lu_unpack, (_lu_unpack_grad,),
+                 ("lu_unpack_backward(grad_L, grad_U, LU_data.size(-2), LU_data.size(-1))",), inputs=("LU_data",),
+                 outputs=3, output_names=("P", "L", "U"), differentiable_outputs=(1, 2),
+                 defaults={"unpack_data": True, "unpack_pivots": True})
+
+
+def _lu_solve_arrays(lu: np.ndarray, pivots: np.ndarray, b: np.ndarray, adjoint: bool) -> np.ndarray:
+    """LAPACK's getrs: X with A X = B (Aᵀ X = B when adjoint) for A = P L U, by the row swaps and two
+    triangular substitutions (a zero on U's diagonal gives inf and nan, as LAPACK does)."""
+    n = lu.shape[-1]
+    batch = np.broadcast_shapes(lu.shape[:-2], b.shape[:-2], pivots.shape[:-1])
+    lu = np.broadcast_to(lu, batch + (n, n))
+    perm = _pivots_permutation(pivots, batch, n)
+    x = np.array(np.broadcast_to(b, batch + b.shape[-2:]), dtype=lu.dtype)
+    if not adjoint:  # row i of L or U at the columns j, as a (..., 1, len(j)) block
+        def rows(i: int, j: Any) -> Any:
+            return lu[..., i:i + 1, j]
+    else:  # row i of Uᵀ or Lᵀ
+        def rows(i: int, j: Any) -> Any:
+            return np.swapaxes(lu[..., j, i:i + 1], -1, -2)
+    with np.errstate(all="ignore"):
+        if not adjoint:  # L y = Pᵀ b (unit lower), then U x = y
+            x = np.take_along_axis(x, perm[..., :, None], -2)
+            order, diag = (range(n), False), (range(n - 1, -1, -1), True)
+        else:  # Uᵀ y = b (lower), then Lᵀ z = y (unit upper), x = P z
+            order, diag = (range(n), True), (range(n - 1, -1, -1), False)
+        for steps, divide in (order, diag):
+            done: list = []
+            for i in steps:
+                if done:
+                    idx = np.array(done)
+                    x[..., i, :] -= (rows(i, idx) @ x[..., idx, :])[..., 0, :]
+                if divide:
+                    x[..., i, :] /= lu[..., i, i][..., None]
+                done.append(i)
+        if adjoint:
+            x = np.take_along_axis(x, np.argsort(perm, axis=-1)[..., :, None], -2)
+    return x
+
+
+def _linalg_lu_solve(LU: Any, B: Any, pivots: Any, left: bool = True, adjoint: bool = False) -> Any:  # noqa: N803
+    lu, b, pivots = np.asarray(LU), np.asarray(B), np.asarray(pivots)
+    if left:
+        return _lapack_layout(_lu_solve_arrays(lu, pivots, b, adjoint))
+    return np.ascontiguousarray(np.swapaxes(_lu_solve_arrays(lu, pivots, np.swapaxes(b, -1, -2), not adjoint), -1, -2))
+
+
+def _lu_solve_LU_grad(F: Any, g: Any, LU: Any, pivots: Any, result: Any, left: bool,  # noqa: N802,N803
+                      adjoint: bool) -> Any:
+    """linalg_lu_solve_LU: gR = U^{-H} op(-gX) op(X)ᴴ, gLU = (L^{-H} gR Uᴴ).tril(-1) + gR.triu() when
+    left != adjoint, else gR = -Pᵀ op(X) op(gX)ᴴ P L^{-H}, gLU = gR.tril(-1) + (Lᴴ gR U^{-H}).triu()."""
+    P, L, U = F.op("lu_unpack", LU, pivots=pivots, unpack_data=True, unpack_pivots=left == adjoint)
+    gX, X = g, result
+
+    def solve(A: Any, B: Any, upper: bool, on_left: bool = True, unit: bool = False) -> Any:
+        return F.op("linalg_solve_triangular", A, B, upper=upper, left=on_left, unitriangular=unit)
+
+    if left != adjoint:
+        gR = solve(F.mT(U), -((gX if left else F.mT(gX)) @ (F.mT(X) if left else X)), False)
+        gL = F.op("tril", solve(F.mT(L), gR @ F.mT(U), True, True, True), diagonal=-1)
+        return gL + F.op("triu", gR, diagonal=0)
+    gR = -(F.mT(P) @ (X if left else F.mT(X)) @ (F.mT(gX) if left else gX) @ P)
+    gR = solve(F.mT(L), gR, True, False, True)
+    gU = F.op("triu", solve(F.mT(U), F.mT(L) @ gR, False, False), diagonal=0)
+    return F.op("tril", gR, diagonal=-1) + gU
+
+
+LINALG_LU_SOLVE = rule(
+    "linalg_lu_solve", "LinalgLuSolveBackward0", _linalg_lu_solve,
+    (_lu_solve_LU_grad, lambda F, g, LU, pivots, left, adjoint: F.op(
+        "linalg_lu_solve", LU, g, pivots=pivots, left=left, adjoint=not adjoint)),
+    ("linalg_lu_solve_LU(grad, LU, pivots, result, left, adjoint)", "linalg_lu_solve(LU, pivots, grad, left, !adjoint)"),
+    inputs=("LU", "B"), defaults={"left": True, "adjoint": False})

@@ -139,15 +139,25 @@ def propagate(rule: Any, inputs: tuple, attrs: dict | None, results: tuple) -> N
     import engine as torch
     from engine.rules import apply
 
+    # When a primal or a tangent requires grad, PyTorch's tangent formulas run as differentiable ops: the
+    # tangent then has a graph back to them. Here the product J·t is computed with create_graph on inputs
+    # still attached to their graphs.
+    graph = grad_mode.state.enabled and any(
+        (isinstance(x, Tensor) and x.requires_grad) or (t is not None and t.requires_grad)
+        for x, t in zip(inputs, tangents))
     with _off(), grad_mode.enable_grad():
         leaves, pushed, args = [], [], []
         for x, t in zip(inputs, tangents):
             if not isinstance(x, Tensor):
                 args.append(x)
                 continue
-            copy = x.detach()
+            if graph and (x.requires_grad or t is None):
+                copy = x.view_as(x) if t is not None else x  # an alias keeping x's graph
+            else:
+                copy = x.detach()
+                if t is not None:
+                    copy.requires_grad_()
             if t is not None:
-                copy.requires_grad_()
                 leaves.append(copy)
                 pushed.append(t if t.dtype == copy.dtype else t.to(copy.dtype))
             args.append(copy)
@@ -160,13 +170,23 @@ def propagate(rule: Any, inputs: tuple, attrs: dict | None, results: tuple) -> N
             grads = torch.autograd.grad([o], leaves, [u], create_graph=True, allow_unused=True)
             used = [(g, t) for g, t in zip(grads, pushed) if g is not None and g.requires_grad]
             product = None
-            if used:
+            if used and graph:
+                total = None
+                for g, t in used:
+                    term = (g * t).sum()
+                    total = term if total is None else total + term
+                product = torch.autograd.grad([total], [u], create_graph=True, allow_unused=True)[0]
+            elif used:
                 product = torch.autograd.grad([g for g, _ in used], [u], [t for _, t in used],
                                               allow_unused=True)[0]
-            new = torch.zeros_like(o) if product is None else product.detach()
+            if product is None:
+                new = torch.zeros_like(o).detach()
+            else:
+                new = product if graph and product.requires_grad else product.detach()
             old = tangent_of(result)
             if old is not None and old.shape == new.shape and old.dtype == new.dtype:
-                with grad_mode.no_grad():
-                    old.copy_(new)  # an in-place op: PyTorch updates the tangent in place too
+                # an in-place op: PyTorch updates the tangent in place too (CopyBackwards when it has a graph)
+                with grad_mode.set_grad_enabled(new.requires_grad or old.requires_grad):
+                    old.copy_(new)
             else:
                 _set_tangent(result, new)

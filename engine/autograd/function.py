@@ -317,3 +317,29 @@ class DelayedError(Node):
 
 
 DelayedError.__name__ = DelayedError.__qualname__ = "Error"
+
+
+class _MessageError(DelayedError):
+    """PyTorch's DelayedError(msg) node: its backward raises msg."""
+
+    __slots__ = ("message",)
+
+    def apply_backward(self, grads: tuple, create_graph: bool) -> tuple:
+        raise RuntimeError(self.message)
+
+
+_MessageError.__name__ = _MessageError.__qualname__ = "Error"
+
+
+def delayed_error(t: Any, message: str) -> Any:
+    """t passed through an Error node whose backward raises message (when t needs a gradient)."""
+    from engine.tensor import Tensor
+
+    if not t._requires_grad or not grad_mode.state.enabled:
+        return t
+    node = _MessageError()
+    node.message = message
+    node._edges = (edge_to(t),)
+    node._in_meta = (t._data.shape,)
+    node._out_meta = ((t._data.shape, t._data.dtype),)
+    return Tensor._make(t._data, node)
