@@ -818,6 +818,9 @@ class Flatten(Module):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
+_PADDING_STRINGS = {"same", "valid"}  # a set built as PyTorch builds it: its message prints it (hash order)
+
+
 class _ConvNd(Module):
     """Conv1d / Conv2d / Conv3d (weight (out_channels, in_channels / groups, *kernel_size)) and their transposed
     forms (weight (in_channels, out_channels / groups, *kernel_size)), initialised like torch's
@@ -846,7 +849,7 @@ class _ConvNd(Module):
         stride = functional._ntuple(stride, n)
         if isinstance(padding, str):
             if padding not in ("valid", "same"):
-                raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of {_PADDING_STRINGS}")
             if padding == "same" and any(s != 1 for s in stride):
                 raise ValueError("padding='same' is not supported for strided convolutions")
         if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
