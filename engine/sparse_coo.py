@@ -17,7 +17,7 @@ import numpy as np
 from engine import dtypes, grad_mode, observe, printing
 from engine.methods import layout
 from engine.node import Node, output_numbers
-from engine.tensor import Size, Tensor, TensorExtras
+from engine.tensor import Tensor, TensorExtras
 
 sparse_coo = layout("sparse_coo")
 
@@ -267,7 +267,7 @@ def sparse_coo_tensor(indices: Any, values: Any, size: Any = None, *, dtype: Any
     if index.ndim != 2:
         raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(index.shape)}")
     if index.dtype != np.int64:
-        raise RuntimeError(f"indices must be an int64 tensor")
+        raise RuntimeError("indices must be an int64 tensor")
     if data.ndim == 0 or data.shape[0] != index.shape[1]:
         raise RuntimeError(f"indices and values must have same nnz, but got nnz from indices: {index.shape[1]}, "
                            f"nnz from values: {data.shape[0] if data.ndim else 1}")

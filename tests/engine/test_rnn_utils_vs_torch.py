@@ -191,9 +191,8 @@ def test_submodule_imports() -> None:
     import contextlib
     import io
 
-    from tests.engine.test_tutorial_snippets_vs_torch import _engine_as_torch
-
     import engine
+    from tests.engine.test_tutorial_snippets_vs_torch import _engine_as_torch
 
     code = ("import torch\nimport torch.nn.utils.rnn as rnn_utils\nfrom torch.nn.utils.rnn import pad_sequence\n"
             "from torch.nn.utils import rnn, clip_grad_norm_\n"
