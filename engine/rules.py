@@ -429,12 +429,13 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
     for x in inputs:
         if isinstance(x, Tensor):
             a = x._data
-            if x._extra is not None and x._extra.version != x._vc[0]:  # a sparse tensor's is -1
-                if x._extra.sparse:
+            extra = x._extra
+            if extra is not None:
+                if extra.sparse:
                     from engine.sparse_coo import dispatch
 
                     return dispatch(rule, inputs, attrs)
-                if track:
+                if track and extra.version != x._vc[0]:
                     x.grad_fn  # a view whose base changed in place gets its new grad_fn (see Tensor.grad_fn)
             if x._requires_grad and track:
                 mask |= bit

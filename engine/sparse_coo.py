@@ -23,20 +23,10 @@ sparse_coo = layout("sparse_coo")
 
 
 class _SparseExtras(TensorExtras):
-    """A sparse tensor's extras. rules.apply compares `version` (of a view, the version its grad_fn
-    is current as of) with the tensor's own: -1 never matches, and `sparse` sends the op to dispatch()
-    below, so dense tensors pay nothing for the check."""
+    """A sparse tensor's extras: `sparse` sends rules.apply's ops to dispatch() below."""
 
     __slots__ = ()
     sparse = True
-
-    @property
-    def version(self) -> int:
-        return -1
-
-    @version.setter
-    def version(self, value: int) -> None:
-        pass
 
 
 class SparseTensor(Tensor):
