@@ -299,25 +299,24 @@ def complex(real: Tensor, imag: Tensor) -> Tensor:  # noqa: A001 - torch's name
     for t in (real, imag):
         if not isinstance(t, Tensor):
             raise TypeError(f"complex(): argument 'real' (position 1) must be Tensor, not {type(t).__name__}")
-    dr, di = real._data.dtype, imag._data.dtype
-    if dr != di:
-        raise RuntimeError(f"Expected object of scalar type {dtypes.from_numpy(dr).legacy} but got scalar type "
-                           f"{dtypes.from_numpy(di).legacy} for second argument")
-    if dr not in (np.float32, np.float64):
-        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
-                           f"{dtypes.from_numpy(dr).legacy} and {dtypes.from_numpy(di).legacy}")
+    _check_parts(real, imag)
     return apply(COMPLEX, (real, imag))
 
 
 def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002 - torch's name
-    da, dt = abs._data.dtype, angle._data.dtype
-    if da != dt:
-        raise RuntimeError(f"Expected object of scalar type {dtypes.from_numpy(da).legacy} but got scalar type "
-                           f"{dtypes.from_numpy(dt).legacy} for second argument")
-    if da not in (np.float32, np.float64):
-        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
-                           f"{dtypes.from_numpy(da).legacy} and {dtypes.from_numpy(dt).legacy}")
+    _check_parts(abs, angle)
     return apply(POLAR, (abs, angle))
+
+
+def _check_parts(first: Tensor, second: Tensor) -> None:
+    """PyTorch's checks of complex()'s and polar()'s two real parts: one dtype, float32 or float64."""
+    d1, d2 = first._data.dtype, second._data.dtype
+    if d1 != d2:
+        raise RuntimeError(f"Expected object of scalar type {dtypes.from_numpy(d1).legacy} but got scalar type "
+                           f"{dtypes.from_numpy(d2).legacy} for second argument")
+    if d1 not in (np.float32, np.float64):
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{dtypes.from_numpy(d1).legacy} and {dtypes.from_numpy(d2).legacy}")
 
 
 def angle(input: Tensor) -> Tensor:
