@@ -166,3 +166,6 @@ def is_complex(input: Tensor) -> bool:
 
 from engine.sparse_coo import sparse_coo, sparse_coo_tensor  # noqa: E402
 from engine import sparse  # noqa: E402 - torch.sparse
+from engine.param_ops import _weight_norm, geqrf, norm_except_dim  # noqa: E402
+from engine.param_ops import householder_product as _householder_product  # noqa: E402
+linalg.householder_product = _householder_product

@@ -347,7 +347,23 @@ class Module:
             for name, b in module._buffers.items():
                 if b is not None and name not in skip:
                     out[dot + name] = b if keep_vars else b.detach()
+            for hook in list(module.__dict__.get("_state_dict_hooks", {}).values()):
+                hook(module, out, dot, out._metadata[mod_prefix])  # type: ignore[attr-defined]
         return out
+
+    def _register_state_dict_hook(self, hook: Any) -> Any:
+        """hook(module, state_dict, prefix, local_metadata), run after the module's entries are added."""
+        from engine.node import add_hook
+
+        return add_hook(self._state_dict_hooks, hook)
+
+    def _register_load_state_dict_pre_hook(self, hook: Any, with_module: bool = False) -> Any:
+        """hook(state_dict, prefix, local_metadata, strict, missing, unexpected, errors) before loading."""
+        from engine.node import add_hook
+
+        if with_module:
+            return add_hook(self._load_state_dict_pre_hooks, functools.partial(hook, self))
+        return add_hook(self._load_state_dict_pre_hooks, hook)
 
     def load_state_dict(self, state_dict: Any, strict: bool = True, assign: bool = False) -> Any:
         """Copies matching entries module by module, as PyTorch does: a wrong shape or a non-tensor is an
@@ -361,7 +377,15 @@ class Module:
         unexpected: list = []
         errors: list = []
 
+        if any(m.__dict__.get("_load_state_dict_pre_hooks") for m in self.modules()):
+            state_dict = OrderedDict(state_dict)  # the hooks may rewrite keys, in a copy as PyTorch does
+            if metadata is not None:
+                state_dict._metadata = metadata  # type: ignore[attr-defined]
+
         def load(module: Module, prefix: str) -> None:
+            local = (metadata or {}).get(prefix[:-1], {})
+            for hook in list(module.__dict__.get("_load_state_dict_pre_hooks", {}).values()):
+                hook(state_dict, prefix, local, strict, missing, unexpected, errors)
             module._load_entries(state_dict, prefix, metadata, missing, unexpected, errors)
             for name, child in module._modules.items():
                 if child is not None:

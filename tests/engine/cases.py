@@ -1029,4 +1029,11 @@ CASES: list[tuple[str, str, tuple, dict]] = [
      "out = (z @ w).abs() + (z.mm(w).imag - (a * z).mean().real)", ((2, 3), (2, 3), (3, 2)), {}),
     ("complex_sgn_norm", "z = T.complex(a, b)\nout = T.view_as_real(z.sgn()) + T.linalg.norm(z) + z.norm()",
      ((2, 3), (2, 3)), {"pos": True}),
+    # weight normalization and Householder products (parametrizations)
+    ("weight_norm_dim0", "out = T._weight_norm(a, b, 0)", ((3, 4), (3, 1)), {"pos": True}),
+    ("weight_norm_last_dim", "out = T._weight_norm(a, b, 2)", ((2, 3, 4), (1, 1, 4)), {"pos": True}),
+    ("weight_norm_middle_dim", "out = T._weight_norm(a, b, 1)", ((2, 3, 4), (1, 3, 1)), {"pos": True}),
+    ("norm_except_dim_all", "out = T.norm_except_dim(a, 2, -1) * T.norm_except_dim(a, 2, 1)", ((3, 4),), {}),
+    ("householder_product", "out = T.linalg.householder_product(a, b)", ((4, 3), (2,)), {}),
+    ("householder_product_batch", "out = T.linalg.householder_product(a, b)", ((2, 3, 3), (2, 3)), {"unit": True}),
 ]
