@@ -2221,3 +2221,9 @@ __all__ += ["Transformer", "TransformerEncoder", "TransformerDecoder", "Transfor
 _TORCH_HOME.update(dict.fromkeys(("Transformer", "TransformerEncoder", "TransformerDecoder",
                                   "TransformerEncoderLayer", "TransformerDecoderLayer"),
                                  "torch.nn.modules.transformer"))
+
+from engine.nn.embedding_bag import EmbeddingBag, embedding_bag as _embedding_bag  # noqa: E402
+
+functional.embedding_bag = _embedding_bag
+__all__ += ["EmbeddingBag"]
+_TORCH_HOME["EmbeddingBag"] = "torch.nn.modules.sparse"

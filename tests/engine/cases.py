@@ -1036,4 +1036,12 @@ CASES: list[tuple[str, str, tuple, dict]] = [
     ("norm_except_dim_all", "out = T.norm_except_dim(a, 2, -1) * T.norm_except_dim(a, 2, 1)", ((3, 4),), {}),
     ("householder_product", "out = T.linalg.householder_product(a, b)", ((4, 3), (2,)), {}),
     ("householder_product_batch", "out = T.linalg.householder_product(a, b)", ((2, 3, 3), (2, 3)), {"unit": True}),
+    # embedding bags
+    ("embedding_bag_sum", "out = F.embedding_bag(T.tensor([1, 2, 4, 5, 4, 3, 2, 0]), a, T.tensor([0, 3, 3, 6]), "
+     "mode='sum', per_sample_weights=b)", ((6, 3), (8,)), {}),
+    ("embedding_bag_mean", "out = F.embedding_bag(T.tensor([1, 2, 4, 5, 4, 3, 2, 0]), a, T.tensor([0, 3, 3, 6]), "
+     "padding_idx=2)", ((6, 3),), {}),
+    ("embedding_bag_freq", "out = F.embedding_bag(T.tensor([1, 2, 4, 5, 4, 3, 2, 0]), a, T.tensor([0, 3, 3, 6]), "
+     "scale_grad_by_freq=True, mode='sum')", ((6, 3),), {"fd": False}),
+    ("embedding_bag_max", "out = F.embedding_bag(T.tensor([[1, 2, 4], [5, 3, 0]]), a, mode='max')", ((6, 3),), {}),
 ]
