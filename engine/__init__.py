@@ -169,3 +169,4 @@ from engine import sparse  # noqa: E402 - torch.sparse
 from engine.param_ops import _weight_norm, geqrf, norm_except_dim  # noqa: E402
 from engine.param_ops import householder_product as _householder_product  # noqa: E402
 linalg.householder_product = _householder_product
+from engine.grid_sample import affine_grid_generator, grid_sampler  # noqa: E402

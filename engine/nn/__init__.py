@@ -2227,3 +2227,8 @@ from engine.nn.embedding_bag import EmbeddingBag, embedding_bag as _embedding_ba
 functional.embedding_bag = _embedding_bag
 __all__ += ["EmbeddingBag"]
 _TORCH_HOME["EmbeddingBag"] = "torch.nn.modules.sparse"
+
+from engine.grid_sample import affine_grid as _affine_grid, grid_sample as _grid_sample  # noqa: E402
+
+functional.affine_grid = _affine_grid
+functional.grid_sample = _grid_sample

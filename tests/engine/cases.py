@@ -1044,4 +1044,18 @@ CASES: list[tuple[str, str, tuple, dict]] = [
     ("embedding_bag_freq", "out = F.embedding_bag(T.tensor([1, 2, 4, 5, 4, 3, 2, 0]), a, T.tensor([0, 3, 3, 6]), "
      "scale_grad_by_freq=True, mode='sum')", ((6, 3),), {"fd": False}),
     ("embedding_bag_max", "out = F.embedding_bag(T.tensor([[1, 2, 4], [5, 3, 0]]), a, mode='max')", ((6, 3),), {}),
+    # sampling grids
+    ("affine_grid", "out = F.affine_grid(a, (2, 1, 3, 4), align_corners=False)", ((2, 2, 3),), {}),
+    ("affine_grid_3d", "out = F.affine_grid(a, (1, 1, 2, 3, 2), align_corners=True)", ((1, 3, 4),), {}),
+    ("grid_sample", "out = F.grid_sample(a, b * 1.2, align_corners=False)", ((2, 2, 3, 4), (2, 3, 2, 2)), {}),
+    ("grid_sample_border", "out = F.grid_sample(a, b * 1.3, padding_mode='border', align_corners=True)",
+     ((1, 2, 3, 4), (1, 2, 3, 2)), {}),
+    ("grid_sample_reflection", "out = F.grid_sample(a, b * 1.5, padding_mode='reflection', align_corners=False)",
+     ((1, 2, 3, 4), (1, 2, 3, 2)), {}),
+    ("grid_sample_nearest", "out = F.grid_sample(a, b, mode='nearest', align_corners=False)",
+     ((1, 2, 3, 4), (1, 2, 3, 2)), {}),
+    ("grid_sample_3d", "out = F.grid_sample(a, b * 1.1, align_corners=False)", ((1, 2, 2, 3, 4), (1, 2, 2, 1, 3)),
+     {}),
+    ("grid_sample_affine", "out = F.grid_sample(a, F.affine_grid(b, (1, 2, 3, 3), align_corners=True), "
+     "padding_mode='border', align_corners=True)", ((1, 2, 4, 5), (1, 2, 3)), {}),
 ]
