@@ -2232,3 +2232,25 @@ from engine.grid_sample import affine_grid as _affine_grid, grid_sample as _grid
 
 functional.affine_grid = _affine_grid
 functional.grid_sample = _grid_sample
+
+from engine.ctc_loss import ctc_loss as _ctc_loss  # noqa: E402
+
+functional.ctc_loss = _ctc_loss
+
+
+class CTCLoss(Module):
+    """The connectionist temporal classification loss (F.ctc_loss)."""
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> None:
+        super().__init__()
+        self.reduction = reduction
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any) -> Tensor:
+        return _ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                         self.zero_infinity)
+
+
+__all__ += ["CTCLoss"]
+_TORCH_HOME["CTCLoss"] = "torch.nn.modules.loss"

@@ -1058,4 +1058,9 @@ CASES: list[tuple[str, str, tuple, dict]] = [
      {}),
     ("grid_sample_affine", "out = F.grid_sample(a, F.affine_grid(b, (1, 2, 3, 3), align_corners=True), "
      "padding_mode='border', align_corners=True)", ((1, 2, 4, 5), (1, 2, 3)), {}),
+    # connectionist temporal classification
+    ("ctc_loss", "out = F.ctc_loss(a.log_softmax(2), T.tensor([[1, 2, 2], [3, 1, 0]]), [5, 4], [3, 2], "
+     "reduction='none')", ((5, 2, 4),), {}),
+    ("ctc_loss_mean", "out = F.ctc_loss(a.log_softmax(2), T.tensor([1, 2, 2, 0]), T.tensor([4, 3]), "
+     "T.tensor([3, 1]), blank=3, zero_infinity=True)", ((4, 2, 4),), {}),
 ]
