@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 
-from engine import ops
 from engine.ops import rule
 from engine.rules import ArrayMath
 

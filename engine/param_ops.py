@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 
-from engine import functions as f
 from engine import ops
 from engine.functions import _named_result
 from engine.ops import _unique_not_implemented, rule
