@@ -1234,3 +1234,40 @@ print(layer.parametrizations.weight.original.grad)
 parametrize.remove_parametrizations(layer, "weight")
 print(type(layer).__name__, layer.weight.requires_grad)
 """)
+
+snippet("weight_norm_parametrizations", """
+import torch
+import torch.nn as nn
+from torch.nn.utils.parametrizations import weight_norm, spectral_norm, orthogonal
+
+torch.manual_seed(0)
+layer = weight_norm(nn.Linear(3, 2))
+print(layer)
+layer(torch.randn(4, 3)).sum().backward()
+print(layer.parametrizations.weight.original0.grad)
+print(spectral_norm(nn.Linear(3, 3)).weight)
+q = orthogonal(nn.Linear(3, 3)).weight
+print(torch.allclose(q @ q.T, torch.eye(3), atol=1e-5))
+""")
+
+snippet("embedding_bag_grid_sample_ctc", """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+bag = nn.EmbeddingBag(10, 3, mode="mean")
+out = bag(torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([0, 4]))
+out.sum().backward()
+print(out, bag.weight.grad[:3])
+theta = torch.tensor([[[1.0, 0.1, 0.0], [0.0, 1.0, 0.2]]], requires_grad=True)
+grid = F.affine_grid(theta, (1, 1, 3, 3), align_corners=False)
+img = torch.arange(9.0).reshape(1, 1, 3, 3).requires_grad_()
+F.grid_sample(img, grid, align_corners=False).sum().backward()
+print(theta.grad, img.grad)
+log_probs = torch.randn(5, 2, 4).log_softmax(2).detach().requires_grad_()
+targets = torch.randint(1, 4, (2, 3))
+loss = nn.CTCLoss()(log_probs, targets, torch.full((2,), 5), torch.full((2,), 3))
+loss.backward()
+print(loss, log_probs.grad[0])
+""")

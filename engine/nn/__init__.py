@@ -2225,6 +2225,7 @@ _TORCH_HOME.update(dict.fromkeys(("Transformer", "TransformerEncoder", "Transfor
 from engine.nn.embedding_bag import EmbeddingBag, embedding_bag as _embedding_bag  # noqa: E402
 
 functional.embedding_bag = _embedding_bag
+functional.__all__.append("embedding_bag")
 __all__ += ["EmbeddingBag"]
 _TORCH_HOME["EmbeddingBag"] = "torch.nn.modules.sparse"
 
@@ -2232,10 +2233,12 @@ from engine.grid_sample import affine_grid as _affine_grid, grid_sample as _grid
 
 functional.affine_grid = _affine_grid
 functional.grid_sample = _grid_sample
+functional.__all__ += ["affine_grid", "grid_sample"]
 
 from engine.ctc_loss import ctc_loss as _ctc_loss  # noqa: E402
 
 functional.ctc_loss = _ctc_loss
+functional.__all__.append("ctc_loss")
 
 
 class CTCLoss(Module):

@@ -77,6 +77,7 @@ SUBMODULE_NAMES: dict[str, frozenset[str] | None] = {
     "nn.utils": None,
     "nn.utils.rnn": None,
     "nn.utils.parametrize": None,
+    "nn.utils.parametrizations": None,
     "nn.modules": None,
     "nn.modules.module": None,
     "optim": frozenset({"SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",
