@@ -374,6 +374,8 @@ class Tensor(metaclass=_TorchClass):
             grown[:storage.size] = storage
             self._data = grown.reshape(shape)
         self._vc[0] += 1
+        if observe.current is not None:
+            observe.current.inplace_applied(self, None)
         return self
 
     def resize_as_(self, other: "Tensor", memory_format: Any = None) -> "Tensor":
@@ -423,7 +425,7 @@ class Tensor(metaclass=_TorchClass):
     def __bool__(self) -> bool:
         if self._data.size != 1:
             raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous"
+                "Boolean value of Tensor with more than one value is ambiguous"
             )
         return bool(self._data.reshape(()).item())
 

@@ -83,11 +83,7 @@ class Recorder:
             return tid
         if len(self.tensors) >= self.limits.max_tensors:
             raise LimitReached(f"tensor limit ({self.limits.max_tensors} tensors) reached")
-        if t._data.size > self.limits.max_elements:
-            raise LimitReached(
-                f"tensor size limit ({self.limits.max_elements:,} elements) reached: a tensor of shape "
-                f"{list(t._data.shape)} was created"
-            )
+        self._check_size(t, "a tensor of shape {} was created")
         tid = f"t{len(self.tensors)}"
         self._tensor_ids[key] = tid
         self._keep.append(t)
@@ -107,6 +103,11 @@ class Recorder:
         self.tensors.append(record)
         self._by_buffer.setdefault(_buffer_key(t._data), []).append(t)
         return tid
+
+    def _check_size(self, t: Tensor, what: str) -> None:
+        if t._data.size > self.limits.max_elements:
+            raise LimitReached(f"tensor size limit ({self.limits.max_elements:,} elements) reached: "
+                               + what.format(list(t._data.shape)))
 
     def _aliases(self, t: Tensor) -> list[dict]:
         """The other traced tensors whose values an in-place change to `t` just changed, with those values."""
@@ -332,6 +333,7 @@ class Recorder:
             return
         if self._summarising and id(tensor) not in self._tensor_ids:
             return
+        self._check_size(tensor, "a tensor grew to shape {} in place")  # resize_ grows without creating
         tid = self.tensor_id(tensor)
         nid = None
         if node is not None and not self._summarising:

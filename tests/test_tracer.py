@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from server.schema import Trace
 from server.tracer import trace_code
 
@@ -115,6 +117,19 @@ def test_node_limit_ends_trace_with_status_limit() -> None:
     assert trace["status"] == "limit"
     assert "graph node limit (20 nodes)" in trace["error"]["message"]
     assert len(trace["nodes"]) == 20
+
+
+@pytest.mark.parametrize("line,message", [
+    ("x = torch.zeros(30)", "a tensor of shape [30] was created"),
+    ("x = torch.zeros(3)\nx.resize_(5, 6)", "a tensor grew to shape [5, 6] in place"),
+])
+def test_element_limit_covers_new_and_resized_tensors(line: str, message: str) -> None:
+    from server.limits import Limits
+
+    trace = trace_code(f"import torch\n{line}\nprint('after')\n", limits=Limits(max_elements=20))
+    assert trace["status"] == "limit"
+    assert trace["error"]["message"] == f"tensor size limit (20 elements) reached: {message}"
+    assert trace["stdout"] == ""
 
 
 def test_training_loop_passes_are_summarised_after_the_cap() -> None:
