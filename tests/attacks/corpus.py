@@ -1204,3 +1204,68 @@ for i, code in enumerate([
     "import torch\nraise RuntimeError(torch.nn)",
 ]):
     case("redteam", f"trace_json_{i:02d}", code, ANY if i in (3, 4, 5, 6, 7) else REFUSED)
+
+# --- red team: parametrizations, hooks handing back gradients ---------------------------------------------------
+_PZ = "import torch\nimport torch.nn as nn\nfrom torch.nn.utils import parametrize as P\n"
+for i, code in enumerate([
+    # type_before_parametrizations(x) is type(x): for a class that is the metaclass `type`, which makes classes
+    # past build_class (an __array_interface__ NumPy reads memory through), or a class snippets may not call
+    "T = P.type_before_parametrizations(nn.Linear)\n"
+    "X = T('X', (), {'__array_interface__': {'shape': (64,), 'typestr': '|u1', 'data': (id(print), True), 'version': 3}})\n"
+    "print(torch.tensor(X()).tolist())",
+    "T = P.type_before_parametrizations(torch.nn.Module)\nprint(T('X', (object,), {'x': 1}))",
+    "D = P.type_before_parametrizations(torch.float32)\nprint(torch.zeros(2, dtype=D('x', 'O', 'x', 'x')))",
+    "N = P.type_before_parametrizations((torch.ones(1, requires_grad=True) * 2).grad_fn)\nprint(N())",
+    "A = P.type_before_parametrizations(torch.ones(2).numpy())\nprint(A((4,), 'O'))",
+    "F = P.type_before_parametrizations(lambda: 0)\nprint(F)\nprint(F.__code__)",
+    "m = nn.Linear(2, 2)\nP.register_parametrization(m, 'weight', nn.Identity())\n"
+    "C = P.type_before_parametrizations(m.parametrizations)\nprint(C({'__array_interface__': nn.ReLU()}))",
+    "S = P.type_before_parametrizations(super(nn.Linear, nn.Linear(1, 1)))\nprint(S(nn.Linear, nn.Linear).__init__)",
+    # transfer_parametrizations_and_params sets to_module.<tensor_name>: never a '_' name
+    "m = nn.Linear(2, 2)\nP.register_parametrization(m, 'weight', nn.Identity())\n"
+    "P.transfer_parametrizations_and_params(m, nn.Linear(2, 2), '__array_interface__')",
+    "m = nn.Linear(2, 2)\nP.register_parametrization(m, 'weight', nn.Identity())\n"
+    "m.parametrizations.update({'__array_interface__': nn.ReLU()})\nimport numpy\nprint(numpy.asarray(m.parametrizations))",
+    "m = nn.Linear(2, 2)\nP.register_parametrization(m, 'weight', nn.Identity())\nprint(m.__class__.__dict__)",
+    "m = nn.Linear(2, 2)\nP.register_parametrization(m, 'weight', nn.Identity())\nprint(P.cached().gen.gi_frame)",
+    "m = nn.Linear(2, 2)\ntorch.nn.utils.weight_norm(m)\nprint(list(m._forward_pre_hooks.values())[0].compute_weight)",
+    "m = nn.Linear(2, 2)\ntorch.nn.utils.spectral_norm(m)\nprint(m.state_dict()._metadata)",
+]):
+    case("redteam", f"parametrize_{i:02d}", _PZ + code)
+for i, code in enumerate([
+    "m = nn.Linear(2, 3)\nP.register_parametrization(m, 'weight', nn.Identity())\n"
+    "print(type(m).__name__, P.type_before_parametrizations(m) == nn.Linear, isinstance(m, P.type_before_parametrizations(m)))\n"
+    "print(P.type_before_parametrizations(m), P.is_parametrized(m, 'weight'))",
+    "from torch.nn.utils import parametrizations as PZ\nm = PZ.weight_norm(nn.Linear(3, 2))\nsd = m.state_dict()\n"
+    "print(sorted(sd))\nm2 = PZ.weight_norm(nn.Linear(3, 2))\nm2.load_state_dict(sd)\nprint(torch.allclose(m.weight, m2.weight))",
+]):
+    case("redteam", f"parametrize_control_{i:02d}", _PZ + code, OK)
+
+# gradients a hook hands back must be like the ones they replace: the formulas build NumPy views from the dtype
+# and shape they expect (a real gradient read as complex pairs reads past its array)
+_CX = "import torch\nx = torch.randn(4096, 2, requires_grad=True)\nc = torch.view_as_complex(x)\ny = c * 2\n"
+for i, code in enumerate([
+    _CX + "c.grad_fn.register_prehook(lambda go: (torch.ones(4096, dtype=torch.float64),))\n"
+          "y.abs().sum().backward()\nprint(x.grad[-1])",
+    _CX + "y.grad_fn.register_hook(lambda gi, go: (torch.ones(4096, dtype=torch.float64), None))\n"
+          "y.abs().sum().backward()\nprint(x.grad[-1])",
+    _CX + "y.grad_fn.register_hook(lambda gi, go: (torch.ones(1, dtype=torch.int8).expand(10**6), None))\n"
+          "y.abs().sum().backward()\nprint(x.grad[-1])",
+    _CX + "c.grad_fn.register_prehook(lambda go: [torch.ones(10**5)])\ny.abs().sum().backward()\nprint(x.grad.shape)",
+    "import torch\nx = torch.randn(3, requires_grad=True)\ny = x * 2\n"
+    "y.grad_fn.register_hook(lambda gi, go: (torch.ones(7), None))\ny.sum().backward()\nprint(x.grad.shape)",
+    "import torch\nx = torch.randn(3, requires_grad=True)\ny = x.exp() * 2\n"
+    "y.grad_fn.register_hook(lambda gi, go: ([1.0, 2.0, 3.0], None))\ny.sum().backward()\nprint(x.grad)",
+    "import torch\nc = torch.view_as_complex(torch.randn(4096, 2, requires_grad=True))\nc.backward(torch.ones(4096, dtype=torch.float64))",
+]):
+    case("redteam", f"hook_results_{i:02d}", code)
+# a custom backward's real gradient for a complex input is cast to complex (PyTorch's validate_outputs), never
+# read as pairs past its end
+case("redteam", "hook_results_custom_backward", "import torch\nclass R(torch.autograd.Function):\n    @staticmethod\n"
+     "    def forward(ctx, a):\n        return a.clone()\n    @staticmethod\n    def backward(ctx, g):\n"
+     "        return torch.ones(4096)\nx = torch.randn(4096, 2, dtype=torch.float64, requires_grad=True)\n"
+     "R.apply(torch.view_as_complex(x)).abs().sum().backward()\nassert x.grad[:, 1].abs().max().item() == 0.0\n"
+     "print(x.grad[0])", OK)
+case("redteam", "hook_results_control", "import torch\nx = torch.randn(3, requires_grad=True)\ny = x.exp() * 2\n"
+     "y.grad_fn.register_hook(lambda gi, go: (gi[0] * 0, None))\ny.grad_fn.register_prehook(lambda go: (go[0] * 2,))\n"
+     "y.sum().backward()\nprint(x.grad)", OK)
