@@ -132,6 +132,8 @@ def twin(r: Rule) -> Rule:
 # --- helpers for the rules ------------------------------------------------------------------------
 def _view_as_real(a: np.ndarray) -> np.ndarray:
     """The (..., 2) real view of a complex array (its real and imaginary parts, sharing memory)."""
+    if a.dtype.kind != "c":  # never a view past a real array's elements (each is read as a pair)
+        a = a.astype(dtypes.complex_of(a.dtype))
     re = a.real
     step = a.itemsize // 2
     return np.lib.stride_tricks.as_strided(re, a.shape + (2,), re.strides + (step,),

@@ -410,11 +410,12 @@ class Pass:
     def _execute(self, node: Node, grads: list, obs: Any) -> tuple:
         if node._pre_hooks:
             for fn in list(node._pre_hooks.values()):
-                out = fn(tuple(_as_user(g) for g in grads))
+                given = tuple(_as_user(g) for g in grads)
+                out = fn(given)
                 if obs is not None:
                     obs.hook_fired("prehook", node, 0, fn, out)
                 if out is not None:
-                    grads = [_as_internal(g, self.create_graph) for g in out]
+                    grads = [_as_internal(g, self.create_graph) for g in _checked_hook_result(fn, given, out)]
         if isinstance(node, AccumulateGrad):
             if self.accumulate_into is None or node in self.accumulate_into:
                 _accumulate(node, grads[0], self.create_graph, obs)
@@ -430,11 +431,12 @@ class Pass:
                 obs.node_finished(node, grads, sent)
         if node._post_hooks:
             for fn in list(node._post_hooks.values()):
-                out = fn(tuple(_as_user(g) for g in sent), tuple(_as_user(g) for g in grads))
+                given = tuple(_as_user(g) for g in sent)
+                out = fn(given, tuple(_as_user(g) for g in grads))
                 if obs is not None:
                     obs.hook_fired("posthook", node, 0, fn, out)
                 if out is not None:
-                    sent = tuple(_as_internal(g, self.create_graph) for g in out)
+                    sent = tuple(_as_internal(g, self.create_graph) for g in _checked_hook_result(fn, given, out))
         return sent
 
 
@@ -505,17 +507,48 @@ def _call_tensor_hook(fn: Any, grad: Any, create_graph: bool) -> Any:
     out = fn(value)
     if out is None:
         return grad
-    name = getattr(fn, "__name__", "hook")
+    _check_hook_value(fn, value, out)
+    return _as_internal(out, create_graph)
+
+
+def _hook_name(fn: Any) -> str:
+    name = getattr(fn, "__name__", None)
+    return name if type(name) is str else "hook"
+
+
+def _type_string(t: Tensor) -> str:
+    """How PyTorch's hook checks name a tensor's type (Tensor::toString)."""
+    legacy = t.dtype.legacy
+    return f"CPU{legacy}Type" if legacy.startswith("Complex") or legacy == "BFloat16" else f"torch.{legacy}Tensor"
+
+
+def _check_hook_value(fn: Any, original: Any, out: Any) -> None:
+    """A gradient a hook returned in place of `original`: a tensor of the same type and size (PyTorch's
+    check_single_result). The backward formulas rely on it: a gradient of another dtype or shape would
+    reach NumPy views built from the shapes and strides the node expects."""
     if not isinstance(out, Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(out).__name__}'")
-    if out._data.shape != value._data.shape:
-        raise RuntimeError(f"hook '{name}' has changed the size of value")
-    if out._data.dtype != value._data.dtype:
-        raise RuntimeError(
-            f"hook '{name}' has changed the type of value (was torch.{value.dtype.legacy}Tensor got "
-            f"torch.{out.dtype.legacy}Tensor)"
-        )
-    return _as_internal(out, create_graph)
+    if original is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    if out._data.dtype != original._data.dtype or out.dtype is not original.dtype:
+        raise RuntimeError(f"hook '{_hook_name(fn)}' has changed the type of value (was {_type_string(original)} "
+                           f"got {_type_string(out)})")
+    if out._data.shape != original._data.shape:
+        raise RuntimeError(f"hook '{_hook_name(fn)}' has changed the size of value")
+
+
+def _checked_hook_result(fn: Any, given: tuple, out: Any) -> tuple:
+    """What a node pre-hook or hook returned in place of the gradients `given` (PyTorch's check_result):
+    a tuple of as many values, each None or a tensor like the one it replaces."""
+    if type(out) is not tuple:
+        raise TypeError(f"expected tuple, but hook returned '{type(out).__name__}'")
+    if len(out) != len(given):
+        raise RuntimeError(f"hook '{_hook_name(fn)}' has returned an incorrect number of values (got {len(out)}, "
+                           f"but expected {len(given)})")
+    for original, value in zip(given, out):
+        if value is not None:
+            _check_hook_value(fn, original, value)
+    return out
 
 
 def _retain(tensor: Any, grad: Any, create_graph: bool) -> None:

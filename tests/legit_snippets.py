@@ -1271,3 +1271,54 @@ loss = nn.CTCLoss()(log_probs, targets, torch.full((2,), 5), torch.full((2,), 3)
 loss.backward()
 print(loss, log_probs.grad[0])
 """)
+
+snippet("hooks_rescaling_gradients", """
+import torch
+import torch.nn as nn
+
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+y = x.exp() * 2
+y.grad_fn.register_prehook(lambda grad_outputs: (grad_outputs[0] * 10,))
+y.grad_fn.register_hook(lambda grad_inputs, grad_outputs: (grad_inputs[0] / 2, None))
+y.sum().backward()
+print(x.grad)
+torch.manual_seed(0)
+layer = nn.Linear(3, 2)
+layer.register_full_backward_hook(lambda module, grad_input, grad_output: (grad_input[0] * 0,))
+layer.register_full_backward_pre_hook(lambda module, grad_output: (grad_output[0] * 3,))
+inp = torch.ones(1, 3, requires_grad=True)
+layer(inp).sum().backward()
+print(inp.grad, layer.bias.grad)
+z = torch.complex(torch.tensor([1.0, 2.0], requires_grad=True), torch.tensor([0.5, -1.0]))
+z.register_hook(lambda g: g.conj())
+(z * z).abs().sum().backward()
+print(z.grad_fn.name())
+""")
+
+snippet("parametrization_right_inverse_and_legacy_norms", """
+import torch
+import torch.nn as nn
+import torch.nn.utils.parametrize as P
+
+class Scaled(nn.Module):
+    def forward(self, X):
+        return X * 2
+    def right_inverse(self, W):
+        return W / 2
+
+torch.manual_seed(0)
+layer = nn.Linear(2, 2)
+P.register_parametrization(layer, "weight", Scaled())
+layer.weight = torch.ones(2, 2)
+print(layer.parametrizations.weight.original, layer.weight)
+print(P.type_before_parametrizations(layer) == nn.Linear, type(layer).__name__)
+with P.cached():
+    print(layer.weight is layer.weight)
+old = nn.utils.weight_norm(nn.Linear(3, 2))
+print(sorted(n for n, _ in old.named_parameters()))
+sn = nn.utils.spectral_norm(nn.Linear(3, 3))
+print(sorted(sn.state_dict()))
+sn.load_state_dict(sn.state_dict())
+nn.utils.remove_spectral_norm(sn)
+print(sorted(n for n, _ in sn.named_parameters()))
+""")

@@ -340,10 +340,20 @@ def test_state_dicts_round_trip():
     "m = torch.nn.Linear(1, 1)\nsuper(torch.nn.Linear, m).register_buffer('_x', torch.ones(1))",
     "class H(torch.nn.ModuleDict):\n    def __init__(self):\n"
     "        super(torch.nn.ModuleDict, self).__init__({'_x': torch.nn.ReLU()})\nH()",
+    # type_before_parametrizations(x) is type(x): never the metaclass, nor a class snippets may not call
+    "from torch.nn.utils.parametrize import type_before_parametrizations as T\nT(torch.nn.Linear)('X', (), {})",
+    "from torch.nn.utils.parametrize import type_before_parametrizations as T\nT(torch.float32)('x', 'O', 'x', 'x')",
 ])
 def test_engine_internals_stay_out_of_reach(code):
     with pytest.raises((PolicyError, TypeError, AttributeError)):
         run("import torch\n" + code)
+
+
+def test_type_before_parametrizations_names_the_class():
+    out = run("import torch\nfrom torch.nn.utils import parametrize as P\nm = torch.nn.Linear(2, 2)\n"
+              "P.register_parametrization(m, 'weight', torch.nn.Identity())\nT = P.type_before_parametrizations(m)\n"
+              "print(T, T == torch.nn.Linear, T.__name__, isinstance(m, T), P.type_before_parametrizations(1))")
+    assert out == "<class 'torch.nn.Linear'> True Linear True <class 'int'>\n"
 
 
 def test_what_tutorials_do_with_those_objects_still_works():

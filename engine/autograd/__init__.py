@@ -43,6 +43,10 @@ def _seeds(outputs: tuple, grads: Any, create_graph: bool) -> list:
             g = Tensor._make(np.asarray(g, out._data.dtype))
         if g._data.shape != out._data.shape:
             raise RuntimeError(messages.shape_mismatch(i, g._data.shape, out._data.shape))
+        if (g._data.dtype.kind == "c") != (out._data.dtype.kind == "c"):
+            raise RuntimeError("For complex Tensors, both grad_output and output are required to have the same dtype. "
+                               f"Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} and output[{i}] has a "
+                               f"dtype of {out.dtype}.")
         seeds.append(g if create_graph else g._data)
     return seeds
 

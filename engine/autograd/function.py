@@ -131,8 +131,24 @@ class CustomNode(Node):
                         f"{list(g._data.shape)} but expected shape compatible with {list(shape)}"
                     )
                 g = _functions.sum_to_size(g, shape)  # PyTorch's validate_outputs: at::sum_to
+            g = _to_input_dtype(g, edge)
             results.append(g if create_graph else g._data)
         return tuple(results)
+
+
+def _to_input_dtype(g: Any, edge: tuple) -> Any:
+    """A custom backward's gradient in the dtype of the input it is for (PyTorch's validate_outputs casts
+    it): the next node's formulas build NumPy views from the dtype they expect (a complex input's real view)."""
+    target, nr = edge
+    meta = target._out_meta
+    if not meta or nr >= len(meta) or type(g._data) is not np.ndarray:
+        return g
+    want = meta[nr][1]
+    if g._data.dtype == want:
+        return g
+    from engine import dtypes
+
+    return g.to(dtypes.from_numpy(want))
 
 
 class FunctionMeta(type):

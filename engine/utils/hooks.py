@@ -57,7 +57,11 @@ class BackwardHook:
 
     def setup_input_hook(self, args: tuple) -> tuple:
         self.n_inputs = len(args)
-        args, self.input_index = _through_identity(args, self._input_hook)
+
+        def hook(grad_inputs: tuple, grad_outputs: tuple) -> Any:  # named as PyTorch's, for its messages
+            return self._input_hook(grad_inputs, grad_outputs)
+
+        args, self.input_index = _through_identity(args, hook)
         return args
 
     def setup_output_hook(self, outputs: tuple) -> tuple:

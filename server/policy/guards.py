@@ -25,7 +25,8 @@ Everything the snippet reaches goes through these guards:
   isinstance and == work, calling them does not. Engine helpers beyond PyTorch's API are refused
   (ENGINE_CLASS_ATTRS), and so are metaclass attributes of classes (`cls.mro()` would reach `object`
   and BaseException).
-- builtins are a small safe set; `type(x)` returns a `TypeName` that only exposes `__name__`.
+- builtins are a small safe set; `type(x)` returns a `TypeName` that only exposes `__name__`, and so do the
+  engine functions that return the class of their argument (CLASS_RETURNING).
 """
 
 from __future__ import annotations
@@ -139,6 +140,10 @@ ENGINE_CLASS_ATTRS = {
     "iinfo": frozenset({"bits", "max", "min", "dtype"}),
     "memory_format": frozenset(),
 }
+# Engine functions returning the class of their argument (PyTorch returns the class itself): a snippet gets
+# the name tag type() gives, never the class (for a class argument that is the metaclass `type`, which makes
+# classes past build_class: one with an `__array_interface__` NumPy would read memory through).
+CLASS_RETURNING = frozenset({("nn.utils.parametrize", "type_before_parametrizations")})
 # Tensor attributes that are read-only in PyTorch (a foreign grad_fn would reach the executor).
 TENSOR_READ_ONLY = frozenset({"grad_fn"})
 # Plain values a state dict may hold (and tensors, and lists, tuples and dicts of them).
@@ -556,6 +561,8 @@ class Policy:
                 self.checked_classes.add(value)
             if name in NOT_CONSTRUCTIBLE and isinstance(value, type) and self.is_engine_class(value):
                 value = TypeName(value, "torch." + (f"{rel}." if rel else "") + name)
+            if (rel, name) in CLASS_RETURNING:
+                value = _Bound(self._class_tags(value), f"<function {name}>")
             attrs[name] = value
         return attrs
 
@@ -1088,11 +1095,24 @@ class Policy:
         self.user_classes.add(cls)
         return cls
 
+    def _class_tags(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """An engine function returning a class (the class of its argument), as a snippet gets it: the class
+        comes back as the name tag type() gives, so the metaclass `type` or a class PyTorch does not let you
+        instantiate never comes back raw."""
+        def call(*args: Any, **kwargs: Any) -> Any:
+            cls = fn(*args, **kwargs)
+            return self.class_tag(cls) if isinstance(cls, type) else cls
+
+        return call
+
     def type_(self, obj: Any, *rest: Any) -> TypeName:
         if rest:
             raise PolicyError("type() with three arguments (creating classes) is not allowed")
-        cls = type(obj)
-        if cls is TypeName:  # the type of a class
+        return self.class_tag(type(obj))
+
+    def class_tag(self, cls: type) -> TypeName:
+        """The TypeName the snippet sees for the class `cls`."""
+        if cls is TypeName or issubclass(cls, type):  # the type of a class
             return TypeName(type, "type")
         if cls is Facade:  # what `import torch` gave: a module, as far as the snippet can tell
             return TypeName(types.ModuleType, "module")

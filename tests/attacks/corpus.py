@@ -1204,3 +1204,138 @@ for i, code in enumerate([
     "import torch\nraise RuntimeError(torch.nn)",
 ]):
     case("redteam", f"trace_json_{i:02d}", code, ANY if i in (3, 4, 5, 6, 7) else REFUSED)
+
+# --- red team: parametrizations, hooks handing back gradients ---------------------------------------------------
+_PZ = "import torch\nimport torch.nn as nn\nfrom torch.nn.utils import parametrize as P\n"
+for i, code in enumerate([
+    # type_before_parametrizations(x) is type(x): for a class that is the metaclass `type`, which makes classes
+    # past build_class (an __array_interface__ NumPy reads memory through), or a class snippets may not call
+    "T = P.type_before_parametrizations(nn.Linear)\n"
+    "X = T('X', (), {'__array_interface__': {'shape': (64,), 'typestr': '|u1', 'data': (id(print), True), 'version': 3}})\n"
+    "print(torch.tensor(X()).tolist())",
+    "T = P.type_before_parametrizations(torch.nn.Module)\nprint(T('X', (object,), {'x': 1}))",
+    "D = P.type_before_parametrizations(torch.float32)\nprint(torch.zeros(2, dtype=D('x', 'O', 'x', 'x')))",
+    "N = P.type_before_parametrizations((torch.ones(1, requires_grad=True) * 2).grad_fn)\nprint(N())",
+    "A = P.type_before_parametrizations(torch.ones(2).numpy())\nprint(A((4,), 'O'))",
+    "F = P.type_before_parametrizations(lambda: 0)\nprint(F)\nprint(F.__code__)",
+    "m = nn.Linear(2, 2)\nP.register_parametrization(m, 'weight', nn.Identity())\n"
+    "C = P.type_before_parametrizations(m.parametrizations)\nprint(C({'__array_interface__': nn.ReLU()}))",
+    "S = P.type_before_parametrizations(super(nn.Linear, nn.Linear(1, 1)))\nprint(S(nn.Linear, nn.Linear).__init__)",
+    # transfer_parametrizations_and_params sets to_module.<tensor_name>: never a '_' name
+    "m = nn.Linear(2, 2)\nP.register_parametrization(m, 'weight', nn.Identity())\n"
+    "P.transfer_parametrizations_and_params(m, nn.Linear(2, 2), '__array_interface__')",
+    "m = nn.Linear(2, 2)\nP.register_parametrization(m, 'weight', nn.Identity())\n"
+    "m.parametrizations.update({'__array_interface__': nn.ReLU()})\nimport numpy\nprint(numpy.asarray(m.parametrizations))",
+    "m = nn.Linear(2, 2)\nP.register_parametrization(m, 'weight', nn.Identity())\nprint(m.__class__.__dict__)",
+    "m = nn.Linear(2, 2)\nP.register_parametrization(m, 'weight', nn.Identity())\nprint(P.cached().gen.gi_frame)",
+    "m = nn.Linear(2, 2)\ntorch.nn.utils.weight_norm(m)\nprint(list(m._forward_pre_hooks.values())[0].compute_weight)",
+    "m = nn.Linear(2, 2)\ntorch.nn.utils.spectral_norm(m)\nprint(m.state_dict()._metadata)",
+]):
+    case("redteam", f"parametrize_{i:02d}", _PZ + code)
+for i, code in enumerate([
+    "m = nn.Linear(2, 3)\nP.register_parametrization(m, 'weight', nn.Identity())\n"
+    "print(type(m).__name__, P.type_before_parametrizations(m) == nn.Linear, isinstance(m, P.type_before_parametrizations(m)))\n"
+    "print(P.type_before_parametrizations(m), P.is_parametrized(m, 'weight'))",
+    "from torch.nn.utils import parametrizations as PZ\nm = PZ.weight_norm(nn.Linear(3, 2))\nsd = m.state_dict()\n"
+    "print(sorted(sd))\nm2 = PZ.weight_norm(nn.Linear(3, 2))\nm2.load_state_dict(sd)\nprint(torch.allclose(m.weight, m2.weight))",
+]):
+    case("redteam", f"parametrize_control_{i:02d}", _PZ + code, OK)
+
+# gradients a hook hands back must be like the ones they replace: the formulas build NumPy views from the dtype
+# and shape they expect (a real gradient read as complex pairs reads past its array)
+_CX = "import torch\nx = torch.randn(4096, 2, requires_grad=True)\nc = torch.view_as_complex(x)\ny = c * 2\n"
+for i, code in enumerate([
+    _CX + "c.grad_fn.register_prehook(lambda go: (torch.ones(4096, dtype=torch.float64),))\n"
+          "y.abs().sum().backward()\nprint(x.grad[-1])",
+    _CX + "y.grad_fn.register_hook(lambda gi, go: (torch.ones(4096, dtype=torch.float64), None))\n"
+          "y.abs().sum().backward()\nprint(x.grad[-1])",
+    _CX + "y.grad_fn.register_hook(lambda gi, go: (torch.ones(1, dtype=torch.int8).expand(10**6), None))\n"
+          "y.abs().sum().backward()\nprint(x.grad[-1])",
+    _CX + "c.grad_fn.register_prehook(lambda go: [torch.ones(10**5)])\ny.abs().sum().backward()\nprint(x.grad.shape)",
+    "import torch\nx = torch.randn(3, requires_grad=True)\ny = x * 2\n"
+    "y.grad_fn.register_hook(lambda gi, go: (torch.ones(7), None))\ny.sum().backward()\nprint(x.grad.shape)",
+    "import torch\nx = torch.randn(3, requires_grad=True)\ny = x.exp() * 2\n"
+    "y.grad_fn.register_hook(lambda gi, go: ([1.0, 2.0, 3.0], None))\ny.sum().backward()\nprint(x.grad)",
+    "import torch\nc = torch.view_as_complex(torch.randn(4096, 2, requires_grad=True))\nc.backward(torch.ones(4096, dtype=torch.float64))",
+]):
+    case("redteam", f"hook_results_{i:02d}", code)
+# a custom backward's real gradient for a complex input is cast to complex (PyTorch's validate_outputs), never
+# read as pairs past its end
+case("redteam", "hook_results_custom_backward", "import torch\nclass R(torch.autograd.Function):\n    @staticmethod\n"
+     "    def forward(ctx, a):\n        return a.clone()\n    @staticmethod\n    def backward(ctx, g):\n"
+     "        return torch.ones(4096)\nx = torch.randn(4096, 2, dtype=torch.float64, requires_grad=True)\n"
+     "R.apply(torch.view_as_complex(x)).abs().sum().backward()\nassert x.grad[:, 1].abs().max().item() == 0.0\n"
+     "print(x.grad[0])", OK)
+case("redteam", "hook_results_control", "import torch\nx = torch.randn(3, requires_grad=True)\ny = x.exp() * 2\n"
+     "y.grad_fn.register_hook(lambda gi, go: (gi[0] * 0, None))\ny.grad_fn.register_prehook(lambda go: (go[0] * 2,))\n"
+     "y.sum().backward()\nprint(x.grad)", OK)
+
+# --- red team: newer features that held (regression guards) ---------------------------------------------------
+_BLOB = ("import torch\nimport io\ndef blob(header, payload=b''):\n    h = header.encode()\n    n = len(h)\n"
+         "    return b'\\x00gradstep torch.save v1\\n' + bytes([n & 255, (n >> 8) & 255, (n >> 16) & 255, 0, 0, 0, 0, 0]) + h + payload\n"
+         "def tensor(shape, stride, offset=0):\n"
+         "    return ('{\"storages\":[[\"float32\",8]],\"root\":{\"t\":\"tensor\",\"id\":0,\"storage\":0,\"dtype\":\"float32\",'\n"
+         "            '\"shape\":%s,\"stride\":%s,\"offset\":%d,\"requires_grad\":false,\"param\":false}}' % (shape, stride, offset))\n")
+for i, code in enumerate([
+    # crafted torch.load buffers: tensors outside their storage, foreign objects, deep nesting
+    _BLOB + "print(torch.load(io.BytesIO(blob(tensor('[100000]', '[1]'), bytes(8)))))",
+    _BLOB + "print(torch.load(io.BytesIO(blob(tensor('[2, 2]', '[1, 100000]'), bytes(8)))))",
+    _BLOB + "print(torch.load(io.BytesIO(blob(tensor('[1]', '[1]', 5), bytes(8)))))",
+    _BLOB + "print(torch.load(io.BytesIO(blob('{\"storages\":[],\"root\":{\"t\":\"global\",\"v\":\"os.system\"}}')), weights_only=False))",
+    _BLOB + "s = '{\"t\":\"list\",\"id\":0,\"v\":[' * 3000 + ']}' * 3000\ntorch.load(io.BytesIO(blob('{\"storages\":[],\"root\":' + s + '}')))",
+    "import torch, io\nclass R(object):\n    def read(self, *a):\n        return b'\\x80\\x04cos\\nsystem\\n(S\"cat @CANARY@ > @MARKER@\"\\ntR.'\n"
+    "print(torch.load(R(), weights_only=False))",
+    "import torch, io\nclass O(object):\n    pass\nb = io.BytesIO()\ntorch.save({'o': O()}, b)\nb.seek(0)\nprint(torch.load(b, weights_only=False))",
+    # generators: iteration only
+    "def g():\n    yield 1\nprint(getattr(g(), 'gi_frame'))",
+    "def g():\n    x = yield 1\n    yield x\nit = g()\nnext(it)\nprint(it.send(print))",
+    "def g():\n    yield 1\n    return 2\nit = g()\nnext(it)\ntry:\n    next(it)\nexcept StopIteration as e:\n    print(e.value)",
+    "def g():\n    yield 1\nit = g()\nprint(getattr(it, 'gi_' + 'code'))",
+    "def g():\n    yield 1\nit = g()\nit.throw(ValueError)",
+    # exceptions carry only their args
+    "try:\n    nope\nexcept NameError as e:\n    print(e.name)",
+    "import torch\ntry:\n    torch.ones(1).nope\nexcept AttributeError as e:\n    print(e.obj)",
+    "import torch\ntry:\n    torch.ones(2) @ torch.ones(3)\nexcept RuntimeError as e:\n    print(getattr(e, '__context__'))",
+    # sparse, embedding bag, ctc: lengths and indices past their tensors
+    "import torch\nprint(torch.sparse_coo_tensor(torch.tensor([[0, 10**9], [0, 1]]), torch.ones(2), (2, 2), check_invariants=False).to_dense())",
+    "import torch\nprint(torch.nn.functional.embedding_bag(torch.tensor([1, 2, 3]), torch.randn(10, 3), torch.tensor([0, 10**6])))",
+    "import torch\nprint(torch.nn.functional.embedding_bag(torch.tensor([1, 2, 300]), torch.randn(10, 3), torch.tensor([0, 1])))",
+    "import torch\nlp = torch.randn(10, 2, 5).log_softmax(2)\n"
+    "print(torch.nn.functional.ctc_loss(lp, torch.randint(1, 5, (2, 4)), torch.tensor([10**6, 10]), torch.tensor([4, 4])))",
+    "import torch\nlp = torch.randn(10, 2, 5).log_softmax(2)\n"
+    "print(torch.nn.functional.ctc_loss(lp, torch.randint(1, 5, (2, 4)), torch.tensor([10, 10]), torch.tensor([10**6, 4])))",
+    "import torch\nfrom torch.nn.utils.rnn import PackedSequence, pad_packed_sequence\n"
+    "print(pad_packed_sequence(PackedSequence(torch.ones(3, 2), torch.tensor([10**6, 5]), None, None)))",
+    "import torch\nfrom torch.nn.utils.rnn import pack_sequence\nprint(pack_sequence([torch.ones(2, 1)])._replace(data=1))",
+    # saved tensors hooks handing back other tensors: NumPy indexing stays in bounds
+    "import torch\nimport torch.nn.functional as F\nx = torch.randn(1, 1, 64, 64, requires_grad=True)\nw = torch.randn(1, 1, 3, 3, requires_grad=True)\n"
+    "with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: torch.zeros(1, 1, 1, 1)):\n    y = F.conv2d(x, w)\n"
+    "y.sum().backward()\nprint(w.grad)",
+    "import torch\nx = torch.randn(10, requires_grad=True)\n"
+    "with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: torch.full_like(t, 10**6) if t.dtype == torch.int64 else t):\n"
+    "    y = x.gather(0, torch.tensor([1, 2]))\ny.sum().backward()\nassert x.grad.sum().item() == 2.0\nraise RuntimeError('held')",
+    # torch.func and distributions
+    "import torch\nfrom torch.func import functional_call\nm = torch.nn.Sequential(torch.nn.Linear(2, 1))\n"
+    "print(functional_call(m, {'0.__array_interface__': torch.ones(1)}, (torch.ones(2),)))",
+    "import torch\nfrom torch.distributions import constraints\nclass C(object):\n    pass\n"
+    "p = constraints.dependent_property(lambda self: 1)\nsetattr(C, '__array_interface__', p)",
+    "import torch\nimport torch.distributions as D\nclass MyD(D.Normal):\n    pass",
+    "import torch\nimport torch.distributions as D\nprint(D.Normal(0.0, 1.0).__dict__)",
+    "import torch\nx = torch.ones(2, requires_grad=True)\ny = x * 2\n"
+    "y.grad_fn.metadata['__array_interface__'] = {'data': (0, False), 'shape': (8,), 'typestr': '|u1', 'version': 3}\n"
+    "import numpy\nprint(numpy.asarray(y.grad_fn))",
+    "import torch\nfrom torch.autograd.graph import GradientEdge\nclass N(object):\n    pass\n"
+    "x = torch.ones(2, requires_grad=True)\nprint(torch.autograd.grad((x * 2).sum(), GradientEdge(N(), 0)))",
+]):
+    case("redteam", f"newer_features_{i:02d}", code)
+for i, code in enumerate([
+    "import torch, io\nm = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.BatchNorm1d(2))\nb = io.BytesIO()\n"
+    "torch.save(m.state_dict(), b)\nb.seek(0)\nm.load_state_dict(torch.load(b))\nprint(sorted(m.state_dict()))",
+    "def g(n):\n    for i in range(n):\n        yield i * i\nprint(list(g(4)), sum(g(3)), [v for v in g(2)])",
+    "import torch\nfrom torch.utils.data import Dataset, DataLoader\nclass D(Dataset):\n    def __len__(self):\n        return 4\n"
+    "    def __getitem__(self, i):\n        return {'x': torch.ones(2) * i, 'y': i}\nfor b in DataLoader(D(), batch_size=2):\n    print(b)",
+    "import torch\nimport torch.autograd.forward_ad as fwAD\nwith fwAD.dual_level():\n"
+    "    d = fwAD.make_dual(torch.complex(torch.ones(2), torch.zeros(2)), torch.complex(torch.ones(2), torch.ones(2)))\n"
+    "    print(fwAD.unpack_dual(torch.view_as_real(d * 2)).tangent)",
+]):
+    case("redteam", f"newer_features_control_{i:02d}", code, OK)
