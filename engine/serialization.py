@@ -388,7 +388,7 @@ class _Decoder:
                     "If you are running on a CPU-only machine, please use torch.load with "
                     "map_location=torch.device('cpu') to map your storages to the CPU.")
             raise RuntimeError(f"load(): map_location={self.location!r} is not available in gradstep (only the CPU)")
-        if requires_grad and dt.np.kind != "f":
+        if requires_grad and dt.np.kind not in "fc":
             raise _Bad("an integer tensor cannot require grad")
         if not numel:
             array = np.zeros(shape, dt.np)

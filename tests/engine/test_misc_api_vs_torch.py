@@ -37,7 +37,7 @@ values = [torch.tensor(1.5), torch.tensor([1, 2], dtype=torch.int32), torch.tens
           torch.arange(6.0).reshape(2, 3).t(), torch.arange(6.0).reshape(2, 3)[:, 1],
           torch.nn.Parameter(torch.ones(2)), torch.nn.Parameter(torch.ones(2), requires_grad=False),
           torch.tensor([3.0], requires_grad=True), torch.tensor([1.0, 2.0], requires_grad=True) * 2,
-          torch.ones(3).expand(2, 3)]
+          torch.ones(3).expand(2, 3), torch.tensor([1 + 2j], requires_grad=True)]
 for v in values:
     buf = io.BytesIO(); torch.save(v, buf); buf.seek(0)
     r = torch.load(buf)
