@@ -417,16 +417,20 @@ class Pass:
                 if out is not None:
                     grads = [_as_internal(g, self.create_graph) for g in _checked_hook_result(fn, given, out)]
         if isinstance(node, AccumulateGrad):
-            if self.accumulate_into is None or node in self.accumulate_into:
+            # (a pre-hook may have taken the gradient away: nothing to accumulate, as in PyTorch)
+            if grads[0] is not None and (self.accumulate_into is None or node in self.accumulate_into):
                 _accumulate(node, grads[0], self.create_graph, obs)
             sent: tuple = ()
         else:
             if obs is not None:
                 obs.node_started(node, grads)
             ctx = node.ctx
-            if ctx is None or ctx.materialize_grads:
-                grads = _materialize(node, grads, self.create_graph)
-            sent = node.apply_backward(tuple(grads), self.create_graph)
+            if ctx is None and not any(g is not None for g in grads):
+                sent = (None,) * len(node._next)  # pre-hooks took every gradient away: PyTorch sends none
+            else:
+                if ctx is None or ctx.materialize_grads:
+                    grads = _materialize(node, grads, self.create_graph)
+                sent = node.apply_backward(tuple(grads), self.create_graph)
             if obs is not None:
                 obs.node_finished(node, grads, sent)
         if node._post_hooks:

@@ -83,6 +83,34 @@ def grad_outputs():
     torch.autograd.grad(torch.view_as_complex(x), x, grad_outputs=torch.ones(3))
 attempt('real grad_outputs', grad_outputs)
 """,
+    "hooks_taking_gradients_away": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = (x * 2).sum()
+y.grad_fn.register_prehook(lambda g: (None,))
+y.backward()
+print('node pre-hook', x.grad)
+z = x * 3
+z.grad_fn.register_hook(lambda gi, go: (None, None))
+z.sum().backward()
+print('node hook', x.grad)
+m = x * 2
+m.grad_fn.next_functions[0][0].register_prehook(lambda g: (None,))
+m.sum().backward()
+print('accumulator pre-hook', x.grad)
+w = torch.tensor([1., 2.], requires_grad=True)
+class Twice(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a * 2
+    @staticmethod
+    def backward(ctx, g):
+        print('custom backward gets', g)
+        return g * 2
+v = Twice.apply(w)
+v.grad_fn.register_prehook(lambda g: (None,))
+v.sum().backward()
+print('custom', w.grad)
+""",
 }
 
 
