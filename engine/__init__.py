@@ -166,3 +166,7 @@ def is_complex(input: Tensor) -> bool:
 
 from engine.sparse_coo import sparse_coo, sparse_coo_tensor  # noqa: E402
 from engine import sparse  # noqa: E402 - torch.sparse
+
+from engine import inplace_forms as _inplace_forms  # noqa: E402
+
+_inplace_forms.install(globals())  # x.ceil_(), torch.relu_(x), ...

@@ -1,0 +1,77 @@
+"""Gaps found by the fifth snippet sweep: in-place forms (x.ceil_(), torch.relu_(x)) and the other fixes it led to;
+small programs run with torch and with the engine print the same."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.engine.programs import RUN, assert_matches_torch
+
+torch = pytest.importorskip("torch")
+
+PRELUDE = RUN
+
+SNIPPETS = {
+    "inplace_unary_methods": """
+x = torch.tensor([0.1, 0.5, 0.9], requires_grad=True)
+for n in ["acos_", "arccos_", "asin_", "arcsin_", "atan_", "arctan_", "ceil_", "cosh_", "sinh_", "tan_",
+          "trunc_", "fix_", "frac_", "deg2rad_", "rad2deg_", "digamma_", "erf_", "erfinv_", "exp2_", "expm1_",
+          "lgamma_", "log10_", "log1p_", "log2_", "rsqrt_", "sgn_", "sinc_", "negative_", "absolute_", "logit_",
+          "nan_to_num_"]:
+    y = x * 1
+    run(n, lambda: (getattr(y, n)(), type(y.grad_fn).__name__, y._version))
+    y.sum().backward()
+    run("  grad", lambda: x.grad)
+    x.grad = None
+run("logit_ eps", lambda: (x * 1).logit_(0.2))
+run("leaf", lambda: x.ceil_())
+run("int sin_", lambda: torch.tensor([1, 2]).sin_())
+run("int ceil_", lambda: torch.tensor([1, 2]).ceil_())
+run("fix", lambda: torch.tensor([1.7, -1.2]).fix())
+""",
+    "inplace_binary_and_scan_methods": """
+x = torch.tensor([0.1, 0.5, 0.9], requires_grad=True)
+o = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+for n in ["atan2_", "arctan2_", "hypot_", "xlogy_"]:
+    y = x * 1
+    run(n, lambda: getattr(y, n)(o))
+    y.sum().backward()
+    run("  grads", lambda: (x.grad, o.grad))
+    x.grad = o.grad = None
+run("xlogy_ scalar", lambda: (x * 1).xlogy_(2.0))
+run("hypot_ shape", lambda: torch.ones(3).hypot_(torch.ones(2, 3)))
+for n in ["cumsum_", "cumprod_"]:
+    y = x * 1
+    run(n, lambda: getattr(y, n)(0))
+    y.sum().backward()
+    run("  grad", lambda: x.grad)
+    x.grad = None
+run("cumsum_ dtype", lambda: torch.tensor([1.0, 2.0]).cumsum_(0, dtype=torch.float64))
+run("cumsum_ int dtype", lambda: torch.tensor([1, 2]).cumsum_(0, dtype=torch.float16))
+run("cumsum_ same dtype", lambda: torch.tensor([1, 2]).cumsum_(0, dtype=torch.int64))
+""",
+    "torch_level_inplace_functions": """
+for n in ["abs_", "acos_", "ceil_", "clamp_", "cos_", "exp_", "relu_", "sigmoid_", "tanh_", "sqrt_", "zero_",
+          "round_", "floor_", "neg_", "erfc_", "i0_", "sinc_", "logit_", "xlogy_", "clamp_min_", "clamp_max_",
+          "fill_", "rsqrt_", "trunc_", "fix_", "frac_", "reciprocal_", "log_", "log1p_", "sin_", "tan_"]:
+    t = torch.tensor([0.25, -0.5, 2.0])
+    args = {"clamp_": (0.0, 1.0), "xlogy_": (2.0,), "clamp_min_": (0.0,), "clamp_max_": (0.5,),
+            "fill_": (3.0,)}.get(n, ())
+    run("torch." + n, lambda: (getattr(torch, n)(t, *args), t))
+run("relu_ of a float", lambda: torch.relu_(1.0))
+z = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+s = torch.sigmoid(z)
+torch.relu_(s)
+run("backward through sigmoid after torch.relu_", lambda: s.sum().backward())
+w = torch.tensor([1.0, -1.0], requires_grad=True)
+run("torch.relu_ on a leaf", lambda: torch.relu_(w))
+h = w * 2
+torch.relu_(h)
+run("grad_fn", lambda: h.grad_fn)
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SNIPPETS))
+def test_program_output_matches_torch(name: str) -> None:
+    assert_matches_torch(PRELUDE + SNIPPETS[name], show_warnings=False)
