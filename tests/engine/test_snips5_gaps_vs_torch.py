@@ -69,6 +69,28 @@ h = w * 2
 torch.relu_(h)
 run("grad_fn", lambda: h.grad_fn)
 """,
+    "custom_backward_returns_a_non_tensor": """
+def mk(val):
+    class Oops(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            return x * 2
+        @staticmethod
+        def backward(ctx, g):
+            return val, None
+    return Oops
+x = torch.tensor([1.0], requires_grad=True)
+for v in [2.0, 3, [1.0], "a", True, (1.0,)]:
+    run(repr(v), lambda: mk(v).apply(x, 1).sum().backward())
+class Two(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, k):
+        return x * 2
+    @staticmethod
+    def backward(ctx, g):
+        return 1.0, 2.0
+run("float before the non-tensor input's slot", lambda: Two.apply(x, 1).sum().backward())
+""",
 }
 
 
