@@ -1892,12 +1892,30 @@ def trace(input: Tensor) -> Tensor:
 
 
 def broadcast_shapes(*shapes: Any) -> Any:
+    """The common shape, checked as torch._refs._broadcast_shapes does (and with its messages)."""
     from engine.tensor import Size
 
-    try:
-        return Size(np.broadcast_shapes(*(tuple(s) if isinstance(s, (tuple, list)) else (s,) for s in shapes)))
-    except ValueError:
-        raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single shape") from None
+    shapes = tuple((s,) if isinstance(s, (int, np.integer)) and not isinstance(s, bool) else s
+                   for s in shapes if s is not None)
+    if not shapes:
+        return Size(())
+    for shape in shapes:
+        if not isinstance(shape, (tuple, list)):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {shape}")
+    common = [1] * builtins.max(len(shape) for shape in shapes)
+    for arg_idx, shape in enumerate(shapes):
+        for idx in range(-1, -1 - len(shape), -1):
+            if shape[idx] == common[idx]:
+                continue
+            if common[idx] == 1:
+                if shape[idx] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[idx] = shape[idx]
+            if shape[idx] != 1 and common[idx] != shape[idx]:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {shape[idx]} at {idx}! Mismatching "
+                                   f"argument at index {arg_idx} had {shape}; but expected shape should be "
+                                   f"broadcastable to {common}")
+    return Size(common)
 
 
 def broadcast_to(input: Tensor, size: Any) -> Tensor:
@@ -1905,7 +1923,12 @@ def broadcast_to(input: Tensor, size: Any) -> Tensor:
 
 
 def broadcast_tensors(*tensors: Tensor) -> tuple:
-    shape = broadcast_shapes(*(t._data.shape for t in tensors))
+    shape: tuple = ()
+    for t in tensors:  # PyTorch's infer_size, pair by pair
+        problem = messages.broadcast_mismatch(shape, t._data.shape)
+        if problem:
+            raise RuntimeError(problem)
+        shape = np.broadcast_shapes(shape, t._data.shape)
     return tuple(t if t._data.shape == shape else expand(t, *shape) for t in tensors)  # as is when it fits
 
 

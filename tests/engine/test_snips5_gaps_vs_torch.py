@@ -91,6 +91,24 @@ class Two(torch.autograd.Function):
         return 1.0, 2.0
 run("float before the non-tensor input's slot", lambda: Two.apply(x, 1).sum().backward())
 """,
+    "broadcast_shapes_messages": """
+run("(3,2) (3,)", lambda: torch.broadcast_shapes((3, 2), (3,)))
+run("(3,) (3,2)", lambda: torch.broadcast_shapes((3,), (3, 2)))
+run("three", lambda: torch.broadcast_shapes((2, 1, 5), (4, 1), (3, 5)))
+run("int first", lambda: torch.broadcast_shapes(2, (3,)))
+run("mixed kinds", lambda: torch.broadcast_shapes([1, 4], torch.Size([3, 1]), 4))
+run("none", lambda: torch.broadcast_shapes())
+run("zero and one", lambda: torch.broadcast_shapes((0,), (1,)))
+run("zero and two", lambda: torch.broadcast_shapes((0,), (2,)))
+run("negative first", lambda: torch.broadcast_shapes((-1,), (2,)))
+run("negative second", lambda: torch.broadcast_shapes((2,), (-1,)))
+run("negative after one", lambda: torch.broadcast_shapes((1,), (-1,)))
+run("float", lambda: torch.broadcast_shapes((2, 3), 4.0))
+run("Size in message", lambda: torch.broadcast_shapes(torch.Size([5, 3]), torch.Size([1, 2])))
+run("tensors", lambda: torch.broadcast_tensors(torch.ones(3, 2), torch.ones(3)))
+run("three tensors", lambda: torch.broadcast_tensors(torch.ones(3, 1), torch.ones(1, 4), torch.ones(2, 1, 1)))
+run("tensors ok", lambda: [t.shape for t in torch.broadcast_tensors(torch.ones(3, 2), torch.ones(3, 1))])
+""",
 }
 
 
