@@ -82,8 +82,8 @@ def _div_self_grad(F: Any, g: Any, other: Any) -> Any:
 
 
 def _div_other_grad(F: Any, g: Any, self: Any, other: Any) -> Any:
-    # PyTorch's -grad * ((self / other) / other) under create_graph
-    return -g * self / (other * other) if F is ArrayMath else -g * ((self / other) / other)
+    # PyTorch's -grad * ((self / other) / other), rounded the same way
+    return -g * ((self / other) / other)
 
 
 DIV = rule("div", "DivBackward0", np.true_divide, (_div_self_grad, _div_other_grad),

@@ -109,6 +109,19 @@ run("tensors", lambda: torch.broadcast_tensors(torch.ones(3, 2), torch.ones(3)))
 run("three tensors", lambda: torch.broadcast_tensors(torch.ones(3, 1), torch.ones(1, 4), torch.ones(2, 1, 1)))
 run("tensors ok", lambda: [t.shape for t in torch.broadcast_tensors(torch.ones(3, 2), torch.ones(3, 1))])
 """,
+    "div_denominator_gradient_rounding": """
+torch.manual_seed(0)
+for dt in [torch.float32, torch.float64, torch.float16]:
+    a = (torch.randn(50) * 3).to(dt).requires_grad_()
+    b = (torch.rand(50) * 2 + 0.1).to(dt).requires_grad_()
+    (a / b).backward(torch.randn(50).to(dt))
+    print(dt, b.grad.tolist(), a.grad.tolist())
+a = torch.tensor([[1.0, 0.0], [0.0, 1.0]], requires_grad=True)
+b = torch.tensor([[1.0, 1.0], [1.0, 0.0]])
+l = torch.nn.CosineEmbeddingLoss(margin=0.1)(a, b, torch.tensor([1, -1]))
+l.backward()
+print(l, a.grad)
+""",
 }
 
 
