@@ -170,3 +170,4 @@ from engine import sparse  # noqa: E402 - torch.sparse
 from engine import inplace_forms as _inplace_forms  # noqa: E402
 
 _inplace_forms.install(globals())  # x.ceil_(), torch.relu_(x), ...
+from engine.functions import acosh, arccosh, arcsinh, arctanh, asinh, atanh  # noqa: E402

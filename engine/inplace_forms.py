@@ -60,6 +60,8 @@ _UNARY = {
     "digamma_": ops.DIGAMMA, "erf_": ops.ERF, "erfinv_": ops.ERFINV, "exp2_": ops.EXP2, "expm1_": ops.EXPM1,
     "lgamma_": ops.LGAMMA, "log10_": ops.LOG10, "log1p_": ops.LOG1P, "log2_": ops.LOG2, "rsqrt_": ops.RSQRT,
     "sgn_": ops.SGN, "sinc_": ops.SINC, "negative_": ops.NEG, "absolute_": ops.ABS,
+    "acosh_": ops.ACOSH_INPLACE, "arccosh_": ops.ACOSH_INPLACE, "asinh_": ops.ASINH_INPLACE,
+    "arcsinh_": ops.ASINH_INPLACE, "atanh_": ops.ATANH_INPLACE, "arctanh_": ops.ATANH_INPLACE,
 }
 
 METHODS: dict[str, Any] = {name: _unary(rule) for name, rule in _UNARY.items()}
@@ -67,6 +69,8 @@ METHODS.update({
     "atan2_": _binary(ops.ATAN2), "arctan2_": _binary(ops.ATAN2), "hypot_": _binary(ops.HYPOT),
     "xlogy_": _xlogy_, "logit_": _logit_, "nan_to_num_": _nan_to_num_,
     "cumsum_": _scan_(ops.CUMSUM), "cumprod_": _scan_(ops.CUMPROD), "fix": f.trunc,
+    "acosh": f.acosh, "arccosh": f.acosh, "asinh": f.asinh, "arcsinh": f.asinh, "atanh": f.atanh,
+    "arctanh": f.atanh,
 })
 
 # torch.<name>_(input, ...) is input.<name>_(...) for these
@@ -75,7 +79,8 @@ TORCH_LEVEL = (
     "clamp_min_", "clip_", "cos_", "cosh_", "deg2rad_", "erf_", "erfc_", "exp2_", "exp_", "expm1_", "fill_",
     "fix_", "floor_", "frac_", "i0_", "log10_", "log1p_", "log2_", "log_", "logit_", "nan_to_num_", "neg_",
     "negative_", "rad2deg_", "reciprocal_", "relu_", "round_", "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_",
-    "sqrt_", "tan_", "tanh_", "trunc_", "xlogy_", "zero_",
+    "sqrt_", "tan_", "tanh_", "trunc_", "xlogy_", "zero_", "acosh_", "arccosh_", "asinh_", "arcsinh_", "atanh_",
+    "arctanh_",
 )
 
 

@@ -742,6 +742,14 @@ ACOS = rule("acos", "AcosBackward0", np.arccos, (lambda F, g, self: -g * (1 - se
             ("-grad / sqrt(1 - self²)",), elementwise=True)
 ATAN = rule("atan", "AtanBackward0", np.arctan, (lambda F, g, self: g / (self * self + 1),),
             ("grad / (1 + self²)",), elementwise=True)
+ACOSH = rule("acosh", "AcoshBackward0", np.arccosh, (lambda F, g, self: g * F.op("rsqrt", F.op("sub_scalar", self * self, other=1)),),
+             ("grad / sqrt(self² - 1)",), elementwise=True)
+ASINH = rule("asinh", "AsinhBackward0", np.arcsinh, (lambda F, g, self: g * F.op("rsqrt", F.op("add_scalar", self ** 2, other=1)),),
+             ("grad / sqrt(self² + 1)",), elementwise=True)
+# atanh: PyTorch's grad * 1 / (1 - self.pow(2)), its 1 - x being a filled tensor minus x (SubBackward0)
+ATANH = rule("atanh", "AtanhBackward0", np.arctanh,
+             (lambda F, g, self: g * 1 / (F.ones_like(self) - self ** 2),), ("grad / (1 - self²)",),
+             elementwise=True)
 ERF = rule("erf", "ErfBackward0", erf_array,
            (lambda F, g, self: g * F.exp(self * self * -1) * 1.1283791670955126,),
            ("grad * 2/sqrt(pi) * exp(-self²)",), elementwise=True)
@@ -3947,6 +3955,14 @@ def _unique_not_implemented(name: str) -> Any:
 
     return grad
 
+
+# acosh_ / asinh_ / atanh_: PyTorch records a node of their own whose backward is not implemented
+ACOSH_INPLACE = rule("acosh_", "AcoshBackward1", np.arccosh, (_unique_not_implemented("inplace version of acosh"),),
+                     ("not implemented in PyTorch",), elementwise=True)
+ASINH_INPLACE = rule("asinh_", "AsinhBackward1", np.arcsinh, (_unique_not_implemented("inplace version of asinh"),),
+                     ("not implemented in PyTorch",), elementwise=True)
+ATANH_INPLACE = rule("atanh_", "AtanhBackward1", np.arctanh, (_unique_not_implemented("inplace version of atanh"),),
+                     ("not implemented in PyTorch",), elementwise=True)
 
 UNIQUE_OUTPUTS = {"outputs": 3, "differentiable_outputs": (0,), "output_names": ("result0", "result1",
                                                                                  "result2")}

@@ -122,6 +122,36 @@ l = torch.nn.CosineEmbeddingLoss(margin=0.1)(a, b, torch.tensor([1, -1]))
 l.backward()
 print(l, a.grad)
 """,
+    "inverse_hyperbolic_functions": """
+def walk(fn, d=0):
+    if fn is None or d > 5:
+        return
+    print("  " * d + type(fn).__name__)
+    for f, _ in fn.next_functions:
+        walk(f, d + 1)
+torch.manual_seed(0)
+for name in ["acosh", "asinh", "atanh", "arccosh", "arcsinh", "arctanh"]:
+    base = torch.rand(6) * 0.9 + (1.05 if "cosh" in name else (-0.5 if "tanh" in name else -2))
+    x = base.clone().requires_grad_()
+    y = getattr(torch, name)(x)
+    print(name, y, y.grad_fn, y.grad_fn._saved_self.equal(x))
+    (g,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+    print(g.tolist())
+    walk(g.grad_fn)
+    (h,) = torch.autograd.grad(g.sum(), x)
+    print(h.tolist())
+    print(getattr(x, name)().tolist() == y.tolist())
+    z = x.double() * 1
+    getattr(z, name + "_")()
+    print(z.grad_fn, z.dtype)
+    run("backward through " + name + "_", lambda: z.sum().backward())
+    print(getattr(torch, name + "_")(x.detach().clone()).tolist() == y.tolist())
+print(torch.acosh(torch.tensor([1, 2])), torch.tensor([0.5]).arctanh(), torch.arcsinh(torch.tensor(1.0)))
+print(torch.atanh(torch.tensor([1.0, -1.0, 2.0])), torch.acosh(torch.tensor([0.5, 1.0])))
+print(torch.atanh(torch.tensor([0.5], dtype=torch.float16)), torch.asinh(torch.tensor([2.5], dtype=torch.float64)))
+run("int acosh_", lambda: torch.tensor([1, 2]).acosh_())
+run("leaf atanh_", lambda: torch.zeros(2, requires_grad=True).atanh_())
+""",
 }
 
 
