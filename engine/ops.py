@@ -200,17 +200,48 @@ def _tanh_grad(F: Any, g: Any, result: Any) -> Any:
     return g * (1 - result * result)
 
 
+def _not_for(kinds: str, kernel: str, forward: Any) -> Any:
+    """`forward`, refusing arrays of the dtype kinds PyTorch's CPU kernel `kernel` has no version for
+    ("b" bool, "i" / "u" integers) with its NotImplementedError."""
+
+    def checked(a: Any, *args: Any, **kwargs: Any) -> Any:
+        kind = np.asarray(a).dtype.kind
+        if kind in kinds:
+            from engine.dtypes import from_numpy
+
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{from_numpy(a.dtype).legacy}\'')
+        return forward(a, *args, **kwargs)
+
+    return checked
+
+
+def _relu(a: Any) -> Any:
+    if np.asarray(a).dtype.kind == "b":
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return np.maximum(a, 0)
+
+
+def _sigmoid(a: Any) -> Any:
+    if np.asarray(a).dtype.kind == "b":
+        a = a.astype(np.float32)
+    return 1 / (1 + np.exp(-a))
+
+
+def _sign(a: Any) -> Any:
+    return a.copy() if np.asarray(a).dtype.kind == "b" else np.sign(a)
+
+
 TANH = rule("tanh", "TanhBackward0", _via64(np.tanh), (_tanh_grad,),
             ("grad * (1 - result²)",), elementwise=True, scalar=math.tanh)
-SIGMOID = rule("sigmoid", "SigmoidBackward0", lambda a: 1 / (1 + np.exp(-a)),
+SIGMOID = rule("sigmoid", "SigmoidBackward0", _sigmoid,
                (lambda F, g, result: F.sigmoid_backward(g, result),), ("grad * result * (1 - result)",),
                elementwise=True)
-RELU = rule("relu", "ReluBackward0", lambda a: np.maximum(a, 0),
+RELU = rule("relu", "ReluBackward0", _relu,
             (lambda F, g, result: F.threshold_backward(g, result, threshold=0),), ("grad * (result > 0)",),
             elementwise=True)
 SQRT = rule("sqrt", "SqrtBackward0", np.sqrt, (lambda F, g, result: g / (2 * result),),
             ("grad / (2 * result)",), elementwise=True, scalar=math.sqrt)
-ABS = rule("abs", "AbsBackward0", np.abs,
+ABS = rule("abs", "AbsBackward0", _not_for("b", "abs_cpu", np.abs),
            (lambda F, g, self: g * (F.sign(self) if F is ArrayMath else F.op("sgn", self)),),
            ("grad * sign(self)",), elementwise=True, scalar=abs)
 
@@ -754,16 +785,16 @@ ERF = rule("erf", "ErfBackward0", erf_array,
            (lambda F, g, self: g * F.exp(self * self * -1) * 1.1283791670955126,),
            ("grad * 2/sqrt(pi) * exp(-self²)",), elementwise=True)
 # sgn: what abs's gradient records under create_graph (sign for real numbers; zero gradient)
-SGN = rule("sgn", "SgnBackward0", np.sign, (lambda F, g, result, self: F.zeros_like(g),), ("0",),
+SGN = rule("sgn", "SgnBackward0", _sign, (lambda F, g, result, self: F.zeros_like(g),), ("0",),
            elementwise=True)
-SIGN = rule("sign", "SignBackward0", np.sign, (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
-FLOOR = rule("floor", "FloorBackward0", np.floor, (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
-CEIL = rule("ceil", "CeilBackward0", np.ceil, (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
+SIGN = rule("sign", "SignBackward0", _sign, (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
+FLOOR = rule("floor", "FloorBackward0", _not_for("b", "floor_vml_cpu", np.floor), (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
+CEIL = rule("ceil", "CeilBackward0", _not_for("b", "ceil_vml_cpu", np.ceil), (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
 ROUND = rule("round", "RoundBackward0", np.round, (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
 ROUND_DECIMALS = rule("round_decimals", "RoundBackward1", lambda a, decimals: np.round(a, decimals),
                       (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
-TRUNC = rule("trunc", "TruncBackward0", np.trunc, (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
-FRAC = rule("frac", "FracBackward0", lambda a: a - np.trunc(a), (lambda F, g: g,), ("grad",),
+TRUNC = rule("trunc", "TruncBackward0", _not_for("b", "trunc_vml_cpu", np.trunc), (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
+FRAC = rule("frac", "FracBackward0", _not_for("biu", "frac_cpu", lambda a: a - np.trunc(a)), (lambda F, g: g,), ("grad",),
             elementwise=True)
 NAN_TO_NUM = rule("nan_to_num", "NanToNumBackward0",
                   lambda a, nan=0.0, posinf=None, neginf=None: np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf),
@@ -808,14 +839,14 @@ LEAKY_RELU = rule(
     lambda a, negative_slope=0.01: np.where(a > 0, a, a * negative_slope),
     (lambda F, g, negative_slope, self: F.leaky_relu_backward(g, self, negative_slope=negative_slope),),
     ("grad * (self > 0 ? 1 : negative_slope)",), elementwise=True, defaults={"negative_slope": 0.01})
-GELU = rule("gelu", "GeluBackward0", _gelu,
+GELU = rule("gelu", "GeluBackward0", _not_for("biu", "GeluKernelImpl", _gelu),
             (lambda F, g, approximate, self: F.gelu_backward(g, self, approximate=approximate),),
             ("grad * (Φ(self) + self * φ(self))",),
             elementwise=True, defaults={"approximate": "none"})
 ELU = rule(
     "elu", "EluBackward0",
-    lambda a, alpha=1.0, scale=1.0, input_scale=1.0: np.where(
-        a > 0, a * scale, (np.exp(np.minimum(a, 0) * input_scale) - 1) * alpha * scale),
+    _not_for("biu", "elu_cpu", lambda a, alpha=1.0, scale=1.0, input_scale=1.0: np.where(
+        a > 0, a * scale, (np.exp(np.minimum(a, 0) * input_scale) - 1) * alpha * scale)),
     (lambda F, g, alpha, input_scale, scale, self: F.elu_backward(
         g, self, alpha=alpha, scale=scale, input_scale=input_scale, is_result=False),),
     ("grad * (self > 0 ? scale : alpha * scale * input_scale * exp(self * input_scale))",),
@@ -845,12 +876,12 @@ def _silu_grad(F: Any, g: Any, self: Any) -> Any:
     return g * s * F.op("add_scalar", self * F.op("sub", F.ones_like(s), s), other=1.0)
 
 
-SILU = rule("silu", "SiluBackward0", lambda a: a / (1 + np.exp(-a)), (_silu_grad,),
+SILU = rule("silu", "SiluBackward0", _not_for("biu", "silu_cpu", lambda a: a / (1 + np.exp(-a))), (_silu_grad,),
             ("grad * σ(self) * (1 + self * (1 - σ(self)))",), elementwise=True)
 SOFTPLUS = rule(
     "softplus", "SoftplusBackward0",
-    lambda a, beta=1.0, threshold=20.0: np.where(
-        a * beta > threshold, a, np.logaddexp(0, a * beta) / beta),
+    _not_for("biu", "softplus_cpu", lambda a, beta=1.0, threshold=20.0: np.where(
+        a * beta > threshold, a, np.logaddexp(0, a * beta) / beta)),
     (lambda F, g, beta, self, threshold: F.softplus_backward(g, self, beta=beta, threshold=threshold),),
     ("grad * σ(beta * self)",), elementwise=True, defaults={"beta": 1.0, "threshold": 20.0})
 HARDTANH = rule(

@@ -152,6 +152,27 @@ print(torch.atanh(torch.tensor([0.5], dtype=torch.float16)), torch.asinh(torch.t
 run("int acosh_", lambda: torch.tensor([1, 2]).acosh_())
 run("leaf atanh_", lambda: torch.zeros(2, requires_grad=True).atanh_())
 """,
+    "float_ops_on_bool_and_integer_tensors": """
+names = ("exp log sin cos tanh sigmoid relu sqrt abs log1p log2 log10 expm1 exp2 rsqrt tan sinh cosh asin acos atan "
+         "acosh asinh atanh erf sign floor ceil trunc frac sgn sinc deg2rad rad2deg lgamma digamma erfinv erfc i0 "
+         "reciprocal neg").split()
+for dt in [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]:
+    t = torch.tensor([1, 0, 1], dtype=dt) if dt == torch.bool else torch.tensor([3, 0, 1], dtype=dt)
+    for n in names:
+        run(f"{dt} {n}", lambda: getattr(torch, n)(t))
+    for n in ["logit", "special.expit", "special.erfcx", "special.ndtri", "special.log_ndtr", "special.i1",
+              "special.entr", "nn.functional.silu", "nn.functional.gelu", "nn.functional.softplus",
+              "nn.functional.elu", "nn.functional.relu", "nn.functional.sigmoid"]:
+        f = torch
+        for p in n.split("."):
+            f = getattr(f, p)
+        run(f"{dt} {n}", lambda: f(t))
+    run(f"{dt} relu_", lambda: t.clone().relu_())
+    run(f"{dt} floor_", lambda: t.clone().floor_())
+run("uint8 image sqrt", lambda: torch.tensor([[0, 4], [9, 255]], dtype=torch.uint8).sqrt())
+run("uint8 image half", lambda: torch.tensor([[0, 4], [9, 255]], dtype=torch.uint8).half())
+run("int8 to float16 then sin", lambda: torch.tensor([1, 2], dtype=torch.int8).to(torch.float16).sin())
+""",
 }
 
 
