@@ -171,3 +171,6 @@ from engine import inplace_forms as _inplace_forms  # noqa: E402
 
 _inplace_forms.install(globals())  # x.ceil_(), torch.relu_(x), ...
 from engine.functions import acosh, arccosh, arcsinh, arctanh, asinh, atanh  # noqa: E402
+from engine import aliases as _aliases  # noqa: E402
+
+_aliases.install(globals())  # torch.greater_equal, torch.positive, torch.svd, x.is_nonzero() ...

@@ -173,6 +173,48 @@ run("uint8 image sqrt", lambda: torch.tensor([[0, 4], [9, 255]], dtype=torch.uin
 run("uint8 image half", lambda: torch.tensor([[0, 4], [9, 255]], dtype=torch.uint8).half())
 run("int8 to float16 then sin", lambda: torch.tensor([1, 2], dtype=torch.int8).to(torch.float16).sin())
 """,
+    "aliases_predicates_and_svd": """x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+i = torch.tensor([1, 2, 3])
+for n in ["greater_equal", "less_equal", "not_equal", "greater", "less"]:
+    run(n, lambda: getattr(torch, n)(x, 1.0))
+    run(n + " m", lambda: getattr(i, n)(torch.tensor([2, 2, 2])))
+run("positive", lambda: (torch.positive(x), torch.positive(x) is x, x.positive() is x))
+run("positive bool", lambda: torch.positive(torch.tensor([True])))
+for t in [torch.tensor([]), torch.tensor([1., 2.]), torch.tensor([[0.]]), torch.tensor(3), torch.tensor([True])]:
+    run("is_nonzero", lambda: (t.is_nonzero(), torch.is_nonzero(t)))
+run("split_with_sizes", lambda: x.split_with_sizes([1, 2]))
+run("split_with_sizes bad", lambda: x.split_with_sizes([1, 1]))
+run("torch.split_with_sizes", lambda: torch.split_with_sizes(x, [2, 1]))
+run("isposinf", lambda: (torch.tensor([1.0, float('inf'), -float('inf')]).isposinf(), torch.isneginf(torch.tensor([-float('inf')])), torch.isreal(x), torch.isposinf(i), i.isneginf()))
+run("is_signed", lambda: (torch.tensor([1], dtype=torch.uint8).is_signed(), x.is_signed(), torch.tensor([True]).is_signed(), i.is_signed(), torch.is_signed(x), x.bfloat16().is_signed(), x.half().is_signed()))
+run("same", lambda: (x.is_same_size(torch.zeros(3)), x.is_same_size(torch.zeros(1, 3)), x.resolve_neg() is x, x.is_neg(), torch.resolve_neg(x) is x))
+run("hardshrink", lambda: x.hardshrink(1.5))
+run("hardshrink default", lambda: x.hardshrink())
+run("prelu", lambda: x.prelu(torch.tensor([0.25])))
+run("floor_divide", lambda: (torch.tensor([5, -7]).floor_divide(2), torch.tensor([5.0, -7.0]).floor_divide(torch.tensor(2.0))))
+m = torch.tensor([[1., 2., 4.], [1., 0., 1.]], requires_grad=True)
+run("cov", lambda: m.cov())
+run("corrcoef", lambda: m.corrcoef())
+run("cov correction", lambda: m.cov(correction=0))
+y = x * 1
+run("multiply_", lambda: y.multiply_(2))
+run("subtract_", lambda: y.subtract_(1, alpha=2))
+run("divide_", lambda: y.divide_(4))
+run("divide_ mode", lambda: y.divide_(2, rounding_mode="floor"))
+y.sum().backward()
+print(x.grad)
+A = torch.tensor([[1.0, 2.0], [3.0, 4.0], [0.5, -1.0]], requires_grad=True)
+r = torch.svd(A)
+print(r)
+print(type(r).__name__, r.U.grad_fn, r.S.grad_fn, r.V.grad_fn, r.V.grad_fn.next_functions)
+(r.S.sum() + r.V[0, 0] * 0).backward()
+print(A.grad)
+print(torch.svd(A, some=False).U.shape, A.svd().V.shape)
+print(torch.svd(A, compute_uv=False))
+print(torch.svd(torch.ones(2, 2, 3), compute_uv=False).V.shape)
+U, S, V = torch.svd(torch.eye(2))
+print(U, S, V)
+""",
 }
 
 
