@@ -759,7 +759,9 @@ EXPM1 = rule("expm1", "Expm1Backward0", _via64(np.expm1), (lambda F, g, result: 
 EXP2 = rule("exp2", "Exp2Backward0", np.exp2, (lambda F, g, result: _scale(F, g * result, 0.6931471805599453),),
             ("grad * result * ln 2",), elementwise=True)
 RSQRT = rule("rsqrt", "RsqrtBackward0", lambda a: 1 / np.sqrt(a),
-             (lambda F, g, result: g * result * result * result * -0.5,), ("-0.5 * grad * result³",),
+             # PyTorch's -0.5 * grad * result.pow(3), rounded as it is (its pow(3) is result * result * result)
+             (lambda F, g, result: (g * -0.5) * (result * result * result) if F is ArrayMath
+              else g * result * result * result * -0.5,), ("-0.5 * grad * result³",),
              elementwise=True)
 TAN = rule("tan", "TanBackward0", np.tan, (lambda F, g, result: g * (result * result + 1),),
            ("grad * (1 + result²)",), elementwise=True)

@@ -215,6 +215,12 @@ print(torch.svd(torch.ones(2, 2, 3), compute_uv=False).V.shape)
 U, S, V = torch.svd(torch.eye(2))
 print(U, S, V)
 """,
+    "rsqrt_gradient_rounding": """
+torch.manual_seed(0)
+x = (torch.rand(200) * 5 + 0.01).requires_grad_()
+x.rsqrt().backward(torch.randn(200))
+print(x.grad.tolist())
+""",
 }
 
 
