@@ -2197,3 +2197,32 @@ __all__ += ["Transformer", "TransformerEncoder", "TransformerDecoder", "Transfor
 _TORCH_HOME.update(dict.fromkeys(("Transformer", "TransformerEncoder", "TransformerDecoder",
                                   "TransformerEncoderLayer", "TransformerDecoderLayer"),
                                  "torch.nn.modules.transformer"))
+
+
+class RMSNorm(Module):
+    """Root mean square normalisation over the last dims (functional.rms_norm), with a weight of ones."""
+
+    def __init__(self, normalized_shape: Any, eps: float | None = None, elementwise_affine: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        _devices.check(device, creating=True)
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.normalized_shape = shape
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        _optional_parameter(self, "weight", shape, elementwise_affine, dtype)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return functional.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+__all__ += ["RMSNorm"]
+_TORCH_HOME["RMSNorm"] = "torch.nn.modules.normalization"

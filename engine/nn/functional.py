@@ -1770,6 +1770,33 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
              "weight": None if weight is None else weight._data, "reduction": r}
     return apply(ops.MULTI_MARGIN_LOSS, (input,), attrs)
 
+def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, eps: float | None = None) -> Tensor:
+    """PyTorch's composite rms_norm: input * rsqrt(mean(input², last dims) + eps) (in float32 for half
+    types), times weight; eps defaults to the computing dtype's machine epsilon."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    got = input._data.shape
+    if len(shape) > len(got) or got[len(got) - len(shape):] != shape:
+        dims = ", ".join(map(str, shape))
+        raise RuntimeError(f"Given normalized_shape=[{dims}], expected input with shape [*{dims}], but got "
+                           f"input of size{list(got)}")
+    if weight is not None and weight._data.shape != shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of "
+                           f"shape {list(weight._data.shape)} and normalized_shape = {list(shape)}")
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(f'"rms_norm" not implemented for \'{input.dtype.legacy}\'')
+    from engine import dtypes
+
+    opmath = dtypes.float32 if input.dtype.itemsize == 2 else input.dtype
+    upcast = input if input.dtype == opmath else input.to(opmath)
+    if eps is None:
+        eps = float(np.finfo(opmath.np).eps)
+    dims = [input._data.ndim - i - 1 for i in range(len(shape))]
+    mean_square = f.mean(f.pow(upcast, 2), dims, keepdim=True)
+    inv = f.rsqrt(f._inplace(mean_square, ops.ADD_SCALAR, (), {"other": eps}))  # add_(eps): AddBackward1
+    result = f.mul(upcast, inv).type_as(input)
+    return result if weight is None else f.mul(result, weight)
+
+
 from engine.nn.attention import (  # noqa: E402
     _canonical_mask, _in_projection, _in_projection_packed, _mha_shape_check, _none_or_dtype,
     multi_head_attention_forward, scaled_dot_product_attention,

@@ -221,6 +221,43 @@ x = (torch.rand(200) * 5 + 0.01).requires_grad_()
 x.rsqrt().backward(torch.randn(200))
 print(x.grad.tolist())
 """,
+    "rms_norm": """def walk(fn, d=0):
+    if fn is None:
+        return
+    print("  " * d + type(fn).__name__)
+    for f, _ in fn.next_functions:
+        walk(f, d + 1)
+F = torch.nn.functional
+torch.manual_seed(0)
+m = torch.nn.RMSNorm(4)
+print(m, m.weight, m.eps, m.normalized_shape, m.state_dict())
+x = torch.randn(2, 4, requires_grad=True)
+y = m(x)
+print(y)
+walk(y.grad_fn)
+(y * torch.arange(4.0)).sum().backward()
+print(x.grad, m.weight.grad)
+x3 = torch.randn(2, 3, 4, requires_grad=True)
+w = torch.randn(3, 4, requires_grad=True)
+y3 = F.rms_norm(x3, (3, 4), weight=w, eps=1e-3)
+walk(y3.grad_fn)
+print(y3.grad_fn.next_functions[0][0].next_functions[1][0].next_functions[0][0].next_functions[0][0]._saved_dim)
+y3.pow(2).sum().backward()
+print(x3.grad, w.grad)
+print(torch.nn.RMSNorm([2, 4], eps=1e-5, elementwise_affine=False), torch.nn.RMSNorm(3, dtype=torch.float64).weight.dtype)
+run("bad shape", lambda: F.rms_norm(x3, (3,)))
+run("bad weight", lambda: F.rms_norm(x3, (4,), torch.ones(3)))
+run("bad shape 2", lambda: F.rms_norm(x3, [2, 4]))
+run("int", lambda: F.rms_norm(torch.tensor([[1, 2]]), [2]))
+run("eps", lambda: F.rms_norm(torch.tensor([[1.0, 2.0]]), [2], eps=0.5))
+h = F.rms_norm(x3.half(), (4,))
+print(h.dtype, h)
+walk(h.grad_fn)
+print(F.rms_norm(x3.bfloat16(), (4,)).dtype, F.rms_norm(x3.double(), (4,)))
+(g,) = torch.autograd.grad(m(x).sum(), x, create_graph=True)
+print(g, g.grad_fn)
+print(torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.RMSNorm(4)))
+""",
 }
 
 
