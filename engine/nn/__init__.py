@@ -2226,3 +2226,9 @@ class RMSNorm(Module):
 
 __all__ += ["RMSNorm"]
 _TORCH_HOME["RMSNorm"] = "torch.nn.modules.normalization"
+
+from engine.nn.lazy import UninitializedParameter, make_lazy_linear as _make_lazy_linear  # noqa: E402
+
+LazyLinear = _make_lazy_linear(Linear, Module)
+__all__ += ["LazyLinear", "UninitializedParameter"]
+_TORCH_HOME["LazyLinear"] = "torch.nn.modules.linear"

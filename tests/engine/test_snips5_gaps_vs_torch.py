@@ -258,6 +258,37 @@ print(F.rms_norm(x3.bfloat16(), (4,)).dtype, F.rms_norm(x3.double(), (4,)))
 print(g, g.grad_fn)
 print(torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.RMSNorm(4)))
 """,
+    "lazy_linear": """
+nn = torch.nn
+torch.manual_seed(0)
+net = nn.Sequential(nn.LazyLinear(3), nn.ReLU(), nn.LazyLinear(1))
+print(net)
+print(net[0].weight)
+print(type(net[0].weight).__name__, net[0].in_features, net[0].has_uninitialized_params())
+run("shape", lambda: net[0].weight.shape)
+print(len(list(net.parameters())), len(net[0]._forward_pre_hooks), [n for n, _ in net.named_parameters()])
+X = torch.rand(2, 4)
+y = net(X)
+print(net)
+print(net[0].weight, net[0].bias, type(net[0]).__name__, type(net[0].weight).__name__)
+print(y, net[0].in_features, len(net[0]._forward_pre_hooks))
+y.sum().backward()
+print(net[2].weight.grad, net[0].bias.grad)
+l = nn.LazyLinear(2, bias=False)
+print(l, l.bias)
+print(isinstance(nn.LazyLinear(2), nn.Linear), nn.LazyLinear.cls_to_become.__name__, type(nn.LazyLinear(2)).__name__)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+opt.step()
+print(net[0].weight)
+l = nn.LazyLinear(2, dtype=torch.float64)
+print(l(torch.ones(1, 3, dtype=torch.float64)), l.weight.dtype)
+print(isinstance(nn.LazyLinear(1).weight, nn.Parameter), isinstance(nn.LazyLinear(1).weight, nn.UninitializedParameter))
+import warnings
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    nn.LazyLinear(4)
+print([(x.category.__name__, str(x.message)) for x in w])
+""",
 }
 
 
