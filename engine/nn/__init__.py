@@ -2232,3 +2232,21 @@ from engine.nn.lazy import UninitializedParameter, make_lazy_linear as _make_laz
 LazyLinear = _make_lazy_linear(Linear, Module)
 __all__ += ["LazyLinear", "UninitializedParameter"]
 _TORCH_HOME["LazyLinear"] = "torch.nn.modules.linear"
+
+
+class Dropout3d(Dropout):
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.dropout3d(input, self.p, self.training, self.inplace)
+
+
+class Softmax2d(Module):
+    """Softmax over the channels (dim -3) of (C, H, W) or (N, C, H, W) inputs."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return functional.softmax(input, -3)
+
+
+__all__ += ["Dropout3d", "Softmax2d"]
+_TORCH_HOME.update({"Dropout3d": "torch.nn.modules.dropout", "Softmax2d": "torch.nn.modules.activation"})

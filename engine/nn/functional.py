@@ -1797,6 +1797,27 @@ def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
     return result if weight is None else f.mul(result, weight)
 
 
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Channel-wise dropout of (N, C, D, H, W) inputs ((C, D, H, W) ones as a batch of one)."""
+    _check_dropout_p(p)
+    ndim = input._data.ndim
+    if ndim not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {ndim}-D input to dropout3d, which is deprecated and will result in an "
+                      "error in a future release. To retain the behavior and silence this warning, please use "
+                      "dropout instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D "
+                      "inputs).", stacklevel=2)
+    if ndim != 5:
+        x = f.unsqueeze_(input, 0) if inplace else f.unsqueeze(input, 0)
+        out = _feature_dropout(x, p, training, inplace)
+        return f.squeeze_(out, 0) if inplace else f.squeeze(out, 0)
+    return _feature_dropout(input, p, training, inplace)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
 from engine.nn.attention import (  # noqa: E402
     _canonical_mask, _in_projection, _in_projection_packed, _mha_shape_check, _none_or_dtype,
     multi_head_attention_forward, scaled_dot_product_attention,

@@ -289,6 +289,41 @@ with warnings.catch_warnings(record=True) as w:
     nn.LazyLinear(4)
 print([(x.category.__name__, str(x.message)) for x in w])
 """,
+    "dropout3d_softmax2d_hardtanh_": """
+import warnings
+F = torch.nn.functional
+torch.manual_seed(0)
+x = torch.ones(2, 3, 1, 2, 2, requires_grad=True)
+y = F.dropout3d(x, 0.5)
+print(y.flatten(2), y.grad_fn)
+y.sum().backward()
+print(x.grad.flatten(2))
+m = torch.nn.Dropout3d(p=0.25)
+print(m, m(torch.ones(3, 1, 1, 2)).flatten(1))
+m.eval()
+z = torch.ones(3, 1, 1, 2)
+print(m(z) is z, m(torch.ones(1, 2, 1, 1, 1)).shape)
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    print(F.dropout3d(torch.ones(2, 3), 0.5).shape)
+print([str(x.message)[:60] for x in w])
+run("bad p", lambda: F.dropout3d(x, 1.5))
+run("p=1", lambda: F.dropout3d(torch.ones(1, 2, 1, 1, 1), 1.0))
+t = torch.ones(1, 2, 1, 1, 1)
+print(F.dropout3d(t, 0.5, inplace=True) is t, t.flatten())
+sm = torch.nn.Softmax2d()
+a = torch.arange(12.0).reshape(1, 3, 2, 2).requires_grad_()
+o = sm(a)
+print(sm, o, o.grad_fn)
+(o * torch.arange(12.0).reshape(1, 3, 2, 2)).sum().backward()
+print(a.grad)
+run("softmax2d 2d", lambda: sm(torch.ones(2, 3)))
+print(sm(torch.ones(3, 1, 1)))
+h = torch.tensor([-2.0, 0.5, 3.0], requires_grad=True)
+k = h * 1
+print(F.hardtanh_(k), F.hardtanh_(k * 1, -0.5, 0.5), k.grad_fn)
+run("hardtanh_ leaf", lambda: F.hardtanh_(h))
+""",
 }
 
 
