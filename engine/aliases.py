@@ -90,7 +90,7 @@ TORCH_LEVEL = {
     "greater_equal": f.ge, "less_equal": f.le, "not_equal": f.ne, "greater": f.gt, "less": f.lt,
     "positive": positive, "isposinf": isposinf, "isneginf": isneginf, "isreal": isreal, "resolve_neg": resolve_neg,
     "is_nonzero": is_nonzero, "is_same_size": is_same_size, "is_signed": is_signed,
-    "split_with_sizes": split_with_sizes, "svd": svd,
+    "split_with_sizes": split_with_sizes, "svd": svd, "addr": f.addr, "addbmm": f.addbmm,
 }
 
 METHODS = {
@@ -99,7 +99,7 @@ METHODS = {
     "is_nonzero": is_nonzero, "is_same_size": is_same_size, "is_signed": is_signed,
     "split_with_sizes": split_with_sizes, "svd": svd, "floor_divide": f.floor_divide, "hardshrink": _hardshrink,
     "prelu": _prelu, "cov": f.cov, "corrcoef": f.corrcoef,
-    "multiply_": Tensor.mul_, "subtract_": Tensor.sub_, "divide_": Tensor.div_,
+    "multiply_": Tensor.mul_, "subtract_": Tensor.sub_, "divide_": Tensor.div_, "addr": f.addr, "addbmm": f.addbmm,
 }
 
 

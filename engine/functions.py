@@ -3527,6 +3527,47 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
     return apply(ops.ADDMV, (input, mat, vec), attrs or None)
 
 
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    "beta * input + alpha * outer(vec1, vec2)."
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v._data.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v._data.ndim}-D")
+    shape = (vec1._data.shape[0], vec2._data.shape[0])
+    if np.broadcast_shapes(input._data.shape, shape) != shape if _broadcasts(input._data.shape, shape) else True:
+        expand(input, shape)  # raises PyTorch's expand message
+    attrs = {key: value for key, value in (("alpha", alpha), ("beta", beta)) if value != 1}
+    return apply(ops.ADDR, (input, vec1, vec2), attrs or None)
+
+
+def _broadcasts(a: tuple, b: tuple) -> bool:
+    try:
+        np.broadcast_shapes(a, b)
+    except ValueError:
+        return False
+    return True
+
+
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    "beta * input + alpha * the sum over the batch of batch1[b] @ batch2[b]."
+    for t in (batch1, batch2):
+        if t._data.ndim != 3:
+            _wrap_dim(2, t._data.ndim)  # PyTorch's IndexError for a missing dim
+            raise RuntimeError(f"batch1 must be a 3D tensor, got {t._data.ndim}D")
+    b1, b2 = batch1._data.shape, batch2._data.shape
+    if b1[0] != b2[0]:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {b1[0]} and {b2[0]}")
+    if b1[2] != b2[1]:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({b1[1]}x{b1[2]} and {b2[1]}x{b2[2]})")
+    if batch1._data.dtype != batch2._data.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {batch1.dtype.legacy} and "
+                           f"{batch2.dtype.legacy}")
+    shape = (b1[1], b2[2])
+    if np.broadcast_shapes(input._data.shape, shape) != shape if _broadcasts(input._data.shape, shape) else True:
+        expand(input, shape)
+    attrs = {key: value for key, value in (("alpha", alpha), ("beta", beta)) if value != 1}
+    return apply(ops.ADDBMM, (input, batch1, batch2), attrs or None)
+
+
 def block_diag(*tensors: Tensor) -> Tensor:
     "The tensors (numbers as 1x1 blocks, vectors as rows) along the diagonal of a zero matrix."
     tensors = _tensors(tensors)

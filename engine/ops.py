@@ -5300,6 +5300,45 @@ ADDMV = rule(
     inputs=("self", "mat", "vec"), extra_saves=("alpha", "beta"), defaults={"alpha": 1, "beta": 1})
 
 
+ADDR = rule(
+    "addr", "AddrBackward0",
+    lambda bias, vec1, vec2, alpha=1, beta=1: (bias * beta if beta != 1 else bias) + (
+        np.multiply.outer(vec1, vec2) if alpha == 1 else alpha * np.multiply.outer(vec1, vec2)),
+    (lambda F, g, beta: _times_scalar(F, g, beta),
+     lambda F, g, alpha, vec2: _times_scalar(F, F.op("mv", g, vec2), alpha),
+     lambda F, g, alpha, vec1: _times_scalar(F, F.op("mv", F.t(g), vec1), alpha)),
+    ("grad * beta", "grad @ vec2 * alpha", "gradᵀ @ vec1 * alpha"),
+    inputs=("self", "vec1", "vec2"), extra_saves=("alpha", "beta"), defaults={"alpha": 1, "beta": 1}, promotes=True)
+
+
+def _addbmm(bias: Any, batch1: Any, batch2: Any, alpha: Any = 1, beta: Any = 1) -> Any:
+    """beta * bias + alpha * sum_b batch1[b] @ batch2[b], accumulated batch by batch as PyTorch's addmm_ does."""
+    out = np.array(np.broadcast_to(bias * beta if beta != 1 else bias, (batch1.shape[1], batch2.shape[2])))
+    for b in range(batch1.shape[0]):
+        prod = batch1[b] @ batch2[b]
+        out = out + (prod if alpha == 1 else alpha * prod)
+    return out
+
+
+def _addbmm_batch_grad(F: Any, g: Any, batch1_sym_argsize_0: int, batch1_sym_argsize_1: int,
+                       batch2_sym_argsize_2: int) -> Any:
+    """grad.unsqueeze(0).expand({batch, n, p}): the gradient every batch's product receives."""
+    return F.expand(F.unsqueeze_dims(g, (0,)), (batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2))
+
+
+ADDBMM = rule(
+    "addbmm", "AddbmmBackward0", _addbmm,
+    (lambda F, g, beta: _times_scalar(F, g, beta),
+     lambda F, g, alpha, batch2, batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2: _times_scalar(
+         F, F.op("bmm", _addbmm_batch_grad(F, g, batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2),
+                 F.op("transpose", batch2, dim0=1, dim1=2)), alpha),
+     lambda F, g, alpha, batch1, batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2: _times_scalar(
+         F, F.op("bmm", F.op("transpose", batch1, dim0=1, dim1=2),
+                 _addbmm_batch_grad(F, g, batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2)), alpha)),
+    ("grad * beta", "Σ grad @ batch2ᵀ * alpha", "Σ batch1ᵀ @ grad * alpha"),
+    inputs=("self", "batch1", "batch2"), extra_saves=("alpha", "beta"), defaults={"alpha": 1, "beta": 1})
+
+
 def _block_diag(*arrays: Any) -> Any:
     """The matrices (numbers as 1x1, vectors, even empty ones, as rows) along the diagonal of zeros."""
     from engine import dtypes

@@ -48,6 +48,9 @@ def _derived(slot: str, inputs: tuple[str, ...]) -> tuple[Callable, int] | None:
     name, _, k = slot.rpartition("_sym_argsize_minus_")
     if name in inputs and k.isdigit():
         return (lambda a: _sizes(a)[-int(k)]), inputs.index(name)
+    name, _, k = slot.rpartition("_sym_argsize_")
+    if name in inputs and k.isdigit():
+        return (lambda a: _sizes(a)[int(k)]), inputs.index(name)
     return None
 
 

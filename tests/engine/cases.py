@@ -736,6 +736,8 @@ CASES: list[tuple[str, str, tuple, dict]] = [
     ("matrix_exp_batched", "out = T.linalg.matrix_exp(a * 3)", ((2, 2, 2),), {}),
     ("matrix_exp_grad", f"out = {GRAD}(T.matrix_exp(a).pow(2).sum(), a, create_graph=True)[0]", ((2, 2),), {}),
     ("addmv", "out = T.addmv(a, b, c)", ((2,), (2, 3), (3,)), {}),
+    ("addr", "out = T.addr(a, b, c, beta=0.5, alpha=2)", ((1, 3), (2,), (3,)), {}),
+    ("addbmm", "out = T.addbmm(a, b, c, beta=0.5, alpha=2)", ((4,), (3, 2, 5), (3, 5, 4)), {}),
     ("addmv_scaled_broadcast", "out = T.addmv(a, b, c, beta=0.5, alpha=2)", ((1,), (2, 3), (3,)), {}),
     ("addmv_grad", f"out = {GRAD}(T.addmv(a, b, c, alpha=3).pow(2).sum(), b, create_graph=True)[0]",
      ((2,), (2, 3), (3,)), {}),

@@ -324,6 +324,45 @@ k = h * 1
 print(F.hardtanh_(k), F.hardtanh_(k * 1, -0.5, 0.5), k.grad_fn)
 run("hardtanh_ leaf", lambda: F.hardtanh_(h))
 """,
+    "addr_addbmm": """
+def walk(fn, d=0):
+    if fn is None:
+        return
+    print("  " * d + type(fn).__name__)
+    for f, _ in fn.next_functions:
+        walk(f, d + 1)
+torch.manual_seed(0)
+x = torch.randn(2, 3, requires_grad=True)
+a = torch.randn(2, requires_grad=True)
+b = torch.randn(3, requires_grad=True)
+o = torch.addr(x, a, b, beta=0.5, alpha=2)
+print(o, o.grad_fn, o.grad_fn._saved_alpha, o.grad_fn._saved_beta, o.grad_fn._saved_vec1.equal(a))
+o.pow(2).sum().backward()
+print(x.grad, a.grad, b.grad)
+(g,) = torch.autograd.grad(torch.addr(x, a, b).pow(2).sum(), a, create_graph=True)
+walk(g.grad_fn)
+print(x.addr(a, b), torch.addr(torch.zeros(1), a, b).shape)
+print(torch.addr(torch.zeros(2, 2, dtype=torch.int64), torch.tensor([1, 2]), torch.tensor([3, 4])))
+run("addr 2d vec", lambda: torch.addr(torch.zeros(2, 2), torch.ones(2, 1), torch.ones(2)))
+run("addr bad input", lambda: torch.addr(torch.zeros(2, 3), torch.ones(2), torch.ones(2)))
+run("addr dtypes", lambda: torch.addr(torch.zeros(2, 2), torch.ones(2), torch.ones(2, dtype=torch.float64)))
+B1 = torch.randn(4, 2, 3, requires_grad=True)
+B2 = torch.randn(4, 3, 5, requires_grad=True)
+inp = torch.randn(5, requires_grad=True)
+o = torch.addbmm(inp, B1, B2)
+print(o, o.grad_fn, o.grad_fn._saved_batch1_sym_argsize_0, o.grad_fn._saved_batch1_sym_argsize_1, o.grad_fn._saved_batch2_sym_argsize_2, o.grad_fn._saved_alpha)
+(o * torch.arange(10.0).reshape(2, 5)).sum().backward()
+print(inp.grad, B1.grad, B2.grad)
+o2 = inp.addbmm(B1, B2, beta=2, alpha=0.5)
+print(o2)
+(g,) = torch.autograd.grad(torch.addbmm(inp, B1, B2, alpha=3).pow(2).sum(), B1, create_graph=True)
+walk(g.grad_fn)
+run("addbmm batches", lambda: torch.addbmm(torch.zeros(2, 2), torch.ones(3, 2, 4), torch.ones(2, 4, 2)))
+run("addbmm 2d", lambda: torch.addbmm(torch.zeros(2, 2), torch.ones(3, 2, 4), torch.ones(3, 4)))
+run("addbmm sizes", lambda: torch.addbmm(torch.zeros(2, 2), torch.ones(3, 2, 4), torch.ones(3, 5, 2)))
+run("addbmm input", lambda: torch.addbmm(torch.zeros(3, 2), torch.ones(3, 2, 4), torch.ones(3, 4, 2)))
+run("addbmm dtype", lambda: torch.addbmm(torch.zeros(2, 2), torch.ones(1, 2, 4), torch.ones(1, 4, 2, dtype=torch.float64)))
+""",
 }
 
 
