@@ -2250,3 +2250,44 @@ class Softmax2d(Module):
 
 __all__ += ["Dropout3d", "Softmax2d"]
 _TORCH_HOME.update({"Dropout3d": "torch.nn.modules.dropout", "Softmax2d": "torch.nn.modules.activation"})
+
+
+def _get_submodule(self: Module, target: str) -> Module:
+    """The submodule a dotted path names ("" is the module itself), with PyTorch's AttributeErrors."""
+    if target == "":
+        return self
+    mod = self
+    for item in target.split("."):
+        if not hasattr(mod, item):
+            raise AttributeError(mod._get_name() + " has no attribute `" + item + "`")
+        mod = getattr(mod, item)
+        if not isinstance(mod, Module):
+            raise AttributeError("`" + item + "` is not an nn.Module")
+    return mod
+
+
+def _get_parameter(self: Module, target: str) -> Parameter:
+    module_path, _, name = target.rpartition(".")
+    mod = self.get_submodule(module_path)
+    if not hasattr(mod, name):
+        raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+    param = getattr(mod, name)
+    if not isinstance(param, Parameter):
+        raise AttributeError("`" + name + "` is not an nn.Parameter")
+    return param
+
+
+def _get_buffer(self: Module, target: str) -> Tensor:
+    module_path, _, name = target.rpartition(".")
+    mod = self.get_submodule(module_path)
+    if not hasattr(mod, name):
+        raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+    buffer = getattr(mod, name)
+    if name not in mod._buffers:
+        raise AttributeError("`" + name + "` is not a buffer")
+    return buffer
+
+
+Module.get_submodule = _get_submodule  # type: ignore[attr-defined]
+Module.get_parameter = _get_parameter  # type: ignore[attr-defined]
+Module.get_buffer = _get_buffer  # type: ignore[attr-defined]

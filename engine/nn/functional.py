@@ -332,6 +332,16 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    if tensor._data.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if not tensor._data.size:
+        if num_classes < 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        return f._constant(np.zeros(tensor._data.shape + (num_classes,), np.int64))
+    if tensor._data.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes >= 0 and tensor._data.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
     n = int(tensor._data.max()) + 1 if num_classes < 0 else num_classes
     out = np.eye(n, dtype=np.int64)[tensor._data]
     return f._constant(out)

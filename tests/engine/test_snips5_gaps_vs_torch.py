@@ -363,6 +363,26 @@ run("addbmm sizes", lambda: torch.addbmm(torch.zeros(2, 2), torch.ones(3, 2, 4),
 run("addbmm input", lambda: torch.addbmm(torch.zeros(3, 2), torch.ones(3, 2, 4), torch.ones(3, 4, 2)))
 run("addbmm dtype", lambda: torch.addbmm(torch.zeros(2, 2), torch.ones(1, 2, 4), torch.ones(1, 4, 2, dtype=torch.float64)))
 """,
+    "get_submodule_parameter_buffer_one_hot_checks": """
+nn = torch.nn
+F = torch.nn.functional
+torch.manual_seed(0)
+m = nn.Sequential(nn.Linear(1, 1), nn.Sequential(nn.BatchNorm1d(2)))
+for path in ["", "1.0", "2", "0.weight", "0.foo", "1"]:
+    run("get_submodule " + path, lambda: m.get_submodule(path))
+for path in ["0.weight", "0.foo", "1.0.running_mean", "1.0.training", "1.0.bias", "x"]:
+    run("get_parameter " + path, lambda: m.get_parameter(path))
+for path in ["1.0.running_mean", "1.0.weight", "3.x", "1.0.num_batches_tracked"]:
+    run("get_buffer " + path, lambda: m.get_buffer(path))
+run("one_hot float", lambda: F.one_hot(torch.tensor([0.0, 1.0])))
+run("one_hot too big", lambda: F.one_hot(torch.tensor([0, 3]), 2))
+run("one_hot negative", lambda: F.one_hot(torch.tensor([0, -1])))
+run("one_hot empty", lambda: F.one_hot(torch.tensor([], dtype=torch.long)))
+run("one_hot empty n", lambda: F.one_hot(torch.tensor([], dtype=torch.long), 3))
+run("one_hot int32", lambda: F.one_hot(torch.tensor([1], dtype=torch.int32)))
+run("one_hot 2d", lambda: F.one_hot(torch.tensor([[0, 2], [1, 1]])))
+run("one_hot n", lambda: F.one_hot(torch.tensor([0, 2]), 5))
+""",
 }
 
 
