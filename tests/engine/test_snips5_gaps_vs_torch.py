@@ -383,6 +383,32 @@ run("one_hot int32", lambda: F.one_hot(torch.tensor([1], dtype=torch.int32)))
 run("one_hot 2d", lambda: F.one_hot(torch.tensor([[0, 2], [1, 1]])))
 run("one_hot n", lambda: F.one_hot(torch.tensor([0, 2]), 5))
 """,
+    "legacy_variable": """
+import warnings
+Variable = torch.autograd.Variable
+t = torch.ones(2)
+v = Variable(t, requires_grad=True)
+print(v, v is t, v.data_ptr() == t.data_ptr(), v.is_leaf, type(v).__name__, v.grad_fn)
+w = Variable(t)
+print(w is t, w.requires_grad, w.data_ptr() == t.data_ptr())
+y = v * 2
+z = Variable(y)
+print(z.grad_fn, z.requires_grad, z.is_leaf)
+u = Variable(y, requires_grad=True)
+print(u.grad_fn, u.is_leaf)
+print(isinstance(v, Variable), isinstance(torch.ones(1), Variable), isinstance(3.0, Variable))
+run("list", lambda: Variable([1.0, 2.0]))
+run("int requires grad", lambda: Variable(torch.tensor([1, 2]), requires_grad=True))
+with warnings.catch_warnings(record=True) as ws:
+    warnings.simplefilter("always")
+    print(Variable(torch.ones(1), volatile=True))
+print([str(m.message) for m in ws])
+print(Variable().shape, Variable().requires_grad)
+x = Variable(torch.tensor([[1.0, 2.0], [3.0, 4.0]]), requires_grad=True)
+out = (x * x).mean()
+out.backward()
+print(out, x.grad, x.data)
+""",
 }
 
 
