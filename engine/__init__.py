@@ -174,3 +174,6 @@ from engine.functions import acosh, arccosh, arcsinh, arctanh, asinh, atanh  # n
 from engine import aliases as _aliases  # noqa: E402
 
 _aliases.install(globals())  # torch.greater_equal, torch.positive, torch.svd, x.is_nonzero() ...
+from engine import legacy_tensors as _legacy_tensors  # noqa: E402
+
+_legacy_tensors.install(globals())  # torch.Tensor([1, 2]), torch.FloatTensor(2, 3), isinstance(x, torch.LongTensor)

@@ -409,6 +409,51 @@ out = (x * x).mean()
 out.backward()
 print(out, x.grad, x.data)
 """,
+    "legacy_constructors_and_types": """
+import numpy as np
+a = torch.ones(2, requires_grad=True)
+run("Tensor(a)", lambda: (torch.Tensor(a) is a, torch.Tensor(a).requires_grad, torch.Tensor(a).data_ptr() == a.data_ptr(), torch.Tensor(a).is_leaf, torch.Tensor(a).grad_fn, torch.Tensor(a)._base is a))
+run("Tensor(long)", lambda: torch.Tensor(torch.tensor([1, 2])))
+run("LongTensor(float)", lambda: torch.LongTensor(torch.tensor([1.0])))
+run("FloatTensor(double)", lambda: torch.FloatTensor(torch.tensor([1.0], dtype=torch.float64)))
+run("Tensor(np)", lambda: torch.Tensor(np.array([1, 2])))
+run("Tensor(Size)", lambda: torch.Tensor(torch.Size([2])).shape)
+run("Tensor(tuple)", lambda: torch.Tensor((2, 3)))
+run("Tensor(nested)", lambda: torch.Tensor([[1, 2], [3, 4]]))
+run("Tensor(float)", lambda: torch.Tensor(2.5))
+run("Tensor(str)", lambda: torch.Tensor("a"))
+for kw in [{"dtype": torch.float64}, {"requires_grad": True}]:
+    try:
+        torch.Tensor([1, 2], **kw)
+    except TypeError as e:
+        print("TypeError:", str(e).splitlines()[0])
+run("FloatTensor device", lambda: torch.FloatTensor([1, 2], device="cpu"))
+run("Tensor(0)", lambda: torch.Tensor(0))
+run("Tensor(-1)", lambda: torch.Tensor(-1))
+run("Tensor()", lambda: torch.Tensor())
+run("Tensor(2,3) shape", lambda: (torch.Tensor(2, 3).shape, torch.Tensor(2, 3).dtype, torch.Tensor(2, 3).requires_grad))
+run("FloatTensor", lambda: torch.FloatTensor)
+run("dtypes", lambda: (torch.FloatTensor.dtype, torch.LongTensor.dtype, torch.ByteTensor.dtype, torch.BoolTensor.dtype))
+run("type(LongTensor)", lambda: torch.ones(1).type(torch.LongTensor))
+run("type('torch.LongTensor')", lambda: torch.ones(1).type("torch.LongTensor"))
+run("type('foo')", lambda: torch.ones(1).type("foo"))
+run("type(torch.float64)", lambda: torch.ones(1).type(torch.float64))
+run("type()", lambda: torch.tensor([1.0]).type())
+run("isinstance", lambda: (isinstance(torch.ones(1, dtype=torch.float64), torch.FloatTensor), isinstance(torch.ones(1), torch.FloatTensor), isinstance(torch.tensor([1]), torch.LongTensor), isinstance(3, torch.FloatTensor)))
+run("kinds", lambda: (torch.HalfTensor([1]), torch.BFloat16Tensor([1]), torch.ShortTensor([1]).dtype, torch.CharTensor([1]).dtype, torch.IntTensor([1, 2]).dtype, torch.ByteTensor([1, 0]), torch.BoolTensor([1, 0]), torch.DoubleTensor([1.5])))
+w = torch.Tensor([1.0, 2.0]).requires_grad_()
+(w * w).sum().backward()
+print(w, w.grad, w.is_leaf)
+x = torch.FloatTensor(3).uniform_(0, 1)
+print(x.shape, x.dtype)
+y = torch.Tensor(3, 2).fill_(0.5)
+print(y)
+print(torch.Tensor, type(torch.ones(1)) is torch.Tensor, isinstance(torch.Tensor([1.0]), torch.Tensor))
+class MyTensorUser(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * 2
+print(MyTensorUser()(torch.Tensor([1, 2])))
+""",
 }
 
 
