@@ -1444,6 +1444,13 @@ def _is_advanced(k: Any) -> bool:
 
 def getitem(self: Tensor, key: Any) -> Tensor:
     """Tensor indexing with PyTorch's node chains: Select/Slice/Unsqueeze, then Index for advanced."""
+    if not self._data.ndim and (isinstance(key, slice) or type(key) is int):  # x[0] of a 0-d tensor (loss[0])
+        if isinstance(key, slice):
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+        if key == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+                             "C++ to convert a 0-dim tensor to a number")
+        raise IndexError(f"index {key} is out of bounds for dimension 0 with size 0")
     if not isinstance(key, tuple):
         if isinstance(key, slice):
             return _slice_full(self, 0, key)

@@ -454,6 +454,20 @@ class MyTensorUser(torch.nn.Module):
         return x * 2
 print(MyTensorUser()(torch.Tensor([1, 2])))
 """,
+    "index_zero_dim_tensor": """
+t = torch.tensor(1.5, requires_grad=True)
+loss = t * 2
+for k in [0, (0,), (0, 0), slice(0, 1), -1, 3, torch.tensor(0), [0], (None, 0), (..., 0), None]:
+    try:
+        print(repr(k), loss[k])
+    except Exception as e:
+        print(repr(k), type(e).__name__, e)
+try:
+    print(loss.data[0])
+except IndexError as e:
+    print("IndexError:", e)
+print(loss.item(), loss.data.item())
+""",
 }
 
 
