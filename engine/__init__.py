@@ -170,3 +170,15 @@ from engine.param_ops import _weight_norm, geqrf, norm_except_dim  # noqa: E402
 from engine.param_ops import householder_product as _householder_product  # noqa: E402
 linalg.householder_product = _householder_product
 from engine.grid_sample import affine_grid_generator, grid_sampler  # noqa: E402
+
+
+from engine import inplace_forms as _inplace_forms  # noqa: E402
+
+_inplace_forms.install(globals())  # x.ceil_(), torch.relu_(x), ...
+from engine.functions import acosh, arccosh, arcsinh, arctanh, asinh, atanh  # noqa: E402
+from engine import aliases as _aliases  # noqa: E402
+
+_aliases.install(globals())  # torch.greater_equal, torch.positive, torch.svd, x.is_nonzero() ...
+from engine import legacy_tensors as _legacy_tensors  # noqa: E402
+
+_legacy_tensors.install(globals())  # torch.Tensor([1, 2]), torch.FloatTensor(2, 3), isinstance(x, torch.LongTensor)

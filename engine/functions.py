@@ -1037,6 +1037,10 @@ asin = _unary(ops.ASIN)
 acos = _unary(ops.ACOS)
 atan = _unary(ops.ATAN)
 arcsin, arccos, arctan = asin, acos, atan
+acosh = _unary(ops.ACOSH)
+asinh = _unary(ops.ASINH)
+atanh = _unary(ops.ATANH)
+arccosh, arcsinh, arctanh = acosh, asinh, atanh
 erf = _unary(ops.ERF)
 sign = _unary(ops.SIGN)
 floor = _unary(ops.FLOOR)
@@ -1440,6 +1444,13 @@ def _is_advanced(k: Any) -> bool:
 
 def getitem(self: Tensor, key: Any) -> Tensor:
     """Tensor indexing with PyTorch's node chains: Select/Slice/Unsqueeze, then Index for advanced."""
+    if not self._data.ndim and (isinstance(key, slice) or type(key) is int):  # x[0] of a 0-d tensor (loss[0])
+        if isinstance(key, slice):
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+        if key == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+                             "C++ to convert a 0-dim tensor to a number")
+        raise IndexError(f"index {key} is out of bounds for dimension 0 with size 0")
     if not isinstance(key, tuple):
         if isinstance(key, slice):
             return _slice_full(self, 0, key)
@@ -1892,12 +1903,30 @@ def trace(input: Tensor) -> Tensor:
 
 
 def broadcast_shapes(*shapes: Any) -> Any:
+    """The common shape, checked as torch._refs._broadcast_shapes does (and with its messages)."""
     from engine.tensor import Size
 
-    try:
-        return Size(np.broadcast_shapes(*(tuple(s) if isinstance(s, (tuple, list)) else (s,) for s in shapes)))
-    except ValueError:
-        raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single shape") from None
+    shapes = tuple((s,) if isinstance(s, (int, np.integer)) and not isinstance(s, bool) else s
+                   for s in shapes if s is not None)
+    if not shapes:
+        return Size(())
+    for shape in shapes:
+        if not isinstance(shape, (tuple, list)):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {shape}")
+    common = [1] * builtins.max(len(shape) for shape in shapes)
+    for arg_idx, shape in enumerate(shapes):
+        for idx in range(-1, -1 - len(shape), -1):
+            if shape[idx] == common[idx]:
+                continue
+            if common[idx] == 1:
+                if shape[idx] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[idx] = shape[idx]
+            if shape[idx] != 1 and common[idx] != shape[idx]:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {shape[idx]} at {idx}! Mismatching "
+                                   f"argument at index {arg_idx} had {shape}; but expected shape should be "
+                                   f"broadcastable to {common}")
+    return Size(common)
 
 
 def broadcast_to(input: Tensor, size: Any) -> Tensor:
@@ -1905,7 +1934,12 @@ def broadcast_to(input: Tensor, size: Any) -> Tensor:
 
 
 def broadcast_tensors(*tensors: Tensor) -> tuple:
-    shape = broadcast_shapes(*(t._data.shape for t in tensors))
+    shape: tuple = ()
+    for t in tensors:  # PyTorch's infer_size, pair by pair
+        problem = messages.broadcast_mismatch(shape, t._data.shape)
+        if problem:
+            raise RuntimeError(problem)
+        shape = np.broadcast_shapes(shape, t._data.shape)
     return tuple(t if t._data.shape == shape else expand(t, *shape) for t in tensors)  # as is when it fits
 
 
@@ -3498,6 +3532,47 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
         raise RuntimeError(f"size mismatch, got input ({n}), mat ({rows}x{cols}), vec ({vec._data.shape[0]})")
     attrs = {key: value for key, value in (("alpha", alpha), ("beta", beta)) if value != 1}
     return apply(ops.ADDMV, (input, mat, vec), attrs or None)
+
+
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    "beta * input + alpha * outer(vec1, vec2)."
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v._data.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v._data.ndim}-D")
+    shape = (vec1._data.shape[0], vec2._data.shape[0])
+    if np.broadcast_shapes(input._data.shape, shape) != shape if _broadcasts(input._data.shape, shape) else True:
+        expand(input, shape)  # raises PyTorch's expand message
+    attrs = {key: value for key, value in (("alpha", alpha), ("beta", beta)) if value != 1}
+    return apply(ops.ADDR, (input, vec1, vec2), attrs or None)
+
+
+def _broadcasts(a: tuple, b: tuple) -> bool:
+    try:
+        np.broadcast_shapes(a, b)
+    except ValueError:
+        return False
+    return True
+
+
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    "beta * input + alpha * the sum over the batch of batch1[b] @ batch2[b]."
+    for t in (batch1, batch2):
+        if t._data.ndim != 3:
+            _wrap_dim(2, t._data.ndim)  # PyTorch's IndexError for a missing dim
+            raise RuntimeError(f"batch1 must be a 3D tensor, got {t._data.ndim}D")
+    b1, b2 = batch1._data.shape, batch2._data.shape
+    if b1[0] != b2[0]:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {b1[0]} and {b2[0]}")
+    if b1[2] != b2[1]:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({b1[1]}x{b1[2]} and {b2[1]}x{b2[2]})")
+    if batch1._data.dtype != batch2._data.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {batch1.dtype.legacy} and "
+                           f"{batch2.dtype.legacy}")
+    shape = (b1[1], b2[2])
+    if np.broadcast_shapes(input._data.shape, shape) != shape if _broadcasts(input._data.shape, shape) else True:
+        expand(input, shape)
+    attrs = {key: value for key, value in (("alpha", alpha), ("beta", beta)) if value != 1}
+    return apply(ops.ADDBMM, (input, batch1, batch2), attrs or None)
 
 
 def block_diag(*tensors: Tensor) -> Tensor:

@@ -81,7 +81,9 @@ def _masked_fill_(self: Tensor, mask: Any, value: Any) -> Tensor:
 def _type(self: Tensor, dtype: Any = None) -> Any:
     if dtype is None:
         return f"torch.{self.dtype.legacy}Tensor"
-    return f.to(self, dtype)
+    from engine.legacy_tensors import dtype_of_type
+
+    return f.to(self, dtype_of_type(dtype))
 
 
 def _convert(dtype_name: str) -> Any:

@@ -82,8 +82,8 @@ def _div_self_grad(F: Any, g: Any, other: Any) -> Any:
 
 
 def _div_other_grad(F: Any, g: Any, self: Any, other: Any) -> Any:
-    # PyTorch's -grad * ((self / other) / other) under create_graph
-    return -g * self / (other * other) if F is ArrayMath else -g * ((self / other) / other)
+    # PyTorch's -grad * ((self / other) / other), rounded the same way
+    return -g * ((self / other) / other)
 
 
 DIV = rule("div", "DivBackward0", np.true_divide, (_div_self_grad, _div_other_grad),
@@ -200,17 +200,48 @@ def _tanh_grad(F: Any, g: Any, result: Any) -> Any:
     return g * (1 - result * result)
 
 
+def _not_for(kinds: str, kernel: str, forward: Any) -> Any:
+    """`forward`, refusing arrays of the dtype kinds PyTorch's CPU kernel `kernel` has no version for
+    ("b" bool, "i" / "u" integers) with its NotImplementedError."""
+
+    def checked(a: Any, *args: Any, **kwargs: Any) -> Any:
+        kind = np.asarray(a).dtype.kind
+        if kind in kinds:
+            from engine.dtypes import from_numpy
+
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{from_numpy(a.dtype).legacy}\'')
+        return forward(a, *args, **kwargs)
+
+    return checked
+
+
+def _relu(a: Any) -> Any:
+    if np.asarray(a).dtype.kind == "b":
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return np.maximum(a, 0)
+
+
+def _sigmoid(a: Any) -> Any:
+    if np.asarray(a).dtype.kind == "b":
+        a = a.astype(np.float32)
+    return 1 / (1 + np.exp(-a))
+
+
+def _sign(a: Any) -> Any:
+    return a.copy() if np.asarray(a).dtype.kind == "b" else np.sign(a)
+
+
 TANH = rule("tanh", "TanhBackward0", _via64(np.tanh), (_tanh_grad,),
             ("grad * (1 - result²)",), elementwise=True, scalar=math.tanh)
-SIGMOID = rule("sigmoid", "SigmoidBackward0", lambda a: 1 / (1 + np.exp(-a)),
+SIGMOID = rule("sigmoid", "SigmoidBackward0", _sigmoid,
                (lambda F, g, result: F.sigmoid_backward(g, result),), ("grad * result * (1 - result)",),
                elementwise=True)
-RELU = rule("relu", "ReluBackward0", lambda a: np.maximum(a, 0),
+RELU = rule("relu", "ReluBackward0", _relu,
             (lambda F, g, result: F.threshold_backward(g, result, threshold=0),), ("grad * (result > 0)",),
             elementwise=True)
 SQRT = rule("sqrt", "SqrtBackward0", np.sqrt, (lambda F, g, result: g / (2 * result),),
             ("grad / (2 * result)",), elementwise=True, scalar=math.sqrt)
-ABS = rule("abs", "AbsBackward0", np.abs,
+ABS = rule("abs", "AbsBackward0", _not_for("b", "abs_cpu", np.abs),
            (lambda F, g, self: g * (F.sign(self) if F is ArrayMath else F.op("sgn", self)),),
            ("grad * sign(self)",), elementwise=True, scalar=abs)
 
@@ -728,7 +759,9 @@ EXPM1 = rule("expm1", "Expm1Backward0", _via64(np.expm1), (lambda F, g, result: 
 EXP2 = rule("exp2", "Exp2Backward0", np.exp2, (lambda F, g, result: _scale(F, g * result, 0.6931471805599453),),
             ("grad * result * ln 2",), elementwise=True)
 RSQRT = rule("rsqrt", "RsqrtBackward0", lambda a: 1 / np.sqrt(a),
-             (lambda F, g, result: g * result * result * result * -0.5,), ("-0.5 * grad * result³",),
+             # PyTorch's -0.5 * grad * result.pow(3), rounded as it is (its pow(3) is result * result * result)
+             (lambda F, g, result: (g * -0.5) * (result * result * result) if F is ArrayMath
+              else g * result * result * result * -0.5,), ("-0.5 * grad * result³",),
              elementwise=True)
 TAN = rule("tan", "TanBackward0", np.tan, (lambda F, g, result: g * (result * result + 1),),
            ("grad * (1 + result²)",), elementwise=True)
@@ -742,20 +775,28 @@ ACOS = rule("acos", "AcosBackward0", np.arccos, (lambda F, g, self: -g * (1 - se
             ("-grad / sqrt(1 - self²)",), elementwise=True)
 ATAN = rule("atan", "AtanBackward0", np.arctan, (lambda F, g, self: g / (self * self + 1),),
             ("grad / (1 + self²)",), elementwise=True)
+ACOSH = rule("acosh", "AcoshBackward0", np.arccosh, (lambda F, g, self: g * F.op("rsqrt", F.op("sub_scalar", self * self, other=1)),),
+             ("grad / sqrt(self² - 1)",), elementwise=True)
+ASINH = rule("asinh", "AsinhBackward0", np.arcsinh, (lambda F, g, self: g * F.op("rsqrt", F.op("add_scalar", self ** 2, other=1)),),
+             ("grad / sqrt(self² + 1)",), elementwise=True)
+# atanh: PyTorch's grad * 1 / (1 - self.pow(2)), its 1 - x being a filled tensor minus x (SubBackward0)
+ATANH = rule("atanh", "AtanhBackward0", np.arctanh,
+             (lambda F, g, self: g * 1 / (F.ones_like(self) - self ** 2),), ("grad / (1 - self²)",),
+             elementwise=True)
 ERF = rule("erf", "ErfBackward0", erf_array,
            (lambda F, g, self: g * F.exp(self * self * -1) * 1.1283791670955126,),
            ("grad * 2/sqrt(pi) * exp(-self²)",), elementwise=True)
 # sgn: what abs's gradient records under create_graph (sign for real numbers; zero gradient)
-SGN = rule("sgn", "SgnBackward0", np.sign, (lambda F, g, result, self: F.zeros_like(g),), ("0",),
+SGN = rule("sgn", "SgnBackward0", _sign, (lambda F, g, result, self: F.zeros_like(g),), ("0",),
            elementwise=True)
-SIGN = rule("sign", "SignBackward0", np.sign, (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
-FLOOR = rule("floor", "FloorBackward0", np.floor, (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
-CEIL = rule("ceil", "CeilBackward0", np.ceil, (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
+SIGN = rule("sign", "SignBackward0", _sign, (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
+FLOOR = rule("floor", "FloorBackward0", _not_for("b", "floor_vml_cpu", np.floor), (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
+CEIL = rule("ceil", "CeilBackward0", _not_for("b", "ceil_vml_cpu", np.ceil), (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
 ROUND = rule("round", "RoundBackward0", np.round, (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
 ROUND_DECIMALS = rule("round_decimals", "RoundBackward1", lambda a, decimals: np.round(a, decimals),
                       (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
-TRUNC = rule("trunc", "TruncBackward0", np.trunc, (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
-FRAC = rule("frac", "FracBackward0", lambda a: a - np.trunc(a), (lambda F, g: g,), ("grad",),
+TRUNC = rule("trunc", "TruncBackward0", _not_for("b", "trunc_vml_cpu", np.trunc), (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
+FRAC = rule("frac", "FracBackward0", _not_for("biu", "frac_cpu", lambda a: a - np.trunc(a)), (lambda F, g: g,), ("grad",),
             elementwise=True)
 NAN_TO_NUM = rule("nan_to_num", "NanToNumBackward0",
                   lambda a, nan=0.0, posinf=None, neginf=None: np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf),
@@ -800,14 +841,14 @@ LEAKY_RELU = rule(
     lambda a, negative_slope=0.01: np.where(a > 0, a, a * negative_slope),
     (lambda F, g, negative_slope, self: F.leaky_relu_backward(g, self, negative_slope=negative_slope),),
     ("grad * (self > 0 ? 1 : negative_slope)",), elementwise=True, defaults={"negative_slope": 0.01})
-GELU = rule("gelu", "GeluBackward0", _gelu,
+GELU = rule("gelu", "GeluBackward0", _not_for("biu", "GeluKernelImpl", _gelu),
             (lambda F, g, approximate, self: F.gelu_backward(g, self, approximate=approximate),),
             ("grad * (Φ(self) + self * φ(self))",),
             elementwise=True, defaults={"approximate": "none"})
 ELU = rule(
     "elu", "EluBackward0",
-    lambda a, alpha=1.0, scale=1.0, input_scale=1.0: np.where(
-        a > 0, a * scale, (np.exp(np.minimum(a, 0) * input_scale) - 1) * alpha * scale),
+    _not_for("biu", "elu_cpu", lambda a, alpha=1.0, scale=1.0, input_scale=1.0: np.where(
+        a > 0, a * scale, (np.exp(np.minimum(a, 0) * input_scale) - 1) * alpha * scale)),
     (lambda F, g, alpha, input_scale, scale, self: F.elu_backward(
         g, self, alpha=alpha, scale=scale, input_scale=input_scale, is_result=False),),
     ("grad * (self > 0 ? scale : alpha * scale * input_scale * exp(self * input_scale))",),
@@ -837,12 +878,12 @@ def _silu_grad(F: Any, g: Any, self: Any) -> Any:
     return g * s * F.op("add_scalar", self * F.op("sub", F.ones_like(s), s), other=1.0)
 
 
-SILU = rule("silu", "SiluBackward0", lambda a: a / (1 + np.exp(-a)), (_silu_grad,),
+SILU = rule("silu", "SiluBackward0", _not_for("biu", "silu_cpu", lambda a: a / (1 + np.exp(-a))), (_silu_grad,),
             ("grad * σ(self) * (1 + self * (1 - σ(self)))",), elementwise=True)
 SOFTPLUS = rule(
     "softplus", "SoftplusBackward0",
-    lambda a, beta=1.0, threshold=20.0: np.where(
-        a * beta > threshold, a, np.logaddexp(0, a * beta) / beta),
+    _not_for("biu", "softplus_cpu", lambda a, beta=1.0, threshold=20.0: np.where(
+        a * beta > threshold, a, np.logaddexp(0, a * beta) / beta)),
     (lambda F, g, beta, self, threshold: F.softplus_backward(g, self, beta=beta, threshold=threshold),),
     ("grad * σ(beta * self)",), elementwise=True, defaults={"beta": 1.0, "threshold": 20.0})
 HARDTANH = rule(
@@ -3948,6 +3989,14 @@ def _unique_not_implemented(name: str) -> Any:
     return grad
 
 
+# acosh_ / asinh_ / atanh_: PyTorch records a node of their own whose backward is not implemented
+ACOSH_INPLACE = rule("acosh_", "AcoshBackward1", np.arccosh, (_unique_not_implemented("inplace version of acosh"),),
+                     ("not implemented in PyTorch",), elementwise=True)
+ASINH_INPLACE = rule("asinh_", "AsinhBackward1", np.arcsinh, (_unique_not_implemented("inplace version of asinh"),),
+                     ("not implemented in PyTorch",), elementwise=True)
+ATANH_INPLACE = rule("atanh_", "AtanhBackward1", np.arctanh, (_unique_not_implemented("inplace version of atanh"),),
+                     ("not implemented in PyTorch",), elementwise=True)
+
 UNIQUE_OUTPUTS = {"outputs": 3, "differentiable_outputs": (0,), "output_names": ("result0", "result1",
                                                                                  "result2")}
 
@@ -5249,6 +5298,45 @@ ADDMV = rule(
      lambda F, g, alpha, mat: _times_scalar(F, F.mT(mat) @ g, alpha)),
     ("grad * beta", "outer(grad, vec) * alpha", "matᵀ @ grad * alpha"),
     inputs=("self", "mat", "vec"), extra_saves=("alpha", "beta"), defaults={"alpha": 1, "beta": 1})
+
+
+ADDR = rule(
+    "addr", "AddrBackward0",
+    lambda bias, vec1, vec2, alpha=1, beta=1: (bias * beta if beta != 1 else bias) + (
+        np.multiply.outer(vec1, vec2) if alpha == 1 else alpha * np.multiply.outer(vec1, vec2)),
+    (lambda F, g, beta: _times_scalar(F, g, beta),
+     lambda F, g, alpha, vec2: _times_scalar(F, F.op("mv", g, vec2), alpha),
+     lambda F, g, alpha, vec1: _times_scalar(F, F.op("mv", F.t(g), vec1), alpha)),
+    ("grad * beta", "grad @ vec2 * alpha", "gradᵀ @ vec1 * alpha"),
+    inputs=("self", "vec1", "vec2"), extra_saves=("alpha", "beta"), defaults={"alpha": 1, "beta": 1}, promotes=True)
+
+
+def _addbmm(bias: Any, batch1: Any, batch2: Any, alpha: Any = 1, beta: Any = 1) -> Any:
+    """beta * bias + alpha * sum_b batch1[b] @ batch2[b], accumulated batch by batch as PyTorch's addmm_ does."""
+    out = np.array(np.broadcast_to(bias * beta if beta != 1 else bias, (batch1.shape[1], batch2.shape[2])))
+    for b in range(batch1.shape[0]):
+        prod = batch1[b] @ batch2[b]
+        out = out + (prod if alpha == 1 else alpha * prod)
+    return out
+
+
+def _addbmm_batch_grad(F: Any, g: Any, batch1_sym_argsize_0: int, batch1_sym_argsize_1: int,
+                       batch2_sym_argsize_2: int) -> Any:
+    """grad.unsqueeze(0).expand({batch, n, p}): the gradient every batch's product receives."""
+    return F.expand(F.unsqueeze_dims(g, (0,)), (batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2))
+
+
+ADDBMM = rule(
+    "addbmm", "AddbmmBackward0", _addbmm,
+    (lambda F, g, beta: _times_scalar(F, g, beta),
+     lambda F, g, alpha, batch2, batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2: _times_scalar(
+         F, F.op("bmm", _addbmm_batch_grad(F, g, batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2),
+                 F.op("transpose", batch2, dim0=1, dim1=2)), alpha),
+     lambda F, g, alpha, batch1, batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2: _times_scalar(
+         F, F.op("bmm", F.op("transpose", batch1, dim0=1, dim1=2),
+                 _addbmm_batch_grad(F, g, batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2)), alpha)),
+    ("grad * beta", "Σ grad @ batch2ᵀ * alpha", "Σ batch1ᵀ @ grad * alpha"),
+    inputs=("self", "batch1", "batch2"), extra_saves=("alpha", "beta"), defaults={"alpha": 1, "beta": 1})
 
 
 def _block_diag(*arrays: Any) -> Any:

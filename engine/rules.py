@@ -28,6 +28,7 @@ from engine.tensor import Tensor, TensorExtras
 _F64 = np.dtype(np.float64)
 _C128 = np.dtype(np.complex128)
 _F32 = np.dtype(np.float32)
+_F16 = np.dtype(np.float16)
 _I64 = np.dtype(np.int64)
 _F32S = np.float32
 _NDARRAY = np.ndarray
@@ -47,6 +48,9 @@ def _derived(slot: str, inputs: tuple[str, ...]) -> tuple[Callable, int] | None:
     name, _, k = slot.rpartition("_sym_argsize_minus_")
     if name in inputs and k.isdigit():
         return (lambda a: _sizes(a)[-int(k)]), inputs.index(name)
+    name, _, k = slot.rpartition("_sym_argsize_")
+    if name in inputs and k.isdigit():
+        return (lambda a: _sizes(a)[int(k)]), inputs.index(name)
     return None
 
 
@@ -485,6 +489,8 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
     if single:
         data = _as_result(out, wide)
         if data.dtype is not _F32 or bf16:
+            if data.dtype == _F16:
+                data = _float_from_small_ints(rule, data, arrays, attrs, wide)
             data = _bf16_result(rule, data, arrays, attrs, bf16)
         result = _new_tensor(data, inference)
         results: tuple = (result,)
@@ -605,6 +611,19 @@ def _new_tensor(data: np.ndarray, inference: bool) -> Tensor:
     t._accumulator = None
     t._extra = TensorExtras(inference=True) if inference else None
     return t
+
+
+def _float_from_small_ints(rule: Rule, data: np.ndarray, arrays: Sequence, attrs: dict | None,
+                           wide: bool) -> np.ndarray:
+    """NumPy runs float ops (sin, sqrt, exp...) of bool, int8 and uint8 arrays in float16; PyTorch computes
+    them in the default float dtype. A float16 result with no float16 operand is computed again so."""
+    if rule.view or (attrs and attrs.get("dtype") is not None):
+        return data
+    if any(type(a) is _NDARRAY and a.dtype == _F16 or type(a) is np.float16 for a in arrays):
+        return data
+    floats = [a.astype(_dtypes.default_float.np) if type(a) is _NDARRAY and a.dtype.kind in "biu" else a
+              for a in arrays]
+    return _as_result(rule.forward(*floats, **attrs) if attrs else rule.forward(*floats), wide)
 
 
 def _bf16_result(rule: Rule, data: np.ndarray, arrays: Sequence, attrs: dict | None, bf16: bool) -> np.ndarray:

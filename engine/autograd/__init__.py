@@ -181,7 +181,7 @@ from engine.autograd import forward_ad, functional, graph  # noqa: E402
 from engine.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402
 from engine.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 from engine.autograd import gradcheck as _gradcheck_module  # noqa: E402,F401
-from engine.tensor import Tensor as Variable  # noqa: E402
+from engine.autograd.variable import Variable  # noqa: E402
 
 gradcheck.GradcheckError = GradcheckError  # type: ignore[attr-defined]
 GradcheckError.__module__ = "torch.autograd.gradcheck"

@@ -110,6 +110,10 @@ class CustomNode(Node):
                     f"function {name} returned a gradient different than None at position {i + 1}, but "
                     "the corresponding forward input was not a Variable"
                 )
+            if g is not None and not isinstance(g, Tensor):
+                kind = type(g)
+                typename = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+                raise RuntimeError(f"expected Variable or None (got {typename})")
         results = []
         for i, (g, edge) in enumerate(zip([out[j] for j in tensor_inputs], self._edges)):
             if g is None:

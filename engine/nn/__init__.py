@@ -2257,3 +2257,97 @@ class CTCLoss(Module):
 
 __all__ += ["CTCLoss"]
 _TORCH_HOME["CTCLoss"] = "torch.nn.modules.loss"
+
+
+class RMSNorm(Module):
+    """Root mean square normalisation over the last dims (functional.rms_norm), with a weight of ones."""
+
+    def __init__(self, normalized_shape: Any, eps: float | None = None, elementwise_affine: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        _devices.check(device, creating=True)
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.normalized_shape = shape
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        _optional_parameter(self, "weight", shape, elementwise_affine, dtype)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return functional.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+__all__ += ["RMSNorm"]
+_TORCH_HOME["RMSNorm"] = "torch.nn.modules.normalization"
+
+from engine.nn.lazy import UninitializedParameter, make_lazy_linear as _make_lazy_linear  # noqa: E402
+
+LazyLinear = _make_lazy_linear(Linear, Module)
+__all__ += ["LazyLinear", "UninitializedParameter"]
+_TORCH_HOME["LazyLinear"] = "torch.nn.modules.linear"
+
+
+class Dropout3d(Dropout):
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.dropout3d(input, self.p, self.training, self.inplace)
+
+
+class Softmax2d(Module):
+    """Softmax over the channels (dim -3) of (C, H, W) or (N, C, H, W) inputs."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return functional.softmax(input, -3)
+
+
+__all__ += ["Dropout3d", "Softmax2d"]
+_TORCH_HOME.update({"Dropout3d": "torch.nn.modules.dropout", "Softmax2d": "torch.nn.modules.activation"})
+
+
+def _get_submodule(self: Module, target: str) -> Module:
+    """The submodule a dotted path names ("" is the module itself), with PyTorch's AttributeErrors."""
+    if target == "":
+        return self
+    mod = self
+    for item in target.split("."):
+        if not hasattr(mod, item):
+            raise AttributeError(mod._get_name() + " has no attribute `" + item + "`")
+        mod = getattr(mod, item)
+        if not isinstance(mod, Module):
+            raise AttributeError("`" + item + "` is not an nn.Module")
+    return mod
+
+
+def _get_parameter(self: Module, target: str) -> Parameter:
+    module_path, _, name = target.rpartition(".")
+    mod = self.get_submodule(module_path)
+    if not hasattr(mod, name):
+        raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+    param = getattr(mod, name)
+    if not isinstance(param, Parameter):
+        raise AttributeError("`" + name + "` is not an nn.Parameter")
+    return param
+
+
+def _get_buffer(self: Module, target: str) -> Tensor:
+    module_path, _, name = target.rpartition(".")
+    mod = self.get_submodule(module_path)
+    if not hasattr(mod, name):
+        raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+    buffer = getattr(mod, name)
+    if name not in mod._buffers:
+        raise AttributeError("`" + name + "` is not a buffer")
+    return buffer
+
+
+Module.get_submodule = _get_submodule  # type: ignore[attr-defined]
+Module.get_parameter = _get_parameter  # type: ignore[attr-defined]
+Module.get_buffer = _get_buffer  # type: ignore[attr-defined]

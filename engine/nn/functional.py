@@ -332,6 +332,16 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    if tensor._data.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if not tensor._data.size:
+        if num_classes < 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        return f._constant(np.zeros(tensor._data.shape + (num_classes,), np.int64))
+    if tensor._data.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes >= 0 and tensor._data.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
     n = int(tensor._data.max()) + 1 if num_classes < 0 else num_classes
     out = np.eye(n, dtype=np.int64)[tensor._data]
     return f._constant(out)
@@ -1769,6 +1779,54 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     attrs = {"target": t.astype(np.int64), "p": p, "margin": margin,
              "weight": None if weight is None else weight._data, "reduction": r}
     return apply(ops.MULTI_MARGIN_LOSS, (input,), attrs)
+
+def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, eps: float | None = None) -> Tensor:
+    """PyTorch's composite rms_norm: input * rsqrt(mean(input², last dims) + eps) (in float32 for half
+    types), times weight; eps defaults to the computing dtype's machine epsilon."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    got = input._data.shape
+    if len(shape) > len(got) or got[len(got) - len(shape):] != shape:
+        dims = ", ".join(map(str, shape))
+        raise RuntimeError(f"Given normalized_shape=[{dims}], expected input with shape [*{dims}], but got "
+                           f"input of size{list(got)}")
+    if weight is not None and weight._data.shape != shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of "
+                           f"shape {list(weight._data.shape)} and normalized_shape = {list(shape)}")
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(f'"rms_norm" not implemented for \'{input.dtype.legacy}\'')
+    from engine import dtypes
+
+    opmath = dtypes.float32 if input.dtype.itemsize == 2 else input.dtype
+    upcast = input if input.dtype == opmath else input.to(opmath)
+    if eps is None:
+        eps = float(np.finfo(opmath.np).eps)
+    dims = [input._data.ndim - i - 1 for i in range(len(shape))]
+    mean_square = f.mean(f.pow(upcast, 2), dims, keepdim=True)
+    inv = f.rsqrt(f._inplace(mean_square, ops.ADD_SCALAR, (), {"other": eps}))  # add_(eps): AddBackward1
+    result = f.mul(upcast, inv).type_as(input)
+    return result if weight is None else f.mul(result, weight)
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Channel-wise dropout of (N, C, D, H, W) inputs ((C, D, H, W) ones as a batch of one)."""
+    _check_dropout_p(p)
+    ndim = input._data.ndim
+    if ndim not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {ndim}-D input to dropout3d, which is deprecated and will result in an "
+                      "error in a future release. To retain the behavior and silence this warning, please use "
+                      "dropout instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D "
+                      "inputs).", stacklevel=2)
+    if ndim != 5:
+        x = f.unsqueeze_(input, 0) if inplace else f.unsqueeze(input, 0)
+        out = _feature_dropout(x, p, training, inplace)
+        return f.squeeze_(out, 0) if inplace else f.squeeze(out, 0)
+    return _feature_dropout(input, p, training, inplace)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    return hardtanh(input, min_val, max_val, inplace=True)
+
 
 from engine.nn.attention import (  # noqa: E402
     _canonical_mask, _in_projection, _in_projection_packed, _mha_shape_check, _none_or_dtype,
