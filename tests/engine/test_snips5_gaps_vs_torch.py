@@ -468,6 +468,35 @@ except IndexError as e:
     print("IndexError:", e)
 print(loss.item(), loss.data.item())
 """,
+    "numpy_keyword_names": """
+A = torch.tensor([[3.0, 1.0, 2.0], [0.5, 4.0, -1.0]], requires_grad=True)
+for name in ["cumsum", "cumprod", "argmax", "argmin", "std", "var", "prod", "amax", "amin", "logsumexp",
+             "softmax", "log_softmax", "argsort", "nansum", "nanmean", "logcumsumexp", "count_nonzero", "unbind",
+             "diff", "flatten", "median", "mode", "sort", "cummax", "cummin", "max", "min", "all", "any",
+             "sum", "mean", "std_mean", "var_mean", "aminmax"]:
+    run("torch." + name, lambda: getattr(torch, name)(A if name not in ("all", "any") else A > 1, axis=1))
+    run("method " + name, lambda: getattr(A if name not in ("all", "any") else A > 1, name)(axis=0) if hasattr(A, name) else None)
+for name in ["max", "min", "amax", "sum", "mean", "std", "var", "prod", "logsumexp", "argmax", "all", "median", "nansum"]:
+    run("keepdims " + name, lambda: getattr(torch, name)(A if name != "all" else A > 1, axis=1, keepdims=True))
+run("stack", lambda: torch.stack([A, A], axis=1).shape)
+run("topk", lambda: A.topk(1, axis=1))
+run("kthvalue", lambda: A.kthvalue(1, axis=1))
+run("gather", lambda: A.gather(axis=1, index=torch.tensor([[0], [1]])))
+run("index_select", lambda: A.index_select(axis=1, index=torch.tensor([0])))
+run("squeeze", lambda: A[:, :1].squeeze(axis=1))
+run("unsqueeze", lambda: A.unsqueeze(axis=0).shape)
+run("chunk", lambda: A.chunk(3, axis=1))
+run("narrow", lambda: A.narrow(axis=1, start=0, length=2))
+run("select", lambda: A.select(axis=1, index=0))
+run("repeat_interleave", lambda: A.repeat_interleave(2, axis=0).shape)
+run("take_along_dim", lambda: torch.take_along_dim(A, torch.tensor([[0], [1]]), axis=1))
+
+run("randn size", lambda: (torch.manual_seed(0), torch.randn(size=(2,)), torch.rand(size=(1, 2)), torch.zeros(size=(2,)), torch.ones(size=[1]), torch.empty(size=(0,)))[1:])
+run("randn size dtype", lambda: torch.randn(size=(2,), dtype=torch.float64, requires_grad=True))
+s = A.softmax(axis=1)
+s[:, 0].sum().backward()
+print(A.grad)
+""",
 }
 
 
