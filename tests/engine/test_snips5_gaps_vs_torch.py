@@ -497,6 +497,23 @@ s = A.softmax(axis=1)
 s[:, 0].sum().backward()
 print(A.grad)
 """,
+    "bool_and_small_int_arithmetic_dtypes": """
+b = torch.tensor([True, False])
+run("square_ bool", lambda: torch.tensor([True]).square_())
+u = torch.tensor([1, 2], dtype=torch.uint8)
+i8 = torch.tensor([1, 2], dtype=torch.int8)
+for name, fn in [("b**2", lambda: b ** 2), ("b+1", lambda: b + 1), ("b*2", lambda: b * 2), ("b*1.5", lambda: b * 1.5),
+                 ("b+b", lambda: b + b), ("b*b", lambda: b * b), ("square", lambda: torch.square(b)), ("2**b", lambda: 2 ** b),
+                 ("u**2", lambda: u ** 2), ("i8**2", lambda: i8 ** 2), ("u*300", lambda: u * 300), ("i8+1", lambda: i8 + 1),
+                 ("b.pow(2.0)", lambda: b.pow(2.0)), ("b/2", lambda: b / 2), ("b//1", lambda: b // 1), ("-u", lambda: -u),
+                 ("b.sum()", lambda: b.sum()), ("b.cumsum(0)", lambda: b.cumsum(0)), ("b.prod()", lambda: b.prod()),
+                 ("u.sum()", lambda: u.sum()), ("b.float().mean()", lambda: b.float().mean()), ("b.max()", lambda: b.max()),
+                 ("b.abs()", lambda: i8.abs()), ("b & b", lambda: b & b), ("~b", lambda: ~b), ("b.int()", lambda: b.int())]:
+    try:
+        print(name, fn())
+    except Exception as e:
+        print(name, type(e).__name__, e)
+""",
 }
 
 
