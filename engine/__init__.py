@@ -182,3 +182,6 @@ _aliases.install(globals())  # torch.greater_equal, torch.positive, torch.svd, x
 from engine import legacy_tensors as _legacy_tensors  # noqa: E402
 
 _legacy_tensors.install(globals())  # torch.Tensor([1, 2]), torch.FloatTensor(2, 3), isinstance(x, torch.LongTensor)
+from engine import numpy_names as _numpy_names  # noqa: E402
+
+_numpy_names.install(globals())  # x.max(axis=1), torch.stack(ts, axis=1), torch.randn(size=(2, 3))

@@ -134,6 +134,8 @@ NEG = rule("neg", "NegBackward0", np.negative, (lambda F, g: -g,), ("-grad",), e
 def _pow_scalar(a: Any, exponent: Any) -> Any:
     if isinstance(exponent, int) and exponent < 0 and np.asarray(a).dtype.kind in "biu":
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if type(exponent) is int and np.asarray(a).dtype.kind == "b":
+        a = np.asarray(a, np.int64)  # bool ** int is int64 in PyTorch (NumPy would say int8)
     return a ** exponent
 
 

@@ -468,6 +468,52 @@ except IndexError as e:
     print("IndexError:", e)
 print(loss.item(), loss.data.item())
 """,
+    "numpy_keyword_names": """
+A = torch.tensor([[3.0, 1.0, 2.0], [0.5, 4.0, -1.0]], requires_grad=True)
+for name in ["cumsum", "cumprod", "argmax", "argmin", "std", "var", "prod", "amax", "amin", "logsumexp",
+             "softmax", "log_softmax", "argsort", "nansum", "nanmean", "logcumsumexp", "count_nonzero", "unbind",
+             "diff", "flatten", "median", "mode", "sort", "cummax", "cummin", "max", "min", "all", "any",
+             "sum", "mean", "std_mean", "var_mean", "aminmax"]:
+    run("torch." + name, lambda: getattr(torch, name)(A if name not in ("all", "any") else A > 1, axis=1))
+    run("method " + name, lambda: getattr(A if name not in ("all", "any") else A > 1, name)(axis=0) if hasattr(A, name) else None)
+for name in ["max", "min", "amax", "sum", "mean", "std", "var", "prod", "logsumexp", "argmax", "all", "median", "nansum"]:
+    run("keepdims " + name, lambda: getattr(torch, name)(A if name != "all" else A > 1, axis=1, keepdims=True))
+run("stack", lambda: torch.stack([A, A], axis=1).shape)
+run("topk", lambda: A.topk(1, axis=1))
+run("kthvalue", lambda: A.kthvalue(1, axis=1))
+run("gather", lambda: A.gather(axis=1, index=torch.tensor([[0], [1]])))
+run("index_select", lambda: A.index_select(axis=1, index=torch.tensor([0])))
+run("squeeze", lambda: A[:, :1].squeeze(axis=1))
+run("unsqueeze", lambda: A.unsqueeze(axis=0).shape)
+run("chunk", lambda: A.chunk(3, axis=1))
+run("narrow", lambda: A.narrow(axis=1, start=0, length=2))
+run("select", lambda: A.select(axis=1, index=0))
+run("repeat_interleave", lambda: A.repeat_interleave(2, axis=0).shape)
+run("take_along_dim", lambda: torch.take_along_dim(A, torch.tensor([[0], [1]]), axis=1))
+
+run("randn size", lambda: (torch.manual_seed(0), torch.randn(size=(2,)), torch.rand(size=(1, 2)), torch.zeros(size=(2,)), torch.ones(size=[1]), torch.empty(size=(0,)))[1:])
+run("randn size dtype", lambda: torch.randn(size=(2,), dtype=torch.float64, requires_grad=True))
+s = A.softmax(axis=1)
+s[:, 0].sum().backward()
+print(A.grad)
+""",
+    "bool_and_small_int_arithmetic_dtypes": """
+b = torch.tensor([True, False])
+run("square_ bool", lambda: torch.tensor([True]).square_())
+u = torch.tensor([1, 2], dtype=torch.uint8)
+i8 = torch.tensor([1, 2], dtype=torch.int8)
+for name, fn in [("b**2", lambda: b ** 2), ("b+1", lambda: b + 1), ("b*2", lambda: b * 2), ("b*1.5", lambda: b * 1.5),
+                 ("b+b", lambda: b + b), ("b*b", lambda: b * b), ("square", lambda: torch.square(b)), ("2**b", lambda: 2 ** b),
+                 ("u**2", lambda: u ** 2), ("i8**2", lambda: i8 ** 2), ("u*300", lambda: u * 300), ("i8+1", lambda: i8 + 1),
+                 ("b.pow(2.0)", lambda: b.pow(2.0)), ("b/2", lambda: b / 2), ("b//1", lambda: b // 1), ("-u", lambda: -u),
+                 ("b.sum()", lambda: b.sum()), ("b.cumsum(0)", lambda: b.cumsum(0)), ("b.prod()", lambda: b.prod()),
+                 ("u.sum()", lambda: u.sum()), ("b.float().mean()", lambda: b.float().mean()), ("b.max()", lambda: b.max()),
+                 ("b.abs()", lambda: i8.abs()), ("b & b", lambda: b & b), ("~b", lambda: ~b), ("b.int()", lambda: b.int())]:
+    try:
+        print(name, fn())
+    except Exception as e:
+        print(name, type(e).__name__, e)
+""",
 }
 
 
