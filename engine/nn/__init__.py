@@ -2326,23 +2326,24 @@ def _get_submodule(self: Module, target: str) -> Module:
     return mod
 
 
-def _get_parameter(self: Module, target: str) -> Parameter:
+def _member(self: Module, target: str) -> tuple[Module, str, Any]:
+    """The module a dotted path's prefix names, the last name, and that attribute of the module."""
     module_path, _, name = target.rpartition(".")
     mod = self.get_submodule(module_path)
     if not hasattr(mod, name):
         raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
-    param = getattr(mod, name)
+    return mod, name, getattr(mod, name)
+
+
+def _get_parameter(self: Module, target: str) -> Parameter:
+    _, name, param = _member(self, target)
     if not isinstance(param, Parameter):
         raise AttributeError("`" + name + "` is not an nn.Parameter")
     return param
 
 
 def _get_buffer(self: Module, target: str) -> Tensor:
-    module_path, _, name = target.rpartition(".")
-    mod = self.get_submodule(module_path)
-    if not hasattr(mod, name):
-        raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
-    buffer = getattr(mod, name)
+    mod, name, buffer = _member(self, target)
     if name not in mod._buffers:
         raise AttributeError("`" + name + "` is not a buffer")
     return buffer
