@@ -425,7 +425,7 @@ class Pass:
             if obs is not None:
                 obs.node_started(node, grads)
             ctx = node.ctx
-            if ctx is None and not any(g is not None for g in grads):
+            if ctx is None and all(g is None for g in grads):
                 sent = (None,) * len(node._next)  # pre-hooks took every gradient away: PyTorch sends none
             else:
                 if ctx is None or ctx.materialize_grads:
