@@ -40,17 +40,12 @@ class Pass:
         self.captured: list[Any] = [None] * len(self.capture or ())
 
     def run(self) -> list[Any]:
-        simple = self.capture is None and self.accumulate_into is None
-        if simple:
+        if self.capture is None and self.accumulate_into is None:
             # backward() without inputs=: every node below the roots receives and runs.
-            dependencies = self._walk_counting()
-            if observe.current is None:
-                self._run_plain(dependencies)
-                return self.captured
-            reach = runs = dependencies
-        else:
-            reach, runs = self._reach_and_run(self._walk())
-            dependencies = self._count_dependencies(runs, reach)
+            self._run_plain(self._walk_counting(), observe.current)
+            return self.captured
+        reach, runs = self._reach_and_run(self._walk())
+        dependencies = self._count_dependencies(runs, reach)
         buffers: dict[Node, list] = {}
         obs = observe.current
         create_graph = self.create_graph
@@ -65,13 +60,12 @@ class Pass:
                 extra = node._extra
                 if extra is not None and (extra.tensor_pre_hooks or extra.retained):
                     grads = self._run_tensor_hooks(node, grads, obs)
-                if not simple:
-                    if self.capture is not None:
-                        for i, (target, nr) in enumerate(self.capture):
-                            if target is node:
-                                self.captured[i] = grads[nr]
-                    if node not in runs:
-                        continue
+                if self.capture is not None:
+                    for i, (target, nr) in enumerate(self.capture):
+                        if target is node:
+                            self.captured[i] = grads[nr]
+                if node not in runs:
+                    continue
                 try:
                     if node._plain and _unhooked(extra) and _complete(grads):
                         if obs is None:
@@ -101,7 +95,7 @@ class Pass:
                     if g is None:
                         order = self._nothing_sent(target, dependencies, buffers, ready, order)
                         continue
-                    if not simple and target not in reach:
+                    if target not in reach:
                         continue
                     if obs is not None:
                         obs.grad_sent(node, i, target, nr, g, _buffer_total(buffers, target, nr, g))
@@ -141,17 +135,18 @@ class Pass:
                 order += 1
         return ready, order
 
-    def _run_plain(self, dependencies: dict[Node, int]) -> None:
-        """run() for the common case, kept tight: every node below the roots runs, no observer.
+    def _run_plain(self, dependencies: dict[Node, int], obs: Any) -> None:
+        """run() for the common case, kept tight: every node below the roots runs.
 
         Same order as run(): ready nodes by descending sequence number. A node that becomes ready
-        while no other one waits is run next without going through the heap or the buffers.
+        while no other one waits is run next without going through the heap or the buffers. With
+        an observer each node runs through _observed_step, and every gradient sent is reported.
         """
         buffers: dict[Node, list] = {}
         create_graph = self.create_graph
         release = not self.retain_graph
         state = grad_mode.state
-        ready, order = self._seed(buffers, dependencies, None)
+        ready, order = self._seed(buffers, dependencies, obs)
         previous_mode = state.enabled
         state.enabled = create_graph
         # The pass allocates many short-lived objects and frees none of the graph: generation-0
@@ -175,8 +170,10 @@ class Pass:
                     break
                 sent = None
                 try:
-                    sv = node._sv
-                    if type(sv) is tuple and compact:  # a 0-d path node, without extras (see Node._extras)
+                    if obs is not None:
+                        sent = self._observed_step(node, grads, obs)
+                        grads = None
+                    elif type(sv := node._sv) is tuple and compact:  # a 0-d path node, without extras (see Node._extras)
                         plan = SCALAR_PLANS[sv[0]]
                         run = plan.backward  # gives None if released or changed (a slot: no method call)
                         sent = run(sv, grads[0])
@@ -241,13 +238,18 @@ class Pass:
                         slots = [g] if nr == 0 else [None] * nr + [g]
                         if left:  # more gradients to come: wait in the buffers
                             buffers[target] = slots
+                        if obs is not None:
+                            obs.grad_sent(node, i, target, nr, g, g)
                     else:
                         nr = nrs[i]
                         if nr < len(slots):
                             previous = slots[nr]
-                            slots[nr] = g if previous is None else _sum(previous, g)
+                            slots[nr] = total = g if previous is None else _sum(previous, g)
                         else:
                             slots += [None] * (nr - len(slots)) + [g]
+                            total = g
+                        if obs is not None:
+                            obs.grad_sent(node, i, target, nr, g, total)
                         if not left:  # ready: out of the buffers (the heap below puts it back)
                             del buffers[target]
                     if left:
@@ -291,6 +293,27 @@ class Pass:
                 node.release()
             stack.extend(t for t in node._next if t is not None)
         return order
+
+    def _observed_step(self, node: Node, grads: list, obs: Any) -> tuple:
+        """One node of _run_plain under an observer, as run() steps it: hooks, its backward between
+        node_started and node_finished, releasing what it saved. Returns one gradient per edge."""
+        extra = node._extra
+        if type(node) is not AccumulateGrad and len(grads) < len(node._out_meta):
+            grads += [None] * (len(node._out_meta) - len(grads))
+        if extra is not None and (extra.tensor_pre_hooks or extra.retained):
+            grads = self._run_tensor_hooks(node, grads, obs)
+        if node._plain and _unhooked(extra) and _complete(grads):
+            obs.node_started(node, grads)
+            sent = backward_node(node, grads, self.create_graph)
+            obs.node_finished(node, grads, sent)
+        else:
+            sent = self._execute(node, grads, obs)
+        if not self.retain_graph and (node._was_saved or not node._plain):
+            node.release()
+        n = len(node._next)
+        if len(sent) != n:
+            sent = (tuple(sent) + (None,) * n)[:n]
+        return sent
 
     def _plain_step(self, node: Node, grads: list, extra: Any) -> tuple:
         """One node of _run_plain with hooks, or of a custom Function, or missing an output's

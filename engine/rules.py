@@ -230,7 +230,7 @@ class ScalarPlan:
     the plain backward sees the dict.
     """
 
-    __slots__ = ("key", "id", "entries", "freeable", "layout", "constants", "args", "bare", "released",
+    __slots__ = ("key", "id", "entries", "freeable", "layout", "stored", "constants", "args", "bare", "released",
                  "backward", "pack")
 
     def __init__(self, rule: Rule, key: int) -> None:
@@ -254,6 +254,7 @@ class ScalarPlan:
             else:
                 raise ValueError(f"rule {rule.name}: slot {slot} cannot be saved on the scalar path")
         self.layout = tuple(layout)
+        self.stored = tuple(names)  # the slot of each stored pair
         self.constants = tuple(constants)
         # Per input: None, or (gradient function, indices into [stored values..., constants...]).
         order = names + [slot for slot, _ in constants]

@@ -89,7 +89,7 @@ def trace_tensor(output: Tensor, inputs: Sequence[Tensor] | None = None, *, limi
     except Exception:
         pass  # recording() put the error (for example a graph already freed) into the trace
     trace = rec.trace()
-    for tensor, tid in ((t, rec.recorder._tensor_ids.get(id(t))) for t in rec.recorder._keep if isinstance(t, Tensor)):
+    for tensor, tid in ((t, rec.recorder._tensor_ids.get(id(t))) for t in rec.recorder.traced):
         if tid is not None and names and id(tensor) in names:
             trace["tensors"][int(tid[1:])]["names"] = names[id(tensor)]
     # Positions would point at the show() call, not at the code that built the graph: leave them out.

@@ -19,7 +19,7 @@ import numpy as np
 import engine
 from engine import grad_mode, observe
 from engine.node import AccumulateGrad, SavedTensor
-from engine.rules import ArrayMath, expand_compact, input_gradient, scalar_backward
+from engine.rules import SCALAR_PLANS, ArrayMath, ScalarPlan, expand_compact, input_gradient, scalar_backward
 from engine.tensor import Tensor
 from server import encode
 from server.limits import TRACE_VERSION, LimitReached, Limits
@@ -48,9 +48,11 @@ class Recorder:
         self._output_tensor: dict[tuple[int, int], str] = {}
         self._grad_owner: dict[int, str] = {}
         self._keep: list[Any] = []  # holds traced objects so their id() is never reused
+        self.traced: list[Tensor] = []  # the traced tensors, in order of their ids (and kept alive)
         # Traced tensors by the NumPy buffer their values live in (`w`, `w.data`, `w.detach()`, views):
-        # an in-place change to one shows on the others too.
+        # an in-place change to one shows on the others too. Built when first needed (see _aliases).
         self._by_buffer: dict[int, list[Tensor]] = {}
+        self._indexed = 0  # how many of `traced` _by_buffer covers
         self._spans: dict[types.CodeType, list] = {}
         self._pass = 0
         self._in_pass = False
@@ -77,31 +79,35 @@ class Recorder:
         return self._value(grad)
 
     def tensor_id(self, t: Tensor, span: dict | None = None) -> str:
-        key = id(t)
-        tid = self._tensor_ids.get(key)
-        if tid is not None:
-            return tid
-        if len(self.tensors) >= self.limits.max_tensors:
-            raise LimitReached(f"tensor limit ({self.limits.max_tensors} tensors) reached")
-        self._check_size(t, "a tensor of shape {} was created")
-        tid = f"t{len(self.tensors)}"
-        self._tensor_ids[key] = tid
-        self._keep.append(t)
+        tid = self._tensor_ids.get(id(t))
+        return tid if tid is not None else self._add_tensor(t, span)
+
+    def _add_tensor(self, t: Tensor, span: dict | None) -> str:
+        tensors = self.tensors
+        limits = self.limits
+        if len(tensors) >= limits.max_tensors:
+            raise LimitReached(f"tensor limit ({limits.max_tensors} tensors) reached")
+        data = t._data
+        if data.size > limits.max_elements:
+            self._check_size(t, "a tensor of shape {} was created")
+        tid = f"t{len(tensors)}"
+        self._tensor_ids[id(t)] = tid
+        self.traced.append(t)
+        grad_fn = t._grad_fn  # (not t.grad_fn: recording a view must not regenerate its node)
         record = {
             "id": tid,
             "names": [],
-            "shape": list(t._data.shape),
-            "dtype": encode.dtype_name(t._data.dtype),
+            "shape": list(data.shape),
+            "dtype": encode.dtype_name(data.dtype),
             "requires_grad": t._requires_grad,
-            "is_leaf": t._grad_fn is None,  # (not t.grad_fn: recording a view must not regenerate its node)
-            "grad_fn": self._node_ids.get(id(t._grad_fn)) if t._grad_fn is not None else None,
-            "value": encode.value(t._data, self.limits.max_array_elements),
+            "is_leaf": grad_fn is None,
+            "grad_fn": None if grad_fn is None else self._node_ids.get(id(grad_fn)),
+            "value": encode.value(data, limits.max_array_elements),
             "span": span if span is not None else self._span(),
         }
-        if isinstance(t, engine.Parameter):
+        if type(t) is not Tensor and isinstance(t, engine.Parameter):
             record["is_param"] = True
-        self.tensors.append(record)
-        self._by_buffer.setdefault(_buffer_key(t._data), []).append(t)
+        tensors.append(record)
         return tid
 
     def _check_size(self, t: Tensor, what: str) -> None:
@@ -112,8 +118,13 @@ class Recorder:
     def _aliases(self, t: Tensor) -> list[dict]:
         """The other traced tensors whose values an in-place change to `t` just changed, with those values."""
         data = t._data
+        by_buffer = self._by_buffer
+        traced = self.traced
+        for other in traced[self._indexed:]:
+            by_buffer.setdefault(_buffer_key(other._data), []).append(other)
+        self._indexed = len(traced)
         aliases = []
-        for other in self._by_buffer.get(_buffer_key(data), ()):
+        for other in by_buffer.get(_buffer_key(data), ()):
             if other is not t and np.may_share_memory(other._data, data):
                 aliases.append({"tensor": self._tensor_ids[id(other)], "version": other._vc[0],
                                 "value": self._value(other._data)})
@@ -132,24 +143,30 @@ class Recorder:
         self._node_ids[id(node)] = nid
         self._keep.append(node)
         record: dict[str, Any] = {"id": nid, "name": type(node).__name__}
-        if isinstance(node, AccumulateGrad):
+        if type(node) is AccumulateGrad:
             record["kind"] = "accumulate"
             record["variable"] = self.tensor_id(node.variable)
+            self.nodes.append(record)
+            return nid
+        rule = node.rule
+        if rule is None:
+            record["kind"] = "custom"
         else:
-            record["kind"] = "custom" if node.rule is None else "op"
-            if node.rule is not None:
-                record["op"] = node.rule.name
-            record["span"] = span if span is not None else self._span()
-            if self._in_pass:
-                record["created_in_pass"] = self._pass
+            record["kind"] = "op"
+            record["op"] = rule.name
+        record["span"] = span if span is not None else self._span()
+        if self._in_pass:
+            record["created_in_pass"] = self._pass
         self.nodes.append(record)
-        if not isinstance(node, AccumulateGrad):
-            self._add_edges(node, nid)
+        self._add_edges(node, nid)
         return nid
 
     def _add_edges(self, node: Any, nid: str) -> None:
         rule = node.rule
         formulas = _formulas(node) if rule is not None else None
+        if not node._next:
+            self._edge_ids[id(node)] = _NO_EDGES
+            return
         cap = self.limits.max_array_elements
         # Local derivatives: none for multi-output ops or when saved_tensors_hooks hold the saved
         # values; all at once for a node of the 0-d path; else per input, from a unit gradient.
@@ -181,7 +198,12 @@ class Recorder:
                 if compact is not None:
                     local = compact[i]
                     if local is not None:
-                        record["local"] = {"kind": "elementwise", "value": encode.value(local, cap)}
+                        if type(local) is _F32S:  # (encode.value's common case, inline)
+                            local = float(local)
+                            value = float(f"{local:.7g}") if local - local == 0 else encode.number(local)
+                        else:
+                            value = encode.value(local, cap)
+                        record["local"] = {"kind": "elementwise", "value": value}
                 elif shown:
                     local = self._local_gradient(node, i, unit)
                     if local is not None:
@@ -217,10 +239,13 @@ class Recorder:
             return None
 
     def _saved(self, node: Any) -> list[dict]:
-        saved = []
         stored = node._sv
         if type(stored) is tuple:  # the 0-d path's compact form, read without replacing it
+            layout = _compact_layout(stored[0], node)
+            if layout is not None:
+                return self._compact_saved(stored, layout)
             stored = expand_compact(node, stored)
+        saved = []
         stored = stored or {}
         for slot in node.saved_slots():
             value = stored.get(slot)
@@ -235,6 +260,26 @@ class Recorder:
             else:
                 entry["value"] = encode.scalar_or_array(value, self.limits.max_array_elements)
             saved.append(entry)
+        return saved
+
+    def _compact_saved(self, stored: tuple, layout: tuple) -> list[dict]:
+        """_saved of a compact tuple (see ScalarPlan), read in place through its plan's layout."""
+        known = self._tensor_ids
+        saved = []
+        for slot, k, constant in layout:
+            if k is None:
+                saved.append({"slot": slot, "value": constant})
+                continue
+            value = stored[k]
+            if type(value) is Tensor:
+                tid = known.get(id(value))
+                if tid is not None:
+                    saved.append({"slot": slot, "tensor": tid, "version": stored[k + 1]})
+                else:
+                    saved.append({"slot": slot, "value": encode.array(value._data, self.limits.max_array_elements),
+                                  "version": stored[k + 1]})
+            else:
+                saved.append({"slot": slot, "value": encode.scalar_or_array(value, self.limits.max_array_elements)})
         return saved
 
     def _event(self, event: dict) -> dict:
@@ -279,25 +324,25 @@ class Recorder:
             return
         span = self._span()
         known = self._tensor_ids
-        input_ids = []
-        for x in inputs:
-            if isinstance(x, Tensor):
-                tid = known.get(id(x))
-                input_ids.append(tid if tid is not None else self.tensor_id(x))
-            else:
-                input_ids.append(None)
+        input_ids = [(known.get(id(x)) or self._add_tensor(x, None)) if isinstance(x, Tensor) else None
+                     for x in inputs]
         nid = None
         if node is not None:
-            nid = self.node_id(node, span)
-        ids = [self.tensor_id(r, span) for r in results]  # before saved slots, which may name them
+            nid = self._node_ids.get(id(node))
+            if nid is None:
+                nid = self._add_node(node, span)
+        # before saved slots, which may name them
+        ids = [known.get(id(r)) or self._add_tensor(r, span) for r in results]
         if node is not None:
             record = self.nodes[int(nid[1:])]
             record["inputs"] = input_ids
             record["saved"] = self._saved(node)
             record["formulas"] = _formulas(node)
             record["outputs"] = ids
-            for i, r in enumerate(results):
-                self._output_tensor[(id(node), i)] = ids[i]
+            key = id(node)
+            output_tensor = self._output_tensor
+            for i, tid in enumerate(ids):
+                output_tensor[(key, i)] = tid
         self._event({"kind": "op", "node": nid, "tensors": ids, "line": span["line"] if span else None})
 
     def function_applied(self, cls: Any, node: Any, args: tuple, outputs: tuple, ctx: Any) -> None:
@@ -513,6 +558,7 @@ def _span_dict(line: int | None, end_line: int | None, col: int | None, end_col:
 
 
 _ONE32 = np.float32(1)
+_F32S = np.float32
 _NO_EDGES: dict[int, str] = {}
 
 
@@ -532,6 +578,27 @@ def _has_user_hooks(node: Any) -> bool:
     if not saved or type(saved) is tuple:
         return False
     return any(type(v) is SavedTensor and v.packed is not None for v in saved.values())
+
+
+_LAYOUTS: dict[int, tuple | None] = {}
+
+
+def _compact_layout(plan_id: int, node: Any) -> tuple | None:
+    """How a compact tuple's plan lays out the rule's saved slots: per slot (name, index of its value
+    in the tuple or None, the encoded constant); None for a released tuple (read the general way)."""
+    try:
+        return _LAYOUTS[plan_id]
+    except KeyError:
+        pass
+    plan = SCALAR_PLANS[plan_id]
+    layout = None
+    if type(plan) is ScalarPlan:
+        positions = {slot: 1 + 2 * i for i, slot in enumerate(plan.stored)}
+        constants = dict(plan.constants)
+        layout = tuple((slot, positions.get(slot), encode.scalar_or_array(constants.get(slot), encode.HEAD))
+                       for slot in node.saved_slots())
+    _LAYOUTS[plan_id] = layout
+    return layout
 
 
 _FORMULAS: dict[tuple[Any, int], list] = {}
