@@ -194,3 +194,18 @@ def test_hook_with_a_strange_name_is_traced() -> None:
     assert trace["status"] == "ok", trace["error"]
     assert [e["name"] for e in trace["events"] if e["kind"] == "hook"] == ["hook"]
     assert trace["stdout"] == "tensor([6., 6.])\n"
+
+
+def test_double_backward_records_each_gradient_sum_once() -> None:
+    """Two gradients of x meet under create_graph: the trace shows the one add the engine runs."""
+    trace = trace_code(
+        "import torch\n"
+        "x = torch.tensor(1.5, requires_grad=True)\n"
+        "y = torch.sin(x) * x\n"
+        "y.backward(create_graph=True)\n"
+    )
+    assert trace["status"] == "ok"
+    built = [n["name"] for n in trace["nodes"] if n.get("created_in_pass") == 1]
+    assert built.count("AddBackward0") == 1
+    accumulate = next(e for e in trace["events"] if e["kind"] == "accumulate")
+    assert accumulate["after"] == pytest.approx(math.sin(1.5) + 1.5 * math.cos(1.5), rel=1e-6)
