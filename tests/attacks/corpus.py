@@ -1339,3 +1339,14 @@ for i, code in enumerate([
     "    print(fwAD.unpack_dual(torch.view_as_real(d * 2)).tangent)",
 ]):
     case("redteam", f"newer_features_control_{i:02d}", code, OK)
+
+# --- red team 6: memory the engine reaches through NumPy views it builds itself ------------------------------------
+# fill_diagonal_(wrap=True) steps through the storage by the sum of the strides: for a transposed tall matrix the
+# wrapped diagonal ran past the end of the array (a heap write); PyTorch's as_strided refuses it, and so does the engine
+for i, make in enumerate(["torch.zeros(3, 100).t()", "torch.zeros(3, 100000).t()", "torch.zeros(2, 50)[:, 1:].t()",
+                          "torch.zeros(9, 2, dtype=torch.float64).t().contiguous().t()"]):
+    case("redteam6", f"fill_diagonal_wrap_{i:02d}", f"import torch\nt = {make}\ntry:\n    t.fill_diagonal_(7.0, wrap=True)\n"
+         "    escaped = True\nexcept RuntimeError as e:\n    escaped = 'out of bounds for storage' not in str(e)\n"
+         "assert not escaped\nprint('refused')", OK)
+case("redteam6", "fill_diagonal_wrap_control", "import torch\nt = torch.zeros(100, 10)[:, :3]\nt.fill_diagonal_(7.0, wrap=True)\n"
+     "print(t.nonzero().shape, t._base.nonzero().shape)", OK)
