@@ -1350,3 +1350,25 @@ for i, make in enumerate(["torch.zeros(3, 100).t()", "torch.zeros(3, 100000).t()
          "assert not escaped\nprint('refused')", OK)
 case("redteam6", "fill_diagonal_wrap_control", "import torch\nt = torch.zeros(100, 10)[:, :3]\nt.fill_diagonal_(7.0, wrap=True)\n"
      "print(t.nonzero().shape, t._base.nonzero().shape)", OK)
+# an optimizer's load_state_dict pre-hook ran after the state dict was checked, and could put anything in it
+_PRE = "import torch\nw = torch.ones(1, requires_grad=True)\nopt = torch.optim.SGD([w], lr=0.1)\n"
+for i, code in enumerate([
+    "def pre(o, sd):\n    return {'state': {0: {'momentum_buffer': print}}, 'param_groups': sd['param_groups']}\n"
+    "opt.register_load_state_dict_pre_hook(pre)\nopt.load_state_dict(opt.state_dict())\nprint(opt.state)",
+    "class Grab(torch.nn.Module):\n    pass\ndef pre(o, sd):\n    sd['param_groups'][0]['evil'] = Grab()\n"
+    "opt.register_load_state_dict_pre_hook(pre)\nopt.load_state_dict(opt.state_dict())\nprint(opt.param_groups[0]['evil'])",
+    "def pre(o, sd):\n    sd['param_groups'][0]['__array_interface__'] = {'data': (0, False)}\n"
+    "super(torch.optim.SGD, opt).register_load_state_dict_pre_hook(pre)\nopt.load_state_dict(opt.state_dict())",
+    "torch.optim.Optimizer.register_load_state_dict_pre_hook(opt, lambda o, sd: {'state': {0: print}, "
+    "'param_groups': sd['param_groups']})\nopt.load_state_dict(opt.state_dict())",
+    "from collections import OrderedDict\nclass Grab(torch.nn.Module):\n    def forward(self, memo):\n        return memo\n"
+    "def pre(o, sd):\n    sd['param_groups'][0]['evil'] = torch.nn.Sequential(OrderedDict([('__deepcopy__', Grab())]))\n"
+    "    return sd\nopt.register_load_state_dict_pre_hook(pre)\nopt.load_state_dict(opt.state_dict())",
+    "h = getattr(opt, 'register_load_state_dict_pre_hook')\nh(lambda o, sd: {'state': {}, 'param_groups': [dict(sd['param_groups'][0], f=len)]})\n"
+    "opt.load_state_dict(opt.state_dict())",
+]):
+    case("redteam6", f"load_state_pre_hook_{i:02d}", _PRE + code)
+case("redteam6", "load_state_pre_hook_control", _PRE + "(w * 2).sum().backward()\nopt.step()\n"
+     "def pre(o, sd):\n    sd['param_groups'][0]['lr'] = 0.5\nh = opt.register_load_state_dict_pre_hook(pre)\n"
+     "opt.register_load_state_dict_pre_hook(lambda o, sd: dict(sd), prepend=True)\nopt.load_state_dict(opt.state_dict())\n"
+     "h.remove()\nprint(opt.param_groups[0]['lr'], w)", OK)
