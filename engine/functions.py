@@ -2904,6 +2904,24 @@ def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = F
     return _inplace(input, ops.INDEX_PUT, (as_tensor(values),), attrs)
 
 
+def _in_storage(input: Tensor, start: np.ndarray, size: int, stride: int) -> np.ndarray:
+    """`size` elements `stride` bytes apart from `start`, a view into `input`'s memory; refused as PyTorch's
+    as_strided refuses it when they reach past the storage (a transposed tall matrix's wrapped diagonal)."""
+    owner = input._data
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    low, high = np.lib.array_utils.byte_bounds(owner)
+    first = start.__array_interface__["data"][0]
+    last = first + (size - 1) * stride + start.itemsize
+    if size > 0 and (first < low or last > high):
+        item, step = input.element_size(), start.itemsize
+        offset, elems = (first - low) // step, stride // step
+        raise RuntimeError(f"setStorage: sizes [{size}], strides [{elems}], storage offset {offset}, and itemsize "
+                           f"{item} requiring a storage size of {(offset + 1 + (size - 1) * elems) * item} are out "
+                           f"of bounds for storage of size {(high - low) // step * item}")
+    return np.lib.stride_tricks.as_strided(start, (builtins.max(size, 0),), (stride,))
+
+
 def fill_diagonal_(input: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
     """The main diagonal (of all dims) filled in place through a strided view of it (CopySlices); with wrap,
     a tall matrix's diagonal starts again after each blank row."""
@@ -2918,7 +2936,7 @@ def fill_diagonal_(input: Tensor, fill_value: Any, wrap: bool = False) -> Tensor
     regions = [np.lib.stride_tricks.as_strided(data, (size,), (stride,))]
     if wrap and data.ndim == 2 and height > width + 1:
         wrap_size = -(-data.size // (width + 1)) - size
-        regions.append(np.lib.stride_tricks.as_strided(data[width + 1:], (wrap_size,), (stride,)))
+        regions.append(_in_storage(input, data[width + 1:], wrap_size, stride))
     for region in regions:
         with _quiet():
             part = apply(ops.AS_STRIDED, (input,), ops.as_strided_attrs(input._data, region))

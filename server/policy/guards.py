@@ -129,6 +129,9 @@ MODULE_REGISTRATION = {"register_buffer": "Tensor", "register_parameter": "Param
 # Methods that apply a snippet's dict to an object's __dict__ (optimizers and LR schedulers): the dict is
 # checked first (see check_state_dict), since NumPy reads `__array_interface__` from an instance dict.
 STATE_LOADING = "load_state_dict"
+# An optimizer's load_state_dict pre-hooks run after that check and may change or replace the dict: what each
+# hook leaves is checked again.
+STATE_LOADING_HOOK = "register_load_state_dict_pre_hook"
 # Engine classes a snippet may name and test against but not instantiate (PyTorch refuses them too):
 # a dtype made from any NumPy dtype would put object arrays inside tensors.
 NOT_CONSTRUCTIBLE = frozenset({"dtype", "Node", "AccumulateGrad"})
@@ -702,6 +705,22 @@ class Policy:
 
         return _Bound(load_state_dict, f"<bound method {type(owner).__name__}.load_state_dict>")
 
+    def state_loading_hook(self, method: Callable, owner: Any) -> "_Bound":
+        """What `opt.register_load_state_dict_pre_hook` gives a snippet: the dict each hook leaves (changed in
+        place or returned) is checked as load_state_dict checks its argument."""
+        def register(hook: Any, *args: Any, **kwargs: Any) -> Any:
+            if not callable(hook):
+                return method(hook, *args, **kwargs)
+
+            def checked(optimizer: Any, state_dict: Any) -> Any:
+                out = hook(optimizer, state_dict)
+                self.check_state_dict(owner, state_dict if out is None else out)
+                return out
+
+            return method(checked, *args, **kwargs)
+
+        return _Bound(register, f"<bound method {type(owner).__name__}.{STATE_LOADING_HOOK}>")
+
     def check_state_dict(self, owner: Any, state: Any) -> None:
         """A state dict for an optimizer or a scheduler holds plain data only (numbers, strings, None,
         tensors, and lists, tuples and dicts of them) with no '__' keys. A scheduler copies its state
@@ -903,7 +922,7 @@ class Policy:
             return facade_get(obj, name)
         if name in DENIED_NAMES:
             raise PolicyError(f"'.{name}' is not allowed")
-        if name in MODULE_REGISTRATION or name == STATE_LOADING:
+        if name in MODULE_REGISTRATION or name == STATE_LOADING or name == STATE_LOADING_HOOK:
             guarded = self._guarded_method(obj, k, name)
             if guarded is not None:
                 return guarded
@@ -955,7 +974,7 @@ class Policy:
         """Is `name` a registration method of a module class or the state loader of an optimizer or
         scheduler class (methods snippets get only in their checked form, on an instance)?"""
         return (name in MODULE_REGISTRATION and self._is_module_type(cls)) or (
-            name == STATE_LOADING and issubclass(cls, self.state_loaders))
+            name in (STATE_LOADING, STATE_LOADING_HOOK) and issubclass(cls, self.state_loaders) and hasattr(cls, name))
 
     def _guarded_method(self, obj: Any, kind: str, name: str) -> Any:
         """The checked wrapper for a registration or state-loading method read on an instance (also
@@ -967,6 +986,8 @@ class Policy:
             raise PolicyError(f"'{name}' is not allowed here (call it on an instance)")
         if name == STATE_LOADING:
             return self.state_loading(getattr(obj, name), owner)
+        if name == STATE_LOADING_HOOK:
+            return self.state_loading_hook(getattr(obj, name), owner)
         return self.module_registration(getattr(obj, name), name)
 
     def _class_getattr(self, cls: type, name: str) -> Any:

@@ -1339,3 +1339,143 @@ for i, code in enumerate([
     "    print(fwAD.unpack_dual(torch.view_as_real(d * 2)).tangent)",
 ]):
     case("redteam", f"newer_features_control_{i:02d}", code, OK)
+
+# --- red team 6: memory the engine reaches through NumPy views it builds itself ------------------------------------
+# fill_diagonal_(wrap=True) steps through the storage by the sum of the strides: for a transposed tall matrix the
+# wrapped diagonal ran past the end of the array (a heap write); PyTorch's as_strided refuses it, and so does the engine
+for i, make in enumerate(["torch.zeros(3, 100).t()", "torch.zeros(3, 100000).t()", "torch.zeros(2, 50)[:, 1:].t()",
+                          "torch.zeros(9, 2, dtype=torch.float64).t().contiguous().t()"]):
+    case("redteam6", f"fill_diagonal_wrap_{i:02d}", f"import torch\nt = {make}\ntry:\n    t.fill_diagonal_(7.0, wrap=True)\n"
+         "    escaped = True\nexcept RuntimeError as e:\n    escaped = 'out of bounds for storage' not in str(e)\n"
+         "assert not escaped\nprint('refused')", OK)
+case("redteam6", "fill_diagonal_wrap_control", "import torch\nt = torch.zeros(100, 10)[:, :3]\nt.fill_diagonal_(7.0, wrap=True)\n"
+     "print(t.nonzero().shape, t._base.nonzero().shape)", OK)
+# an optimizer's load_state_dict pre-hook ran after the state dict was checked, and could put anything in it
+_PRE = "import torch\nw = torch.ones(1, requires_grad=True)\nopt = torch.optim.SGD([w], lr=0.1)\n"
+for i, code in enumerate([
+    "def pre(o, sd):\n    return {'state': {0: {'momentum_buffer': print}}, 'param_groups': sd['param_groups']}\n"
+    "opt.register_load_state_dict_pre_hook(pre)\nopt.load_state_dict(opt.state_dict())\nprint(opt.state)",
+    "class Grab(torch.nn.Module):\n    pass\ndef pre(o, sd):\n    sd['param_groups'][0]['evil'] = Grab()\n"
+    "opt.register_load_state_dict_pre_hook(pre)\nopt.load_state_dict(opt.state_dict())\nprint(opt.param_groups[0]['evil'])",
+    "def pre(o, sd):\n    sd['param_groups'][0]['__array_interface__'] = {'data': (0, False)}\n"
+    "super(torch.optim.SGD, opt).register_load_state_dict_pre_hook(pre)\nopt.load_state_dict(opt.state_dict())",
+    "torch.optim.Optimizer.register_load_state_dict_pre_hook(opt, lambda o, sd: {'state': {0: print}, "
+    "'param_groups': sd['param_groups']})\nopt.load_state_dict(opt.state_dict())",
+    "from collections import OrderedDict\nclass Grab(torch.nn.Module):\n    def forward(self, memo):\n        return memo\n"
+    "def pre(o, sd):\n    sd['param_groups'][0]['evil'] = torch.nn.Sequential(OrderedDict([('__deepcopy__', Grab())]))\n"
+    "    return sd\nopt.register_load_state_dict_pre_hook(pre)\nopt.load_state_dict(opt.state_dict())",
+    "h = getattr(opt, 'register_load_state_dict_pre_hook')\nh(lambda o, sd: {'state': {}, 'param_groups': [dict(sd['param_groups'][0], f=len)]})\n"
+    "opt.load_state_dict(opt.state_dict())",
+]):
+    case("redteam6", f"load_state_pre_hook_{i:02d}", _PRE + code)
+case("redteam6", "load_state_pre_hook_control", _PRE + "(w * 2).sum().backward()\nopt.step()\n"
+     "def pre(o, sd):\n    sd['param_groups'][0]['lr'] = 0.5\nh = opt.register_load_state_dict_pre_hook(pre)\n"
+     "opt.register_load_state_dict_pre_hook(lambda o, sd: dict(sd), prepend=True)\nopt.load_state_dict(opt.state_dict())\n"
+     "h.remove()\nprint(opt.param_groups[0]['lr'], w)", OK)
+
+# views the engine builds from a snippet's sizes, strides and offsets stay inside their storage (refused as in PyTorch)
+_OUT_OF_BOUNDS = [
+    "torch.zeros(4).as_strided((2,), (1,), 3)",
+    "torch.zeros(4)[2:].as_strided((4,), (1,))",
+    "torch.zeros(3, dtype=torch.complex64).imag.as_strided((3,), (2,), 2)",
+    "torch.zeros(1).expand(1000).as_strided((1000,), (1,))",
+    "torch.zeros(2, 3).unfold(1, 2, 1).as_strided((100,), (1,))",
+    "torch.zeros(4, dtype=torch.bfloat16).as_strided((8,), (1,), 0)",
+    "torch.arange(10.0).unfold(0, 20, 1)",
+    "torch.arange(10.0).unfold(0, 3, 0)",
+    "torch.arange(10.0).unfold(0, 3, -1)",
+    "torch.nn.functional.conv2d(torch.ones(1, 1, 4, 4), torch.ones(1, 1, 3, 3), stride=0)",
+    "torch.nn.functional.conv2d(torch.ones(1, 1, 4, 4), torch.ones(1, 1, 3, 3), padding=-2)",
+    "torch.nn.functional.conv2d(torch.ones(1, 1, 4, 4), torch.ones(1, 1, 3, 3), dilation=0)",
+    "torch.nn.functional.conv2d(torch.ones(1, 1, 4, 4), torch.ones(1, 1, 3, 3), dilation=5)",
+    "torch.nn.functional.max_pool1d(torch.ones(1, 1, 8), 3, stride=-2)",
+    "torch.nn.functional.max_pool1d(torch.ones(1, 1, 8), 3, dilation=-2)",
+    "torch.nn.functional.avg_pool2d(torch.ones(1, 1, 4, 4), 3, padding=-1)",
+    "torch.nn.functional.unfold(torch.ones(1, 1, 4, 4), 3, dilation=-1, stride=-1)",
+    "torch.nn.functional.fold(torch.ones(1, 9, 4), (4, 4), 3, dilation=-1)",
+    "torch.nn.functional.max_unpool1d(torch.ones(1, 1, 4), torch.tensor([[[100, 2, 3, 10**9]]]), 2)",
+    "torch.nn.functional.conv_transpose1d(torch.ones(1, 1, 8), torch.ones(1, 1, 3), stride=-2, dilation=-1)",
+]
+for i, stmt in enumerate(_OUT_OF_BOUNDS):
+    case("redteam6", f"views_in_bounds_{i:02d}", f"import torch\ntry:\n    r = {stmt}\n    escaped = True\n"
+         "except (RuntimeError, ValueError, IndexError) as e:\n    escaped = False\nassert not escaped\nprint('refused')", OK)
+
+# gradients handed back by hooks, custom backwards, backward(gradient=...) and forward-mode tangents must match what
+# the formulas read (conv's weight gradient builds its windows from the gradient's shape)
+_CONV = ("import torch\nimport torch.nn.functional as F\nimport torch.autograd.forward_ad as fwAD\n"
+         "x = torch.randn(1, 1, 8, 8, requires_grad=True)\nw = torch.randn(1, 1, 3, 3, requires_grad=True)\n"
+         "y = F.conv2d(x, w)\nbig = torch.ones(1, 1, 600, 600)\n"
+         "class R(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, a):\n        return a.clone()\n"
+         "    @staticmethod\n    def backward(ctx, g):\n        return big\n")
+for i, stmt in enumerate([
+    "y.backward(big)",
+    "torch.autograd.grad(y, w, grad_outputs=big)",
+    "torch.autograd.backward([y], [big])",
+    "y.register_hook(lambda g: big)\n    y.sum().backward()",
+    "y.register_hook(lambda g: g.t())\n    y.sum().backward()",
+    "R.apply(y).sum().backward()",
+    "y.grad_fn.register_prehook(lambda go: (torch.ones(1, 1, 6, 6).t(),))\n    y.sum().backward()",
+    "y.grad_fn.register_prehook(lambda go: (torch.ones(1, 1, 6, 6, dtype=torch.float16),))\n    y.sum().backward()",
+    "y.grad_fn.register_prehook(lambda go: (torch.ones(1, 1, 6, 6, dtype=torch.int64),))\n    y.sum().backward()",
+    "torch.autograd.functional.vjp(lambda a: F.conv2d(a, w), x, big)",
+    "torch.autograd.backward([y], grad_tensors=[torch.ones(36, dtype=torch.complex64).reshape(1, 1, 6, 6)])",
+    "w.grad = torch.ones(600, 600)",
+    "with fwAD.dual_level():\n        fwAD.make_dual(x.detach(), torch.ones(1, 1, 2, 2))",
+    "with fwAD.dual_level():\n        d = fwAD.make_dual(torch.zeros(3, 100).t(), torch.zeros(100, 3))\n        d.fill_diagonal_(1.0, wrap=True)",
+]):
+    case("redteam6", f"gradient_shapes_{i:02d}", _CONV + f"try:\n    {stmt}\n    escaped = True\n"
+         "except RuntimeError as e:\n    escaped = False\nassert not escaped\nprint('refused')", OK)
+
+# what engine callbacks, context managers, iterators and unbound methods hand a snippet carries no internals
+for i, code in enumerate([
+    "with torch.random.fork_rng() as r:\n    print(r.__class__.__mro__)",
+    "x = torch.ones(1, requires_grad=True)\nh = x.register_hook(lambda g: g)\nprint(h.hooks_dict_ref())",
+    "m = torch.nn.Linear(1, 1)\nfor v in iter(m.state_dict().values()):\n    v.numpy().tofile('@MARKER@')",
+    "f = torch.no_grad()(torch.nn.Linear)\nprint(f.__wrapped__)",
+    "from torch.utils.data import DataLoader, TensorDataset\n"
+    "dl = DataLoader(TensorDataset(torch.ones(4, 1)), batch_size=2, collate_fn=lambda b: b[0][0]._data)\nprint(list(dl))",
+    "from torch.func import vmap\nprint(vmap(lambda t: t._data)(torch.ones(2, 3)))",
+    "print(torch.Tensor.tolist(torch.nn.Linear(1, 1)))",
+    "x = torch.ones(2)\nx.tolist = print",
+    "md = torch.nn.ModuleDict()\nsuper(torch.nn.ModuleDict, md).update({'__array_interface__': torch.nn.ReLU()})\nprint(md)",
+    "class M(torch.nn.ModuleDict):\n    def put(self):\n        torch.nn.Module.add_module(self, '__deepcopy__', torch.nn.ReLU())\nM().put()",
+    "import numpy\nm = torch.nn.Linear(2, 2)\nm.load_state_dict({'weight': torch.ones(2, 2), 'bias': torch.ones(2), "
+    "'__array_interface__': torch.ones(1)}, strict=False)\nprint(numpy.asarray(m))",
+    "m = torch.nn.Linear(2, 2)\ntorch.nn.utils.weight_norm(m, name='__array_interface__')",
+    "m = torch.nn.Linear(2, 2)\ntorch.nn.utils.spectral_norm(m, name='_buffers')",
+    "from torch.nn.utils import parametrizations as PZ\nPZ.spectral_norm(torch.nn.Linear(2, 2), name='__dict__')",
+    "from torch.nn.utils import parametrize as P\nP.register_parametrization(torch.nn.Linear(2, 2), '__class__', torch.nn.Identity(), unsafe=True)",
+    "print(torch.nn.Linear(2, 2).get_parameter('_parameters.weight'))",
+    "print(torch.nn.Sequential(torch.nn.Linear(2, 2)).get_submodule('0.__class__'))",
+    "x = torch.ones(2, requires_grad=True)\ny = x * 2\ny.grad_fn.metadata['k'] = print\nprint(y.grad_fn.metadata['k'].__self__)",
+    "m = torch.nn.Linear(1, 1)\nhs = []\nm.register_forward_hook(lambda mod, i, o: hs.append(mod))\nm(torch.ones(1))\nprint(hs[0]._forward_hooks)",
+    "opt = torch.optim.SGD([torch.ones(1, requires_grad=True)], lr=0.1)\nbox = []\n"
+    "opt.register_step_pre_hook(lambda o, a, k: box.append(o))\nopt.step()\nprint(box[0].__dict__)",
+]):
+    case("redteam6", f"handed_out_{i:02d}", "import torch\n" + code)
+
+# sizes a snippet asks for: stopped by the element or memory limit, the sandbox keeps serving
+for i, code in enumerate([
+    "a = torch.ones(100000)\nprint(torch.cartesian_prod(a, a).shape)",
+    "print(torch.combinations(torch.arange(200), r=5).shape)",
+    "print(torch.kron(torch.ones(3000, 3000), torch.ones(30, 30)).shape)",
+    "print(torch.einsum('i,j,k->ijk', torch.ones(1000), torch.ones(1000), torch.ones(1000)).shape)",
+    "print(torch.tril_indices(10**5, 10**5).shape)",
+    "print(torch.nn.functional.one_hot(torch.tensor([10**9])).shape)",
+    "print(torch.bincount(torch.tensor([10**10])).shape)",
+    "print(torch.histc(torch.ones(2), bins=10**10).shape)",
+    "print(torch.ones(2).repeat_interleave(10**10).shape)",
+    "print(torch.multinomial(torch.ones(2), 10**10, replacement=True).shape)",
+    "print(torch.nn.functional.pad(torch.ones(2), (10**10, 0)).shape)",
+    "print(torch.nn.functional.interpolate(torch.ones(1, 1, 4), scale_factor=1e9).shape)",
+    "print(torch.vander(torch.ones(3), N=10**10).shape)",
+    "print(torch.linspace(0, 1, 10**10).shape)",
+    "print(torch.full((2**40,), 1.0).shape)",
+    "print(torch.meshgrid(torch.ones(10**5), torch.ones(10**5), indexing='ij')[0].clone().shape)",
+    "print(torch.block_diag(*[torch.ones(1, 1)] * 100000).shape)",
+    "print(torch.cdist(torch.ones(10**5, 1), torch.ones(10**5, 1)).shape)",
+    "print(torch.ones(1).expand(10**9).tolist()[:2])",
+    "print(torch.zeros(10**5).expand(10**5, 10**5).max())",
+    "x = torch.ones(2, requires_grad=True)\nfor i in range(200000):\n    x = x.view(2)",
+]):
+    case("redteam6", f"sizes_{i:02d}", "import torch\n" + code, STOPPED)

@@ -544,6 +544,15 @@ for fmt in [None, torch.preserve_format, torch.contiguous_format, torch.channels
           x.transpose(1, 3).clone(**kw).stride(), x.clone(**kw).stride(), x.clone(**kw).is_contiguous())
     if fmt is not torch.channels_last:
         print(e.clone(**kw).stride(), e.t().clone(**kw).stride(), torch.ones(2, 3).t().clone(**kw).stride())
+""",    "fill_diagonal_wrap_of_views": """
+for make in [lambda: torch.zeros(3, 100).t(), lambda: torch.zeros(100, 10)[:, :3], lambda: torch.zeros(2, 50)[:, 1:].t(),
+             lambda: torch.zeros(9, 2).t().contiguous().t(), lambda: torch.zeros(10, 4, dtype=torch.float64)[2:]]:
+    t = make()
+    try:
+        t.fill_diagonal_(7.0, wrap=True)
+        print(t.nonzero().tolist(), (t if t._base is None else t._base).nonzero().shape)
+    except RuntimeError as e:
+        print("RuntimeError:", e)
 """,
 })
 
