@@ -76,11 +76,12 @@ def array(a: Any, cap: int) -> dict:
 
 def value(a: Any, cap: int) -> Any:
     """A Value: the bare number for a 0-d float32 array (or NumPy float32), else an ArrayValue."""
-    if type(a) is np.ndarray:
-        if not a.shape and a.dtype is _F32:
-            return number(a.item())
-    elif type(a) is _F32S:
-        return number(a)
+    kind = type(a)
+    if kind is _F32S:
+        a = float(a)
+        return float(f"{a:.7g}") if a - a == 0 else number(a)
+    if kind is np.ndarray and not a.shape and a.dtype is _F32:
+        return number(a.item())
     return array(a, cap)
 
 

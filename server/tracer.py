@@ -59,7 +59,7 @@ class Recorder:
         self._summarising = False
         # Per node waiting to run: (contribution record, gradient object) for each that arrived.
         self._received: dict[int, list] = {}
-        self._runs: dict[int, dict] = {}
+        self._run: tuple[Any, dict | None] = (None, None)  # the node that ran last and its node_run event
         self._executed: list[Any] = []
         self._current_node: Any = None
         self.failed_node: Any = None
@@ -291,12 +291,16 @@ class Recorder:
     # --- source positions ------------------------------------------------------------------
     def _frame(self) -> Any:
         f = sys._getframe(2)
-        while f is not None and not self.user_file(f.f_code.co_filename):
+        user_file = self.user_file
+        while f is not None and not user_file(f.f_code.co_filename):
             f = f.f_back
         return f
 
     def _span(self) -> dict | None:
-        f = self._frame()
+        f = sys._getframe(1)
+        user_file = self.user_file
+        while f is not None and not user_file(f.f_code.co_filename):
+            f = f.f_back
         if f is None:
             return None
         return self._code_span(f.f_code, f.f_lasti)
@@ -417,7 +421,7 @@ class Recorder:
         self._in_pass = True
         self._executed = []
         self._received = {}
-        self._runs = {}
+        self._run = (None, None)
         if self._pass > self.limits.full_passes and not self._summarising:
             self._summarising = True
             self.notes.append(
@@ -437,34 +441,42 @@ class Recorder:
         if self._summarising:
             return
         if src is None:
-            self._received.setdefault(id(target), []).append(({"edge": None, "grad": self._value(grad)}, grad))
-            return
-        edge = self._edge_ids.get(id(src), _NO_EDGES).get(input_nr)
-        if edge is None:
-            return
-        value = self._value(grad)  # one encoding, shown both where it leaves and where it arrives
-        run = self._runs.get(id(src))
-        if run is not None:
+            edge = None
+        else:
+            edge = self._edge_ids.get(id(src), _NO_EDGES).get(input_nr)
+            if edge is None:
+                return
+        # one encoding, and one record, shown both where the gradient leaves and where it arrives
+        arrival = {"edge": edge, "grad": encode.value(grad._data if isinstance(grad, Tensor) else grad,
+                                                      self.limits.max_array_elements)}
+        node, run = self._run
+        if node is src and run is not None:
             if total is grad:  # the first contribution: the running total is the gradient itself
-                run["sent"].append({"edge": edge, "grad": value})
+                run["sent"].append(arrival)
             else:
-                run["sent"].append({"edge": edge, "grad": value, "total": self._value(total)})
-        self._received.setdefault(id(target), []).append(({"edge": edge, "grad": value}, grad))
+                run["sent"].append({"edge": edge, "grad": arrival["grad"], "total": self._value(total)})
+        key = id(target)
+        received = self._received.get(key)
+        if received is None:
+            self._received[key] = [(arrival, grad)]
+        else:
+            received.append((arrival, grad))
 
     def node_started(self, node: Any, grads: Any) -> None:
         self._current_node = node
         self._executed.append(node)
         if self._summarising:
             return
-        nid = self.node_id(node)
+        nid = self._node_ids.get(id(node)) or self._add_node(node, None)
         arrived = self._received.pop(id(node), ())
-        event = self._event({
-            "kind": "node_run", "pass": self._pass, "node": nid,
-            "received": [record for record, _ in arrived],
-            "grad_outputs": [None if g is None else self._encoded(g, arrived) for g in grads],
-            "sent": [],
-        })
-        self._runs[id(node)] = event
+        if len(arrived) == 1 and len(grads) == 1 and arrived[0][1] is grads[0]:  # one gradient, as it came
+            record = arrived[0][0]
+            received, grad_outputs = [record], [record["grad"]]
+        else:
+            received = [record for record, _ in arrived]
+            grad_outputs = [None if g is None else self._encoded(g, arrived) for g in grads]
+        self._run = (node, self._event({"kind": "node_run", "pass": self._pass, "node": nid,
+                                        "received": received, "grad_outputs": grad_outputs, "sent": []}))
 
     def node_finished(self, node: Any, grads: Any, sent: Any) -> None:
         self._current_node = None
