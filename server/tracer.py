@@ -136,7 +136,7 @@ class Recorder:
             nid = self._add_node(node, span)
         return nid
 
-    def _add_node(self, node: Any, span: dict | None) -> str:
+    def _add_node(self, node: Any, span: dict | None, formulas: list | None = None) -> str:
         if len(self.nodes) >= self.limits.max_nodes:
             raise LimitReached(f"graph node limit ({self.limits.max_nodes} nodes) reached")
         nid = f"n{len(self.nodes)}"
@@ -158,12 +158,17 @@ class Recorder:
         if self._in_pass:
             record["created_in_pass"] = self._pass
         self.nodes.append(record)
-        self._add_edges(node, nid)
+        if rule is None:
+            formulas = None
+        elif formulas is None:
+            formulas = _formulas(node)
+        self._add_edges(node, nid, formulas)
         return nid
 
-    def _add_edges(self, node: Any, nid: str) -> None:
+    def _add_edges(self, node: Any, nid: str, formulas: list | None) -> None:
+        """The node's edges to the nodes its inputs came from, with each input's gradient formula
+        (`formulas`, None for a custom Function's node) and local derivative."""
         rule = node.rule
-        formulas = _formulas(node) if rule is not None else None
         if not node._next:
             self._edge_ids[id(node)] = _NO_EDGES
             return
@@ -198,12 +203,7 @@ class Recorder:
                 if compact is not None:
                     local = compact[i]
                     if local is not None:
-                        if type(local) is _F32S:  # (encode.value's common case, inline)
-                            local = float(local)
-                            value = float(f"{local:.7g}") if local - local == 0 else encode.number(local)
-                        else:
-                            value = encode.value(local, cap)
-                        record["local"] = {"kind": "elementwise", "value": value}
+                        record["local"] = {"kind": "elementwise", "value": encode.value(local, cap)}
                 elif shown:
                     local = self._local_gradient(node, i, unit)
                     if local is not None:
@@ -328,20 +328,27 @@ class Recorder:
             return
         span = self._span()
         known = self._tensor_ids
-        input_ids = [(known.get(id(x)) or self._add_tensor(x, None)) if isinstance(x, Tensor) else None
-                     for x in inputs]
+        input_ids = []
+        for x in inputs:
+            input_ids.append((known.get(id(x)) or self._add_tensor(x, None)) if isinstance(x, Tensor) else None)
         nid = None
         if node is not None:
+            nodes = self.nodes
             nid = self._node_ids.get(id(node))
+            formulas = _formulas(node)
             if nid is None:
-                nid = self._add_node(node, span)
-        # before saved slots, which may name them
-        ids = [known.get(id(r)) or self._add_tensor(r, span) for r in results]
+                index = len(nodes)
+                nid = self._add_node(node, span, formulas)
+            else:
+                index = int(nid[1:])
+        ids = []  # before saved slots, which may name them
+        for r in results:
+            ids.append(known.get(id(r)) or self._add_tensor(r, span))
         if node is not None:
-            record = self.nodes[int(nid[1:])]
+            record = nodes[index]
             record["inputs"] = input_ids
             record["saved"] = self._saved(node)
-            record["formulas"] = _formulas(node)
+            record["formulas"] = formulas
             record["outputs"] = ids
             key = id(node)
             output_tensor = self._output_tensor
