@@ -19,7 +19,7 @@ import numpy as np
 import engine
 from engine import grad_mode, observe
 from engine.node import AccumulateGrad, SavedTensor
-from engine.rules import SCALAR_PLANS, ArrayMath, ScalarPlan, expand_compact, input_gradient, scalar_backward
+from engine.rules import SCALAR_PLANS, ArrayMath, ScalarPlan, expand_compact, input_gradient
 from engine.tensor import Tensor
 from server import encode
 from server.limits import TRACE_VERSION, LimitReached, Limits
@@ -175,12 +175,14 @@ class Recorder:
         cap = self.limits.max_array_elements
         # Local derivatives: none for multi-output ops or when saved_tensors_hooks hold the saved
         # values; all at once for a node of the 0-d path; else per input, from a unit gradient.
-        shown = rule is not None and rule.outputs == 1 and not _has_user_hooks(node)
+        sv = node._sv
+        shown = rule is not None and rule.outputs == 1 and (type(sv) is tuple or not _has_user_hooks(sv))
         compact = unit = None
-        if shown and type(node._sv) is tuple and rule.elementwise:
-            compact = _scalar_locals(node)
-        elif shown and rule.elementwise:
-            unit = np.ones(*node._out_meta[0])
+        if shown and rule.elementwise:
+            if type(sv) is tuple:
+                compact = _scalar_locals(sv)
+            else:
+                unit = np.ones(*node._out_meta[0])
         edges = self.edges
         node_ids = self._node_ids
         self._edge_ids[id(node)] = edge_ids = {}
@@ -244,7 +246,7 @@ class Recorder:
             layout = _compact_layout(stored[0], node)
             if layout is not None:
                 return self._compact_saved(stored, layout)
-            stored = expand_compact(node, stored)
+            stored = expand_compact(node, stored)  # released
         saved = []
         stored = stored or {}
         for slot in node.saved_slots():
@@ -581,19 +583,19 @@ _F32S = np.float32
 _NO_EDGES: dict[int, str] = {}
 
 
-def _scalar_locals(node: Any) -> tuple | None:
-    """Each input's local derivative for a node of the 0-d path: its backward of a unit gradient."""
+def _scalar_locals(sv: tuple) -> tuple | None:
+    """Each input's local derivative for a node of the 0-d path (saving `sv`): its backward of a
+    unit gradient."""
     try:
-        return scalar_backward(node, node._sv, _ONE32)
+        return SCALAR_PLANS[sv[0]].backward(sv, _ONE32)
     except Exception:  # a local derivative that cannot be evaluated is simply not shown
         return None
 
 
-def _has_user_hooks(node: Any) -> bool:
-    """Saved tensors under saved_tensors_hooks: unpacking them runs user code, so the tracer won't.
-    (The 0-d path's compact saved tuple never holds hooked values; reading it through _saved
-    would replace it with the slower dict for good.)"""
-    saved = node._sv
+def _has_user_hooks(saved: Any) -> bool:
+    """Saved tensors (a node's `_sv`) under saved_tensors_hooks: unpacking them runs user code, so the
+    tracer won't. (The 0-d path's compact saved tuple never holds hooked values; reading it through
+    _saved would replace it with the slower dict for good.)"""
     if not saved or type(saved) is tuple:
         return False
     return any(type(v) is SavedTensor and v.packed is not None for v in saved.values())
