@@ -13,14 +13,18 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
+from pathlib import Path
 
 import orjson
 
-import engine
-from server import policy
-from server.sandbox import traces
-from server.tracer import SNIPPET, trace_code
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's code, whatever is installed
+
+import engine  # noqa: E402
+from server import policy  # noqa: E402
+from server.sandbox import traces  # noqa: E402
+from server.tracer import SNIPPET, trace_code  # noqa: E402
 
 CHAIN = """import torch
 x = torch.tensor(0.5, requires_grad=True)

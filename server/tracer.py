@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import gc
 import importlib
 import io
 import os
@@ -63,6 +64,21 @@ class Recorder:
         self._executed: list[Any] = []
         self._current_node: Any = None
         self.failed_node: Any = None
+        self._collector_paused = False
+
+    # --- the cycle collector -----------------------------------------------------------------
+    def pause_collector(self) -> None:
+        """Stop cycle collection while every traced object is kept anyway: the trace's records only
+        pile up, and collections would scan them again and again without finding any garbage."""
+        if gc.isenabled():
+            gc.disable()
+            self._collector_paused = True
+
+    def resume_collector(self) -> None:
+        """Collect cycles again (summarised passes keep nothing, their graphs become garbage)."""
+        if self._collector_paused:
+            self._collector_paused = False
+            gc.enable()
 
     # --- ids and records -------------------------------------------------------------------
     def _value(self, value: Any) -> Any:
@@ -433,6 +449,7 @@ class Recorder:
         self._run = (None, None)
         if self._pass > self.limits.full_passes and not self._summarising:
             self._summarising = True
+            self.resume_collector()
             self.notes.append(
                 f"Backward passes after the first {self.limits.full_passes} are summarised: the graph and "
                 "steps of later iterations are not recorded, only their gradients and printed output."
@@ -778,6 +795,7 @@ def trace_code(code: str, *, limits: Limits | None = None, restricted: bool = Tr
         return _finish(recorder, code, status, error)
     previous_mode = (grad_mode.state.enabled, grad_mode.state.inference)
     previous_observer = observe.attach(recorder)
+    recorder.pause_collector()
     try:
         policy, namespace = _globals(recorder, restricted)
         compiled = _compile(code, policy)
@@ -797,6 +815,7 @@ def trace_code(code: str, *, limits: Limits | None = None, restricted: bool = Tr
     except Exception as exc:  # the snippet's own error: reported in the trace, not raised
         status, error = "error", _error_info(exc, recorder)
     finally:
+        recorder.resume_collector()
         observe.detach(previous_observer)
         grad_mode.state.enabled, grad_mode.state.inference = previous_mode
         if keep is not None:

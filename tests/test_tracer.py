@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import math
 
 import pytest
 
+from server.limits import Limits
 from server.schema import Trace
 from server.tracer import trace_code
 
@@ -209,3 +211,23 @@ def test_double_backward_records_each_gradient_sum_once() -> None:
     assert built.count("AddBackward0") == 1
     accumulate = next(e for e in trace["events"] if e["kind"] == "accumulate")
     assert accumulate["after"] == pytest.approx(math.sin(1.5) + 1.5 * math.cos(1.5), rel=1e-6)
+
+
+def test_cycle_collection_pauses_while_passes_are_recorded_in_full() -> None:
+    """Everything traced is kept until the trace is built, so collecting cycles would find nothing;
+    summarised passes keep nothing, so collection resumes with them, and after the run."""
+    code = (
+        "import gc\n"
+        "import torch\n"
+        "x = torch.tensor(1.0, requires_grad=True)\n"
+        "for i in range(3):\n"
+        "    print(gc.isenabled())\n"
+        "    (x * 2).backward()\n"
+        "print(gc.isenabled())\n"
+    )
+    assert gc.isenabled()
+    trace = trace_code(code, limits=Limits(full_passes=1), restricted=False)
+    assert trace["stdout"].split() == ["False", "False", "True", "True"]
+    assert gc.isenabled()
+    trace_code("import torch\nraise ValueError('boom')\n")
+    assert gc.isenabled()
