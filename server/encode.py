@@ -5,8 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from orjson import loads as _parse
 
 HEAD = 64  # elements kept from an array over the cap
+
+
+# Rounding to 7 significant digits is formatting and parsing the number again: "%.6e" always writes
+# a float literal (never an int's), and orjson parses a list of them at once, in C.
+_ROUNDED = "%.6e"
 
 
 def number(v: Any) -> Any:
@@ -15,7 +21,7 @@ def number(v: Any) -> Any:
     if kind is float or kind is _F32S or kind is _F64S:
         v = float(v)
         if v - v == 0:  # finite
-            return float(f"{v:.7g}")
+            return _parse(_ROUNDED % v)
         if v != v:
             return "NaN"
         return "Infinity" if v > 0 else "-Infinity"
@@ -46,10 +52,23 @@ def numbers(flat: np.ndarray) -> list:
     if flat.dtype.kind == "f":
         total = sum(data)
         if total - total == 0:  # all finite (an overflowing sum just takes the general path)
-            return [float(f"{v:.7g}") for v in data]
+            return _parse(_rounded_list(len(data)) % tuple(data))
     elif flat.dtype.kind in "iub":
         return data  # tolist() gives Python ints and bools already
     return [number(v) for v in data]
+
+
+_LIST_FORMATS: dict[int, str] = {}
+
+
+def _rounded_list(n: int) -> str:
+    """The format writing n rounded numbers as a JSON list."""
+    form = _LIST_FORMATS.get(n)
+    if form is None:
+        form = f"[{','.join([_ROUNDED] * n)}]"
+        if n <= HEAD:
+            _LIST_FORMATS[n] = form
+    return form
 
 
 def array(a: Any, cap: int) -> dict:
@@ -79,7 +98,7 @@ def value(a: Any, cap: int) -> Any:
     kind = type(a)
     if kind is _F32S:
         a = float(a)
-        return float(f"{a:.7g}") if a - a == 0 else number(a)
+        return _parse(_ROUNDED % a) if a - a == 0 else number(a)
     if kind is np.ndarray and not a.shape and a.dtype is _F32:
         return number(a.item())
     return array(a, cap)
