@@ -185,3 +185,4 @@ _legacy_tensors.install(globals())  # torch.Tensor([1, 2]), torch.FloatTensor(2,
 from engine import numpy_names as _numpy_names  # noqa: E402
 
 _numpy_names.install(globals())  # x.max(axis=1), torch.stack(ts, axis=1), torch.randn(size=(2, 3))
+from engine.compare_ops import gcd, lcm, nextafter  # noqa: E402

@@ -261,6 +261,9 @@ METHODS.update({
 METHODS.update(_bitwise.METHODS)
 METHODS.update(_more_math.METHODS)  # & | ^ ~ << >> and their in-place forms
 METHODS.update(_extra_ops.METHODS)
+from engine import compare_ops as _compare_ops  # noqa: E402
+
+METHODS.update(_compare_ops.METHODS)  # lt_, eq_..., gcd, lcm, nextafter
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)

@@ -5893,3 +5893,60 @@ LINALG_LU_SOLVE = rule(
         "linalg_lu_solve", LU, g, pivots=pivots, left=left, adjoint=not adjoint)),
     ("linalg_lu_solve_LU(grad, LU, pivots, result, left, adjoint)", "linalg_lu_solve(LU, pivots, grad, left, !adjoint)"),
     inputs=("LU", "B"), defaults={"left": True, "adjoint": False})
+
+
+# --- in-place comparisons (lt_, eq_...): computed in the operands' common type, written back in
+# self's dtype; the gradient is zero (LtBackward0 for a Python number, LtBackward1 for a tensor).
+def _compare_into(np_fn: Any) -> Any:
+    def forward(self: Any, other: Any) -> Any:
+        from engine.rules import promoted_arrays
+
+        promoted = promoted_arrays([self, other])
+        a, b = promoted[0] if promoted is not None else (self, other)
+        return np.asarray(np_fn(a, b)).astype(self.dtype, copy=False)
+
+    return forward
+
+
+def _zero_grad(F: Any, g: Any) -> Any:
+    return F.zeros_like(g)
+
+
+COMPARE_INPLACE: dict[str, tuple[Rule, Rule]] = {}
+for _name, _np_fn in (("lt", np.less), ("le", np.less_equal), ("gt", np.greater), ("ge", np.greater_equal),
+                      ("eq", np.equal), ("ne", np.not_equal)):
+    _node = _name.capitalize() + "Backward"
+    COMPARE_INPLACE[_name] = (
+        rule(f"{_name}_scalar_", _node + "0", _compare_into(_np_fn), (_zero_grad,), ("zeros_like(self)",),
+             elementwise=True, exact_dtype=True),
+        rule(f"{_name}_tensor_", _node + "1", _compare_into(_np_fn), (_zero_grad, _zero_grad),
+             ("zeros_like(self)", "zeros_like(other)"), inputs=BINARY, elementwise=True, exact_dtype=True),
+    )
+
+
+def _nextafter(a: Any, b: Any) -> Any:
+    """The next representable value after a towards b, in the operands' common type (bfloat16
+    steps its 16 bits)."""
+    from engine.rules import promoted_arrays
+
+    promoted = promoted_arrays([a, b])
+    a, b = promoted[0] if promoted is not None else (a, b)
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype != dtypes.BF16:
+        return np.nextafter(a, b)
+    x, y = np.broadcast_arrays(a.astype(np.float32), b.astype(np.float32))
+    bits = (x.view(np.uint32) >> 16).astype(np.int64)
+    up = (x < y) == (x > 0)
+    stepped = ((np.where(up, bits + 1, bits - 1) & 0xFFFF).astype(np.uint32) << 16).view(np.float32)
+    tiny = np.where(y > 0, np.float32(2.0 ** -133), np.float32(-(2.0 ** -133)))
+    out = np.where(x == 0, tiny, stepped)
+    out = np.where(x == y, y, out)
+    out = np.where(np.isnan(x) | np.isnan(y), np.float32(np.nan), out)
+    return out.astype(dtypes.BF16)
+
+
+NEXTAFTER = rule("nextafter", "NextafterBackward0", _nextafter,
+                 (lambda F, g, self, other: F.where(self == other, 0.0, g), lambda F, g, other: F.zeros_like(other)),
+                 ("where(self == other, 0, grad)", "zeros_like(other)"), inputs=BINARY, elementwise=True,
+                 exact_dtype=True)
+

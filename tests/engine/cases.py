@@ -1068,4 +1068,11 @@ CASES: list[tuple[str, str, tuple, dict]] = [
      "reduction='none')", ((5, 2, 4),), {}),
     ("ctc_loss_mean", "out = F.ctc_loss(a.log_softmax(2), T.tensor([1, 2, 2, 0]), T.tensor([4, 3]), "
      "T.tensor([3, 1]), blank=3, zero_infinity=True)", ((4, 2, 4),), {}),
+    # in-place comparisons (a zero gradient through the compared tensor) and nextafter
+    *((f"{op}_scalar_inplace", f"y = a * 1\nout = y.{op}_(0.1) * a", ((2, 3),), {}) for op in ("lt", "le", "gt", "ge")),
+    *((f"{op}_scalar_inplace", f"y = a.sin()\nout = y.{op}_(a[0].item()) + a", ((3,),), {}) for op in ("eq", "ne")),
+    *((f"{op}_tensor_inplace", f"y = a * 2\ny.{op}_(b)\nout = y * a + y", ((2, 3), (3,)), {})
+      for op in ("lt", "le", "gt", "ge", "eq", "ne")),
+    ("nextafter", "out = T.nextafter(a, b) * a", ((2, 3), (3,)), {}),
+    ("nextafter_inplace", "y = a * 1\nout = y.nextafter_(b)", ((3,), (3,)), {}),
 ]
