@@ -3633,6 +3633,12 @@ def qr(input: Tensor, some: bool = True) -> Any:
     return linalg.torch_qr(input, some)
 
 
+def cholesky(input: Tensor, upper: bool = False) -> Tensor:
+    from engine import linalg
+
+    return linalg.torch_cholesky(input, upper)
+
+
 def lu(A: Tensor, pivot: bool = True, get_infos: bool = False, out: Any = None) -> Any:
     from engine import linalg
 

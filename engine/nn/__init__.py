@@ -2352,3 +2352,12 @@ def _get_buffer(self: Module, target: str) -> Tensor:
 Module.get_submodule = _get_submodule  # type: ignore[attr-defined]
 Module.get_parameter = _get_parameter  # type: ignore[attr-defined]
 Module.get_buffer = _get_buffer  # type: ignore[attr-defined]
+
+
+from engine.nn import more_modules as _more_modules  # noqa: E402
+
+globals().update(_more_modules.make_modules(globals()))
+MultiLabelMarginLoss = _loss("MultiLabelMarginLoss", functional.multilabel_margin_loss)
+__all__ += ["LocalResponseNorm", "RReLU", "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss"]
+_TORCH_HOME.update({"LocalResponseNorm": "torch.nn.modules.normalization", "RReLU": "torch.nn.modules.activation",
+                   "MultiLabelMarginLoss": "torch.nn.modules.loss", "TripletMarginWithDistanceLoss": "torch.nn.modules.loss"})

@@ -128,9 +128,182 @@ run("in-place", lambda: y)
 chain(y)
 run("leaf", lambda: x.nextafter_(torch.tensor([0., 5.])))
 """,
+    "torch_cholesky": """
+A = torch.tensor([[4., 2.], [2., 3.]], requires_grad=True)
+L = torch.cholesky(A)
+run("lower", lambda: L)
+chain(L)
+run("saved", lambda: (L.grad_fn._saved_upper, L.grad_fn._saved_result))
+U = torch.cholesky(A, upper=True)
+run("upper", lambda: (U, U.grad_fn._saved_upper))
+run("positional upper", lambda: torch.cholesky(A, True))
+run("method", lambda: A.cholesky())
+L.sum().backward()
+run("grad", lambda: A.grad)
+g = torch.autograd.grad(torch.cholesky(A).sum(), A, create_graph=True)[0]
+run("create_graph", lambda: g)
+chain(g)
+run("not pd", lambda: torch.cholesky(torch.tensor([[1., 2.], [2., 1.]])))
+run("batch not pd", lambda: torch.cholesky(torch.tensor([[[1., 0], [0, 1.]], [[1., 2.], [2., 1.]]])))
+run("1-d", lambda: torch.cholesky(torch.tensor([1., 2.])))
+run("not square", lambda: torch.cholesky(torch.ones(2, 3)))
+run("long", lambda: torch.cholesky(torch.tensor([[1, 2], [2, 1]])))
+run("half", lambda: torch.cholesky(torch.eye(2, dtype=torch.half)))
+run("bfloat16", lambda: torch.cholesky(torch.eye(2, dtype=torch.bfloat16)))
+run("float64 batch", lambda: torch.cholesky(torch.eye(2, dtype=torch.float64).expand(3, 2, 2)))
+""",
+    "pdist": """
+F = torch.nn.functional
+torch.manual_seed(0)
+x = torch.randn(4, 3, requires_grad=True)
+for p in [2, 1, 0, 3.5, float('inf'), 0.5]:
+    y = F.pdist(x, p)
+    run(str(p), lambda: (y, y.grad_fn._saved_p))
+    chain(y)
+    y.sum().backward()
+    run("  grad", lambda: x.grad)
+    x.grad = None
+run("torch.pdist", lambda: (torch.pdist(x), F.pdist(x[:1]), F.pdist(x[:0]).shape))
+for bad in [torch.randn(3), torch.randn(2, 3, 4), torch.tensor([[1, 2], [3, 4]])]:
+    run("bad", lambda: F.pdist(bad))
+run("negative p", lambda: F.pdist(x, -1))
+g = torch.autograd.grad(F.pdist(x).sum(), x, create_graph=True)[0]
+chain(g)
+run("double backward", lambda: g.sum().backward())
+x2 = torch.tensor([[0., 0.], [0., 0.], [1., 1.]], requires_grad=True)
+F.pdist(x2).sum().backward()
+run("ties", lambda: x2.grad)
+run("float64", lambda: F.pdist(x.double()).dtype)
+""",
+    "local_response_norm": """
+F = torch.nn.functional
+torch.manual_seed(0)
+for shape in [(2, 5, 4), (2, 5, 3, 3), (1, 4, 2, 2, 2)]:
+    x = torch.randn(*shape, requires_grad=True)
+    for size in [1, 2, 3]:
+        y = F.local_response_norm(x, size, alpha=0.5, beta=0.75, k=1.5)
+        y.sum().backward()
+        run(str((shape, size)), lambda: (y.flatten()[:6], x.grad.flatten()[:6]))
+        chain(y)
+        x.grad = None
+m = torch.nn.LocalResponseNorm(2)
+run("module", lambda: (m, m(torch.ones(1, 3, 2)), torch.nn.LocalResponseNorm(2, 0.1, 0.5, 2)))
+run("2-d", lambda: F.local_response_norm(torch.ones(2, 3), 2))
+run("empty", lambda: F.local_response_norm(torch.ones(0, 3, 2), 2))
+""",
+    "rrelu": """
+F = torch.nn.functional
+torch.manual_seed(0)
+x = torch.tensor([-1., 2., -3., 0., -0.5, 4.], requires_grad=True)
+y = F.rrelu(x, training=True)
+run("train", lambda: y)
+chain(y)
+run("saved", lambda: (y.grad_fn._saved_noise, y.grad_fn._saved_lower, y.grad_fn._saved_upper,
+                      y.grad_fn._saved_training))
+y.sum().backward()
+run("grad", lambda: x.grad)
+run("eval", lambda: F.rrelu(x))
+m = torch.nn.RReLU(0.1, 0.3)
+run("reprs", lambda: (m, torch.nn.RReLU(), torch.nn.RReLU(inplace=True)))
+run("module train", lambda: m(x))
+m.eval()
+run("module eval", lambda: m(x))
+run("next draw", lambda: torch.rand(2))
+run("float64", lambda: F.rrelu(torch.randn(3, 4).double(), training=True))
+run("torch.rrelu", lambda: torch.rrelu(torch.tensor([-1., -2.]), 0.2, 0.4, True))
+g = torch.Generator().manual_seed(5)
+run("generator", lambda: torch.rrelu(torch.tensor([-1., -2.]), 0.2, 0.4, True, g))
+w = torch.tensor([-1., -2., 3.])
+run("inplace", lambda: (F.rrelu(w, training=True, inplace=True) is w, w, w._version))
+w = torch.tensor([-1., -2., 3.])
+run("rrelu_", lambda: (F.rrelu_(w) is w, w))
+q = x * 1
+F.rrelu(q, training=True, inplace=True)
+run("inplace graph", lambda: q)
+chain(q)
+q.sum().backward()
+run("inplace grad", lambda: x.grad)
+run("long train", lambda: F.rrelu(torch.tensor([1, -2]), training=True))
+run("long eval", lambda: F.rrelu(torch.tensor([1, -2])))
+run("bounds", lambda: F.rrelu(x, 0.5, 0.2))
+g = torch.autograd.grad(F.rrelu(x, training=True).sum(), x, create_graph=True)[0]
+run("create_graph", lambda: g)
+chain(g)
+""",
+    "multilabel_margin_loss": """
+F = torch.nn.functional
+x = torch.tensor([[0.1, 0.2, 0.4, 0.8], [0.5, -0.3, 0.9, 0.0]], requires_grad=True)
+y = torch.tensor([[3, 0, -1, 1], [1, 2, 3, -1]])
+for red in ["mean", "sum", "none"]:
+    l = F.multilabel_margin_loss(x, y, reduction=red)
+    run(red, lambda: l)
+    chain(l)
+    l.sum().backward()
+    run("  grad", lambda: x.grad)
+    x.grad = None
+l = F.multilabel_margin_loss(x, y)
+run("saved", lambda: (l.grad_fn._saved_is_target, l.grad_fn._saved_reduction))
+x1 = torch.tensor([0.1, 0.2, 0.4, 0.8], requires_grad=True)
+l = F.multilabel_margin_loss(x1, torch.tensor([3, 0, -1, 1]))
+l.backward()
+run("1-d", lambda: (l, x1.grad, F.multilabel_margin_loss(x1, torch.tensor([3, 0, -1, 1]), reduction='none')))
+run("duplicates", lambda: F.multilabel_margin_loss(x, torch.tensor([[3, 3, -1, 1], [1, -1, 3, 2]])))
+m = torch.nn.MultiLabelMarginLoss()
+run("module", lambda: (m, m(x, y), torch.nn.MultiLabelMarginLoss(reduction='sum')))
+for bad_t in [torch.tensor([[3, 0, -1]]), torch.tensor([[4, 0, -1, 1], [1, 2, 3, -1]]),
+              torch.tensor([[3., 0, -1, 1], [1, 2, 3, -1]])]:
+    run("bad target", lambda: F.multilabel_margin_loss(x, bad_t))
+run("3-d", lambda: F.multilabel_margin_loss(torch.ones(2, 2, 2), torch.ones(2, 2, 2).long()))
+run("reduction", lambda: F.multilabel_margin_loss(x, y, reduction='foo'))
+run("0-d", lambda: F.multilabel_margin_loss(torch.tensor(0.5), torch.tensor(0)))
+g = torch.autograd.grad(F.multilabel_margin_loss(x, y), x, create_graph=True)[0]
+chain(g)
+""",
+    "triplet_margin_with_distance_loss": """
+F = torch.nn.functional
+torch.manual_seed(0)
+a, p, n = (torch.randn(3, 4, requires_grad=True) for _ in range(3))
+m = torch.nn.TripletMarginWithDistanceLoss()
+l = m(a, p, n)
+run("default", lambda: (m, l))
+chain(l)
+l.backward()
+run("grad", lambda: a.grad)
+m2 = torch.nn.TripletMarginWithDistanceLoss(distance_function=lambda x, y: 1 - F.cosine_similarity(x, y),
+                                             margin=0.5, swap=True, reduction='none')
+run("custom", lambda: (m2, m2(a, p, n)))
+run("functional sum", lambda: F.triplet_margin_with_distance_loss(a, p, n, reduction='sum'))
+run("module distance", lambda: torch.nn.TripletMarginWithDistanceLoss(distance_function=torch.nn.PairwiseDistance(p=1)))
+run("margin 0", lambda: F.triplet_margin_with_distance_loss(a, p, n, margin=0))
+run("reduction", lambda: F.triplet_margin_with_distance_loss(a, p, n, reduction='x'))
+run("module margin", lambda: torch.nn.TripletMarginWithDistanceLoss(margin=-1))
+run("dims", lambda: F.triplet_margin_with_distance_loss(a, p, n[0]))
+run("state", lambda: (list(m.state_dict()), m.training, m.reduction, m.margin, m.swap))
+""",
 }
 
 
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
 def test_program_output_matches_torch(name: str) -> None:
     assert_matches_torch(PRELUDE + SNIPPETS[name], show_warnings=False)
+
+
+def test_torch_cholesky_warns_once_as_torch() -> None:
+    """torch.cholesky's deprecation warning (warned once per process, so torch runs in a fresh one)."""
+    import subprocess
+    import sys
+    import warnings
+
+    import engine
+    from engine import linalg
+
+    code = ("import warnings, torch\nwarnings.simplefilter('always')\nA = torch.eye(2)\n"
+            "with warnings.catch_warnings(record=True) as w:\n    torch.cholesky(A)\n    torch.cholesky(A)\n"
+            "print(repr([(x.category.__name__, str(x.message)) for x in w]))")
+    expected = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    linalg._torch_cholesky_warned[0] = False
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        engine.cholesky(engine.eye(2))
+        engine.cholesky(engine.eye(2))
+    assert repr([(x.category.__name__, str(x.message)) for x in w]) + "\n" == expected
