@@ -1,5 +1,5 @@
-"""In-place comparisons (x.lt_...), gcd/lcm/nextafter and the other ops, modules and autograd.graph helpers
-added to close known gaps: small programs run with torch and with the engine print the same."""
+"""In-place comparisons (x.lt_...), gcd/lcm/nextafter and the other ops, modules (lazy ones included) and
+autograd.graph helpers added to close known gaps: small programs run with torch and with the engine print the same."""
 
 from __future__ import annotations
 
@@ -279,6 +279,61 @@ run("reduction", lambda: F.triplet_margin_with_distance_loss(a, p, n, reduction=
 run("module margin", lambda: torch.nn.TripletMarginWithDistanceLoss(margin=-1))
 run("dims", lambda: F.triplet_margin_with_distance_loss(a, p, n[0]))
 run("state", lambda: (list(m.state_dict()), m.training, m.reduction, m.margin, m.swap))
+""",
+    "lazy_modules": """
+torch.manual_seed(0)
+for cls, args, shape in [(torch.nn.LazyConv1d, (4, 3), (2, 3, 8)), (torch.nn.LazyConv2d, (4, 3), (2, 3, 5, 5)),
+                         (torch.nn.LazyConv3d, (2, 2), (1, 2, 3, 3, 3)),
+                         (torch.nn.LazyConvTranspose1d, (4, 3), (2, 3, 5)), (torch.nn.LazyConvTranspose2d, (2, 3), (1, 3, 4, 4)),
+                         (torch.nn.LazyConvTranspose3d, (2, 2), (1, 3, 2, 2, 2)),
+                         (torch.nn.LazyBatchNorm1d, (), (4, 3)), (torch.nn.LazyBatchNorm2d, (), (2, 3, 2, 2)),
+                         (torch.nn.LazyBatchNorm3d, (), (2, 3, 2, 2, 2)),
+                         (torch.nn.LazyInstanceNorm1d, (), (2, 3, 4)), (torch.nn.LazyInstanceNorm2d, (), (2, 3, 2, 2)),
+                         (torch.nn.LazyInstanceNorm3d, (), (2, 3, 2, 2, 2))]:
+    m = cls(*args)
+    print(m, type(m).__name__)
+    print([(n, type(p).__name__) for n, p in m.named_parameters()], [(n, type(b).__name__) for n, b in m.named_buffers()])
+    y = m(torch.randn(*shape))
+    print(m, type(m).__name__, y.shape, y.grad_fn)
+    print({k: (tuple(v.shape), v.flatten()[:3]) for k, v in m.state_dict().items()})
+m = torch.nn.LazyConv2d(4, 3, stride=2, padding=1, bias=False, padding_mode='reflect'); print(m)
+m = torch.nn.LazyInstanceNorm1d(affine=True, track_running_stats=True); print(m, m.weight, m.running_mean)
+m(torch.randn(2,3,4)); print(m, m.weight, m.running_mean, m.num_batches_tracked)
+m = torch.nn.LazyBatchNorm1d(momentum=0.2, affine=False); print(m); m(torch.randn(4, 3)); print(m, m.running_var)
+m = torch.nn.LazyConvTranspose2d(4, 3, output_padding=1, stride=2, groups=1, dilation=1); print(m)
+m = torch.nn.LazyConv1d(4, 3, groups=2); m(torch.randn(1, 4, 5)); print(m)
+try: torch.nn.LazyConv1d(4, 3, groups=2)(torch.randn(1, 3, 5))
+except Exception as e: print(type(e).__name__, e)
+""",
+    "lazy_modules_more": """
+nn = torch.nn
+torch.manual_seed(1)
+m = nn.LazyConv1d(4, 3)
+print(isinstance(m, nn.Conv1d), isinstance(m, nn.LazyConv1d))
+try: m(torch.randn(3))
+except Exception as e: print(type(e).__name__, e)
+print(m(torch.randn(2, 5)).shape, m, isinstance(m, nn.LazyConv1d))
+m = nn.LazyConv2d(2, 3, dtype=torch.float64); m(torch.randn(1, 2, 4, 4, dtype=torch.float64)); print(m.weight.dtype, m.weight[0, 0])
+m = nn.LazyInstanceNorm1d()
+try: m(torch.randn(3, 4))
+except Exception as e: print(type(e).__name__, e)
+print(m)
+m = nn.LazyBatchNorm2d(affine=False, track_running_stats=False); print(m, list(m.named_parameters()), list(m.named_buffers()))
+print(m(torch.ones(2, 3, 1, 1)).shape, m)
+m = nn.LazyBatchNorm1d(bias=False); print(m, [n for n, _ in m.named_parameters()])
+m(torch.randn(3, 2)); print(m, m.bias)
+m = nn.LazyConvTranspose1d(3, 2, bias=False); print(m, m.bias)
+try: nn.LazyConvTranspose1d(3, 2, padding_mode='reflect')
+except Exception as e: print(type(e).__name__, e)
+s = nn.Sequential(nn.LazyConv2d(4, 3), nn.LazyBatchNorm2d(), nn.ReLU(), nn.Flatten(), nn.LazyLinear(2)); print(s)
+out = s(torch.randn(2, 1, 5, 5)); print(s, out)
+out.sum().backward(); print(s[0].weight.grad.flatten()[:4])
+m = nn.LazyConv1d(2, 1); print(m.weight, m.bias)
+try: m.weight.shape
+except Exception as e: print(type(e).__name__, e)
+m = nn.LazyBatchNorm1d(); print(m.running_mean)
+try: m.running_mean.shape
+except Exception as e: print(type(e).__name__, e)
 """,
 }
 
