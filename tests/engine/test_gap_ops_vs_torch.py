@@ -335,6 +335,134 @@ m = nn.LazyBatchNorm1d(); print(m.running_mean)
 try: m.running_mean.shape
 except Exception as e: print(type(e).__name__, e)
 """,
+    "disable_saved_tensors_hooks": """
+G = torch.autograd.graph
+disable_saved_tensors_hooks, saved_tensors_hooks, allow_mutation_on_saved_tensors = G.disable_saved_tensors_hooks, G.saved_tensors_hooks, G.allow_mutation_on_saved_tensors
+def run(name, f):
+    try: print(name, '->', f())
+    except Exception as e: print(name, '->', type(e).__name__, e)
+with disable_saved_tensors_hooks("no hooks here"):
+    run("enter", lambda: saved_tensors_hooks(lambda t: t, lambda t: t).__enter__())
+    x = torch.ones(2, requires_grad=True); y = x.exp(); print(y.grad_fn._saved_result)
+    with disable_saved_tensors_hooks("inner"):
+        run("enter inner", lambda: saved_tensors_hooks(lambda t: t, lambda t: t).__enter__())
+    run("after inner", lambda: saved_tensors_hooks(lambda t: t, lambda t: t).__enter__())
+calls = []
+def h():
+    with disable_saved_tensors_hooks("dis"):
+        print("body")
+with saved_tensors_hooks(lambda t: (calls.append('pack'), t)[1], lambda t: (calls.append('unpack'), t)[1]):
+    run("disable inside hooks", h)
+    x = torch.ones(2, requires_grad=True); z = x.sin(); print(calls)
+
+
+def f():
+    with disable_saved_tensors_hooks("dec"):
+        with saved_tensors_hooks(lambda t: t, lambda t: t):
+            pass
+run("nested with", f)
+@disable_saved_tensors_hooks("as decorator")
+def g():
+    with saved_tensors_hooks(lambda t: t, lambda t: t): pass
+run("decorator", g)
+run("save_on_cpu", lambda: (lambda c: (c.__enter__(), c.__exit__(None,None,None)))(torch.autograd.graph.save_on_cpu()) if False else 0)
+with disable_saved_tensors_hooks("x"):
+    run("save_on_cpu inside", lambda: torch.autograd.graph.save_on_cpu().__enter__())
+with disable_saved_tensors_hooks("no mutation hooks"):
+    run("allow_mutation inside", lambda: allow_mutation_on_saved_tensors().__enter__())
+run("hooks after", lambda: (saved_tensors_hooks(lambda t: t, lambda t: t).__enter__(), saved_tensors_hooks(lambda t: t, lambda t: t).__exit__(None, None, None)))
+""",
+    "allow_mutation_on_saved_tensors": """
+G = torch.autograd.graph
+saved_tensors_hooks, allow_mutation_on_saved_tensors = G.saved_tensors_hooks, G.allow_mutation_on_saved_tensors
+def run(name, f):
+    try: print(name, '->', f())
+    except BaseException as e: print(name, '->', type(e).__name__, e)
+a = torch.ones(2, 3, requires_grad=True)
+with saved_tensors_hooks(lambda t: t, lambda t: t):
+    b = a.clone(); out = (b ** 2).sum(); b.sin_()
+run("identity hooks", lambda: out.backward())
+print(a.grad); a.grad = None
+with allow_mutation_on_saved_tensors() as ctx:
+    print(type(ctx).__name__)
+    b = a.clone(); out = (b ** 2).sum(); b.sin_()
+    print(b)
+    out.backward()
+print(a.grad); a.grad = None
+with allow_mutation_on_saved_tensors():
+    b = a.clone(); out = (b ** 2).sum(); b.sin_()
+run("backward outside", lambda: out.backward())
+def nest():
+    with allow_mutation_on_saved_tensors():
+        with allow_mutation_on_saved_tensors():
+            pass
+run("nested", nest)
+with allow_mutation_on_saved_tensors():
+    x = torch.tensor([1., 2., 3.], requires_grad=True)
+    y = x * 2
+    z = y.exp()          # saves result
+    w = y[1:]
+    w.mul_(10)           # mutate view of y: y saved by? (mul saves x? mul by scalar saves nothing)
+    v = z * 1
+    z.add_(1)            # mutate saved result of exp
+    print(z, z._version, z.grad_fn)
+    v.sum().backward()
+    print(x.grad)
+with allow_mutation_on_saved_tensors():
+    x = torch.tensor([1., 2., 3.], requires_grad=True)
+    y = x * 1
+    s = (y * y).sum()
+    y[0] = 100.
+    s.backward()
+    print(x.grad, y)
+with allow_mutation_on_saved_tensors():
+    x = torch.tensor([1., 2., 3.], requires_grad=True)
+    y = x * 1
+    t = y[:2].sin()
+    y.zero_()
+    t.sum().backward()
+    print(x.grad)
+with allow_mutation_on_saved_tensors():
+    x = torch.tensor([1., 2., 3.], requires_grad=True)
+    y = x.sigmoid()
+    print(y.grad_fn._saved_result)
+    y.mul_(2)
+    print(y.grad_fn, y.grad_fn.next_functions[0][0]._saved_result)
+    y.sum().backward(); print(x.grad)
+""",
+    "gradient_edge": """
+get_gradient_edge, GradientEdge = torch.autograd.graph.get_gradient_edge, torch.autograd.graph.GradientEdge
+def run(name, f):
+    try: print(name, '->', f())
+    except BaseException as e: print(name, '->', type(e).__name__, e)
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+y = x * 2
+z = y.exp()
+out = z.sum()
+e = get_gradient_edge(y)
+print(e, type(e).__name__, e.node, e.output_nr)
+run("grad wrt edge", lambda: torch.autograd.grad(out, e, retain_graph=True))
+run("grad wrt [edge, x]", lambda: torch.autograd.grad(out, [e, x], retain_graph=True))
+ez = get_gradient_edge(z)
+run("outputs edge", lambda: torch.autograd.grad(ez, x, torch.ones(3), retain_graph=True))
+run("outputs edge no grad_outputs", lambda: torch.autograd.grad(ez, x, retain_graph=True))
+run("outputs [edge]", lambda: torch.autograd.grad([ez], [x], [torch.ones(3)], retain_graph=True))
+el = get_gradient_edge(x)
+print(el.node, el.output_nr)
+run("leaf edge", lambda: torch.autograd.grad(out, el, retain_graph=True))
+run("no grad tensor", lambda: get_gradient_edge(torch.ones(2)))
+run("backward inputs edge", lambda: out.backward(inputs=[e], retain_graph=True))
+a, b = torch.tensor([1., 2.], requires_grad=True).unbind()
+eb = get_gradient_edge(b); print(eb.output_nr, eb.node)
+run("multi-output edge", lambda: torch.autograd.grad(a * 3 + b * 5, eb))
+run("create_graph edge", lambda: torch.autograd.grad(out, e, create_graph=True))
+run("allow_unused", lambda: torch.autograd.grad(y.sum(), get_gradient_edge(z), allow_unused=True, retain_graph=True))
+run("unused", lambda: torch.autograd.grad(y.sum(), get_gradient_edge(z), retain_graph=True))
+run("materialize", lambda: torch.autograd.grad(y.sum(), get_gradient_edge(z), allow_unused=True, materialize_grads=True, retain_graph=True))
+print(GradientEdge(e.node, 0) == e, hash(e) == hash(GradientEdge(e.node, 0)), len(e))
+run("backward outputs edge", lambda: torch.autograd.backward(ez, torch.ones(3), inputs=[x]) )
+print(x.grad)
+""",
 }
 
 
