@@ -5948,7 +5948,7 @@ def _nextafter(a: Any, b: Any) -> Any:
 NEXTAFTER = rule("nextafter", "NextafterBackward0", _nextafter,
                  (lambda F, g, self, other: F.where(self == other, 0.0, g), lambda F, g, other: F.zeros_like(other)),
                  ("where(self == other, 0, grad)", "zeros_like(other)"), inputs=BINARY, elementwise=True,
-                 exact_dtype=True)
+                 exact_dtype=True, promotes=True)
 
 
 def _cholesky(a: Any, upper: bool = False) -> Any:
@@ -6001,8 +6001,13 @@ PDIST_BACKWARD = rule("pdist_backward", "PdistBackwardBackward0", _pdist_backwar
 
 # --- rrelu: a random negative slope per element in training (drawn by the caller into `noise`),
 # the mean slope (lower + upper) / 2 otherwise --------------------------------------------------
-def _rrelu_with_noise(a: Any, noise: Any = None, lower: float = 1 / 8, upper: float = 1 / 3, training: bool = False) -> Any:
+def _rrelu_with_noise(a: Any, noise: Any = None, lower: float = 1 / 8, upper: float = 1 / 3, training: bool = False,
+                      slopes: Any = None) -> Any:
+    """`slopes`: for half types, the float32 slopes before noise was rounded (PyTorch multiplies by those)."""
     a = np.asarray(a)
+    if training and slopes is not None:
+        product = a.astype(np.float32) * slopes
+        return dtypes.round_bf16(product) if a.dtype == dtypes.BF16 else product.astype(a.dtype)
     if training:
         return np.asarray(a * np.asarray(noise)).astype(a.dtype, copy=False)
     return np.where(a > 0, a, a * ((lower + upper) / 2))

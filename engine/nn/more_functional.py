@@ -46,8 +46,8 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
     return f.div(input, div)
 
 
-def _rrelu_noise(input: Tensor, lower: float, upper: float, training: bool, generator: Any) -> Tensor:
-    """The per-element slopes: in training, for each element <= 0 in order one 53-bit uniform draw scaled
+def _rrelu_noise(input: Tensor, lower: float, upper: float, training: bool, generator: Any) -> tuple:
+    """The noise tensor (and for half types the float32 slopes it rounds): the per-element slopes: in training, for each element <= 0 in order one 53-bit uniform draw scaled
     to [lower, upper) (bounds first rounded to the compute type, as at::uniform_real_distribution<double> is
     given them), 1 elsewhere; PyTorch leaves the noise uninitialised outside training (zeros here)."""
     import numpy as np
@@ -56,11 +56,11 @@ def _rrelu_noise(input: Tensor, lower: float, upper: float, training: bool, gene
     from engine.functions import _constant
 
     a = input._data
-    if a.dtype.kind != "f" and a.dtype != dtypes.BF16:
+    if (a.dtype.kind != "f" and a.dtype != dtypes.BF16) or (training and a.dtype == np.float16):
         kernel = "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype.legacy}'")
     if not training:
-        return _constant(np.zeros(a.shape, a.dtype))
+        return _constant(np.zeros(a.shape, a.dtype)), None
     compute = np.float64 if a.dtype == np.float64 else np.float32
     low, high = float(compute(lower)), float(compute(upper))
     flat = np.ascontiguousarray(a).reshape(-1)
@@ -71,8 +71,8 @@ def _rrelu_noise(input: Tensor, lower: float, upper: float, training: bool, gene
     noise[negative] = (u * (high - low) + low).astype(compute)
     if a.dtype != compute:
         out = dtypes.cast(noise, a.dtype) if a.dtype == dtypes.BF16 else noise.astype(a.dtype)
-        return _constant(out.reshape(a.shape))
-    return _constant(noise.reshape(a.shape))
+        return _constant(out.reshape(a.shape)), noise.reshape(a.shape)
+    return _constant(noise.reshape(a.shape)), None
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
@@ -80,8 +80,10 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     """Randomized leaky ReLU (RreluWithNoiseBackward0; RreluWithNoiseBackward1 in place)."""
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
-    noise = _rrelu_noise(input, lower, upper, training, generator)
+    noise, slopes = _rrelu_noise(input, lower, upper, training, generator)
     attrs = {"noise": noise, "lower": lower, "upper": upper, "training": bool(training)}
+    if slopes is not None:
+        attrs["slopes"] = slopes
     if inplace:
         from engine.functions import _inplace
 

@@ -127,6 +127,13 @@ y.nextafter_(torch.tensor([0., 5., 3., 3.]))
 run("in-place", lambda: y)
 chain(y)
 run("leaf", lambda: x.nextafter_(torch.tensor([0., 5.])))
+x = torch.tensor([1., 2.], requires_grad=True)
+o = torch.tensor(2., dtype=torch.float64, requires_grad=True)
+run("mixed dtypes create_graph", lambda: torch.autograd.grad(torch.nextafter(x, o).sum(), [x, o], create_graph=True))
+o2 = torch.tensor([1., 3.], dtype=torch.float64, requires_grad=True)
+y = x * 1
+y.nextafter_(o2)
+run("mixed dtypes in place", lambda: (y, torch.autograd.grad(y.sum(), [x, o2])))
 """,
     "torch_cholesky": """
 A = torch.tensor([[4., 2.], [2., 3.]], requires_grad=True)
@@ -229,6 +236,16 @@ run("bounds", lambda: F.rrelu(x, 0.5, 0.2))
 g = torch.autograd.grad(F.rrelu(x, training=True).sum(), x, create_graph=True)[0]
 run("create_graph", lambda: g)
 chain(g)
+torch.manual_seed(3)
+xb = torch.randn(8).to(torch.bfloat16).requires_grad_()
+yb = F.rrelu(xb, training=True)
+run("bfloat16", lambda: (yb, yb.grad_fn._saved_noise))
+yb.sum().backward()
+run("bfloat16 grad", lambda: xb.grad)
+wb = torch.randn(5).to(torch.bfloat16)
+run("bfloat16 in place", lambda: F.rrelu_(wb, 0.1, 0.9, True))
+run("half train", lambda: F.rrelu(torch.tensor([-1., 2.]).half(), training=True))
+run("half eval", lambda: F.rrelu(torch.tensor([-1., 2.]).half()))
 """,
     "multilabel_margin_loss": """
 F = torch.nn.functional
