@@ -58,6 +58,7 @@ from engine.functions import (  # noqa: E402
 )
 from engine.functions import addmv, block_diag, matrix_exp, pinverse, vander  # noqa: E402
 from engine.functions import qr  # noqa: E402
+from engine.functions import cholesky  # noqa: E402
 from engine.functions import lu, lu_solve, lu_unpack  # noqa: E402
 from engine.functions import index_reduce  # noqa: E402
 from engine.autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
@@ -185,3 +186,20 @@ _legacy_tensors.install(globals())  # torch.Tensor([1, 2]), torch.FloatTensor(2,
 from engine import numpy_names as _numpy_names  # noqa: E402
 
 _numpy_names.install(globals())  # x.max(axis=1), torch.stack(ts, axis=1), torch.randn(size=(2, 3))
+from engine.compare_ops import gcd, lcm, nextafter  # noqa: E402
+from engine.nn.more_functional import pdist  # noqa: E402
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          generator: Any = None) -> Tensor:
+    from engine.nn import more_functional
+
+    return more_functional.rrelu(input, lower, upper, training, generator=generator)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+           generator: Any = None) -> Tensor:
+    from engine.nn import more_functional
+
+    return more_functional.rrelu(input, lower, upper, training, True, generator)
+from engine.nn.functional import pairwise_distance  # noqa: E402

@@ -659,7 +659,12 @@ def _compare(np_fn: Any, ordering: str | None = None) -> Any:
         b = other._data if isinstance(other, Tensor) else other
         if ordering is not None:
             complex_ops.check_ordered(ordering, input._data, b)
-        return _constant(np_fn(input._data, b))
+        a = input._data
+        if type(b) is int and a.dtype.kind in "iu":  # an int out of the dtype's range wraps, as in PyTorch
+            promoted = promoted_arrays([a, b])
+            if promoted is not None:
+                a, b = promoted[0]
+        return _constant(np_fn(a, b))
 
     return fn
 
@@ -3644,6 +3649,12 @@ def qr(input: Tensor, some: bool = True) -> Any:
     from engine import linalg
 
     return linalg.torch_qr(input, some)
+
+
+def cholesky(input: Tensor, upper: bool = False) -> Tensor:
+    from engine import linalg
+
+    return linalg.torch_cholesky(input, upper)
 
 
 def lu(A: Tensor, pivot: bool = True, get_infos: bool = False, out: Any = None) -> Any:

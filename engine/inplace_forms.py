@@ -80,7 +80,7 @@ TORCH_LEVEL = (
     "fix_", "floor_", "frac_", "i0_", "log10_", "log1p_", "log2_", "log_", "logit_", "nan_to_num_", "neg_",
     "negative_", "rad2deg_", "reciprocal_", "relu_", "round_", "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_",
     "sqrt_", "tan_", "tanh_", "trunc_", "xlogy_", "zero_", "acosh_", "arccosh_", "asinh_", "arcsinh_", "atanh_",
-    "arctanh_",
+    "arctanh_", "gcd_", "lcm_",
 )
 
 

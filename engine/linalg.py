@@ -423,6 +423,30 @@ def torch_qr(input: Tensor, some: bool = True) -> Any:
     return TorchQrResult(*_qr(input, "reduced" if some else "complete"))
 
 
+_torch_cholesky_warned = [False]
+
+
+def torch_cholesky(input: Tensor, upper: bool = False) -> Tensor:
+    "torch.cholesky (deprecated, warning once): linalg.cholesky's factor, or its conjugate transpose when upper."
+    if not _torch_cholesky_warned[0]:
+        _torch_cholesky_warned[0] = True
+        warnings.warn(
+            "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future PyTorch "
+            "release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\nand\n"
+            "U = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\nThis "
+            "transform will produce equivalent results for all valid (symmetric positive definite) inputs. "
+            "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:1765.)",
+            UserWarning, stacklevel=3)
+    if input._data.ndim < 2:
+        raise RuntimeError("cholesky: The input tensor A must have at least 2 dimensions.")
+    rows, cols = input._data.shape[-2:]
+    if rows != cols:
+        raise RuntimeError(f"cholesky: A must be batches of square matrices, but they are {rows} by {cols} matrices")
+    if input._data.dtype.kind != "f" or input._data.dtype.itemsize < 4 or input.dtype.legacy == "BFloat16":
+        raise NotImplementedError(f"\"cholesky_cpu\" not implemented for '{input.dtype.legacy}'")
+    return apply(ops.CHOLESKY, (input,), {"upper": bool(upper)})
+
+
 def lstsq(A: Tensor, B: Tensor, rcond: Any = None, *, driver: str | None = None) -> Any:
     "The least-squares solution of AX = B (driver gelsy unless named), with residuals, rank and singular values."
     a, b = A._data, B._data

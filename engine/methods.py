@@ -246,7 +246,7 @@ METHODS = {
     "det": f.det, "logdet": f.logdet, "slogdet": f.slogdet, "inverse": f.inverse,
     "matrix_power": f.matrix_power,
     "addmv": f.addmv, "matrix_exp": f.matrix_exp, "pinverse": f.pinverse,
-    "qr": f.qr, "lu": f._tensor_lu, "lu_solve": f.lu_solve,
+    "qr": f.qr, "cholesky": f.cholesky, "lu": f._tensor_lu, "lu_solve": f.lu_solve,
     "cross": f.cross, "inner": f.inner, "vdot": f.vdot, "kron": f.kron,
     "uniform_": _creation.uniform_, "normal_": _creation.normal_, "random_": _creation.random_,
     "exponential_": _creation.exponential_, "geometric_": _creation.geometric_, "cauchy_": _creation.cauchy_,
@@ -261,6 +261,9 @@ METHODS.update({
 METHODS.update(_bitwise.METHODS)
 METHODS.update(_more_math.METHODS)  # & | ^ ~ << >> and their in-place forms
 METHODS.update(_extra_ops.METHODS)
+from engine import compare_ops as _compare_ops  # noqa: E402
+
+METHODS.update(_compare_ops.METHODS)  # lt_, eq_..., gcd, lcm, nextafter
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)

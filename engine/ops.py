@@ -5893,3 +5893,214 @@ LINALG_LU_SOLVE = rule(
         "linalg_lu_solve", LU, g, pivots=pivots, left=left, adjoint=not adjoint)),
     ("linalg_lu_solve_LU(grad, LU, pivots, result, left, adjoint)", "linalg_lu_solve(LU, pivots, grad, left, !adjoint)"),
     inputs=("LU", "B"), defaults={"left": True, "adjoint": False})
+
+
+# --- in-place comparisons (lt_, eq_...): computed in the operands' common type, written back in
+# self's dtype; the gradient is zero (LtBackward0 for a Python number, LtBackward1 for a tensor).
+def _compare_into(np_fn: Any) -> Any:
+    def forward(self: Any, other: Any) -> Any:
+        from engine.rules import promoted_arrays
+
+        promoted = promoted_arrays([self, other])
+        a, b = promoted[0] if promoted is not None else (self, other)
+        return np.asarray(np_fn(a, b)).astype(self.dtype, copy=False)
+
+    return forward
+
+
+def _zero_grad(F: Any, g: Any) -> Any:
+    return F.zeros_like(g)
+
+
+COMPARE_INPLACE: dict[str, tuple[Rule, Rule]] = {}
+for _name, _np_fn in (("lt", np.less), ("le", np.less_equal), ("gt", np.greater), ("ge", np.greater_equal),
+                      ("eq", np.equal), ("ne", np.not_equal)):
+    _node = _name.capitalize() + "Backward"
+    COMPARE_INPLACE[_name] = (
+        rule(f"{_name}_scalar_", _node + "0", _compare_into(_np_fn), (_zero_grad,), ("zeros_like(self)",),
+             elementwise=True, exact_dtype=True),
+        rule(f"{_name}_tensor_", _node + "1", _compare_into(_np_fn), (_zero_grad, _zero_grad),
+             ("zeros_like(self)", "zeros_like(other)"), inputs=BINARY, elementwise=True, exact_dtype=True),
+    )
+
+
+def _nextafter(a: Any, b: Any) -> Any:
+    """The next representable value after a towards b, in the operands' common type (bfloat16
+    steps its 16 bits)."""
+    from engine.rules import promoted_arrays
+
+    promoted = promoted_arrays([a, b])
+    a, b = promoted[0] if promoted is not None else (a, b)
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype != dtypes.BF16:
+        return np.nextafter(a, b)
+    x, y = np.broadcast_arrays(a.astype(np.float32), b.astype(np.float32))
+    bits = (x.view(np.uint32) >> 16).astype(np.int64)
+    up = (x < y) == (x > 0)
+    stepped = ((np.where(up, bits + 1, bits - 1) & 0xFFFF).astype(np.uint32) << 16).view(np.float32)
+    tiny = np.where(y > 0, np.float32(2.0 ** -133), np.float32(-(2.0 ** -133)))
+    out = np.where(x == 0, tiny, stepped)
+    out = np.where(x == y, y, out)
+    out = np.where(np.isnan(x) | np.isnan(y), np.float32(np.nan), out)
+    return out.astype(dtypes.BF16)
+
+
+NEXTAFTER = rule("nextafter", "NextafterBackward0", _nextafter,
+                 (lambda F, g, self, other: F.where(self == other, 0.0, g), lambda F, g, other: F.zeros_like(other)),
+                 ("where(self == other, 0, grad)", "zeros_like(other)"), inputs=BINARY, elementwise=True,
+                 exact_dtype=True, promotes=True)
+
+
+def _cholesky(a: Any, upper: bool = False) -> Any:
+    """torch.cholesky: linalg.cholesky's factor, raising where a matrix is not positive-definite."""
+    L, info = _linalg_cholesky_ex(a, upper)
+    bad = np.argwhere(info.reshape(-1) > 0)
+    if bad.size:
+        from engine.linalg import _LinAlgError
+
+        k = int(bad[0, 0])
+        where = f"(Batch element {k}): " if info.ndim else ""
+        raise _LinAlgError(f"cholesky: {where}The factorization could not be completed because the input is not "
+                           f"positive-definite (the leading minor of order {int(info.reshape(-1)[k])} is not "
+                           "positive-definite).")
+    return L
+
+
+CHOLESKY = rule("cholesky", "CholeskyBackward0", _cholesky,
+                (lambda F, g, result, upper: _cholesky_grad(F, (g,), result, upper),),
+                ("cholesky_backward(grad, upper, result)",), defaults={"upper": False})
+
+
+def _pdist(a: Any, p: float = 2.0) -> Any:
+    """p-norm distances between the rows of a, for each pair i < j in row order."""
+    a = np.asarray(a)
+    i, j = np.triu_indices(a.shape[0], 1)
+    return np.ascontiguousarray(_cdist(a, a, p)[i, j]).astype(a.dtype, copy=False)
+
+
+def _pdist_backward(grad: Any, self: Any, pdist: Any, p: float) -> Any:
+    """_pdist_backward: _cdist_backward of the rows against themselves, the pair gradients and distances
+    spread into symmetric matrices."""
+    x = np.asarray(self)
+    n = x.shape[0]
+    i, j = np.triu_indices(n, 1)
+    g = np.zeros((n, n), x.dtype)
+    d = np.zeros((n, n), x.dtype)
+    g[i, j] = g[j, i] = np.asarray(grad)
+    d[i, j] = d[j, i] = np.asarray(pdist)
+    return _cdist_backward(g, x, x, d, p)
+
+
+PDIST = rule("pdist", "PdistBackward0", _pdist,
+             (lambda F, g, p, result, self: F.op("pdist_backward", g, self, result, p=p),),
+             ("_pdist_backward(grad, self, p, result)",), defaults={"p": 2.0})
+PDIST_BACKWARD = rule("pdist_backward", "PdistBackwardBackward0", _pdist_backward,
+                      tuple(_unique_not_implemented("_pdist_backward") for _ in range(3)),
+                      ("not implemented in PyTorch",) * 3, inputs=("grad", "self", "pdist"))
+
+
+# --- rrelu: a random negative slope per element in training (drawn by the caller into `noise`),
+# the mean slope (lower + upper) / 2 otherwise --------------------------------------------------
+def _rrelu_with_noise(a: Any, noise: Any = None, lower: float = 1 / 8, upper: float = 1 / 3, training: bool = False,
+                      slopes: Any = None) -> Any:
+    """`slopes`: for half types, the float32 slopes before noise was rounded (PyTorch multiplies by those)."""
+    a = np.asarray(a)
+    if training and slopes is not None:
+        product = a.astype(np.float32) * slopes
+        return dtypes.round_bf16(product) if a.dtype == dtypes.BF16 else product.astype(a.dtype)
+    if training:
+        return np.asarray(a * np.asarray(noise)).astype(a.dtype, copy=False)
+    return np.where(a > 0, a, a * ((lower + upper) / 2))
+
+
+def _rrelu_backward(grad: Any, self: Any, noise: Any = None, lower: float = 1 / 8, upper: float = 1 / 3,
+                    training: bool = False,
+                    self_is_result: bool = False) -> Any:
+    """rrelu_with_noise_backward: noise * grad in training, leaky_relu_backward with the mean slope otherwise."""
+    g = np.asarray(grad)
+    if training:
+        return np.asarray(np.asarray(noise) * g).astype(g.dtype, copy=False)
+    return np.where(np.asarray(self) > 0, g, g * ((lower + upper) / 2))
+
+
+def _rrelu_grad(F: Any, g: Any, self: Any, noise: Any, lower: float, upper: float, training: bool) -> Any:
+    return F.op("rrelu_with_noise_backward", g, self, noise=noise, lower=lower, upper=upper, training=training)
+
+
+def _rrelu_inplace_grad(F: Any, g: Any, result: Any, noise: Any, lower: float, upper: float, training: bool) -> Any:
+    return F.op("rrelu_with_noise_backward", g, result, noise=noise, lower=lower, upper=upper, training=training,
+                self_is_result=True)
+
+
+# noise is an argument PyTorch does not differentiate (no edge): kept as a saved attribute
+_RRELU_DEFAULTS = {"lower": 1 / 8, "upper": 1 / 3, "training": False}
+RRELU_WITH_NOISE = rule("rrelu_with_noise", "RreluWithNoiseBackward0", _rrelu_with_noise, (_rrelu_grad,),
+                        ("rrelu_with_noise_backward(grad, self, noise, lower, upper, training, false)",),
+                        extra_saves=("noise",), defaults=_RRELU_DEFAULTS)
+RRELU_WITH_NOISE_INPLACE = rule(
+    "rrelu_with_noise_", "RreluWithNoiseBackward1", _rrelu_with_noise, (_rrelu_inplace_grad,),
+    ("rrelu_with_noise_backward(grad, result, noise, lower, upper, training, true)",), extra_saves=("noise",),
+    defaults=_RRELU_DEFAULTS)
+RRELU_WITH_NOISE_BACKWARD = rule(
+    "rrelu_with_noise_backward", "RreluWithNoiseBackwardBackward0", _rrelu_backward,
+    (lambda F, g, self, noise, lower, upper, training: F.op(
+        "rrelu_with_noise_backward", g, self, noise=noise, lower=lower, upper=upper, training=training),
+     lambda F, g: F.zeros_like(g)),
+    ("rrelu_with_noise_backward(grad, self, noise, lower, upper, training, false)", "zeros_like(grad)"),
+    inputs=("grad_output", "self"), defaults={**_RRELU_DEFAULTS, "self_is_result": False})
+
+
+# --- multilabel_margin_loss: hinge terms between each target class and each non-target class -------
+def _multilabel_pairs(x: np.ndarray, target: Any, is_target: Any) -> tuple:
+    """Per sample: how often each class is listed as a target, which classes are not targets, and the
+    margins 1 - x[j] + x[i] for every (target j, class i)."""
+    t = np.atleast_2d(np.asarray(target)).reshape(x.shape)
+    listed = np.cumprod(t >= 0, axis=1).astype(bool)
+    counts = np.zeros(x.shape, np.int64)
+    rows = np.broadcast_to(np.arange(x.shape[0])[:, None], t.shape)
+    np.add.at(counts, (rows[listed], t[listed]), 1)
+    others = ~np.asarray(is_target, bool).reshape(x.shape)
+    z = 1 - x[:, :, None] + x[:, None, :]  # [n, j, i]
+    return counts, others, z
+
+
+def _multilabel_margin(a: Any, target: Any, is_target: Any, reduction: int = 1) -> Any:
+    a = np.asarray(a)
+    x = a.reshape(-1, a.shape[-1] if a.ndim else 1)
+    counts, others, z = _multilabel_pairs(x, target, is_target)
+    terms = np.maximum(z, 0) * others[:, None, :] * counts[:, :, None]
+    loss = (terms.sum((1, 2)) / x.shape[1]).astype(a.dtype)
+    loss = loss.reshape(()) if a.ndim <= 1 else loss
+    if reduction == 1 and not loss.size:
+        return np.asarray(np.nan, a.dtype)
+    return np.asarray(_reduce(loss, reduction)).astype(a.dtype)
+
+
+def _multilabel_margin_backward(grad_output: Any, self: Any, target: Any, is_target: Any, reduction: int) -> Any:
+    a = np.asarray(self)
+    x = a.reshape(-1, a.shape[-1] if a.ndim else 1)
+    counts, others, z = _multilabel_pairs(x, target, is_target)
+    active = (z > 0) * others[:, None, :] * counts[:, :, None]  # [n, j, i]
+    d = (active.sum(1) - active.sum(2)).astype(x.dtype) / x.shape[1]
+    g = np.asarray(grad_output)
+    if reduction == 0 and a.ndim == 2:
+        d = d * g.reshape(-1, 1)
+    else:
+        d = d * (g / x.shape[0] if reduction == 1 else g)
+    return d.reshape(a.shape).astype(a.dtype)
+
+
+def _multilabel_margin_grad(F: Any, g: Any, reduction: int, self: Any, target: Any, is_target: Any) -> Any:
+    """multilabel_margin_loss_backward: a kernel PyTorch cannot differentiate again (a NotImplemented node)."""
+    value = _multilabel_margin_backward(F.raw(g), F.raw(self), target, is_target, reduction)
+    if F is ArrayMath:
+        return value
+    from engine.functions import not_implemented_result
+
+    return not_implemented_result("multilabel_margin_loss_backward", value, (g, self))
+
+
+MULTILABEL_MARGIN_LOSS = rule(
+    "multilabel_margin_loss", "MultilabelMarginLossBackward0", _multilabel_margin, (_multilabel_margin_grad,),
+    ("grad * (number of active hinges against x[i] - number of active hinges of x[j]) / classes",),
+    extra_saves=("target", "is_target"), defaults={"reduction": 1})

@@ -9,6 +9,7 @@ import numpy as np
 
 from engine import dtypes, messages, observe
 from engine.autograd.function import Function, FunctionCtx, once_differentiable
+from engine.autograd.graph import GradientEdge
 from engine.executor import Pass
 from engine.grad_mode import enable_grad, no_grad, set_grad_enabled
 from engine.node import AccumulateGrad
@@ -20,9 +21,38 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
 
 
 def _as_tuple(x: Any) -> tuple:
-    if isinstance(x, Tensor):
+    if isinstance(x, Tensor) or _is_edge(x):
         return (x,)
     return tuple(x)
+
+
+def _is_edge(x: Any) -> bool:
+    """x is a torch.autograd.graph.GradientEdge, which grad() and backward() take in place of a tensor."""
+    return isinstance(x, GradientEdge)
+
+
+def _meta(out: Any) -> tuple:
+    """The shape and dtype of a gradient for `out`, a tensor or a GradientEdge."""
+    if isinstance(out, Tensor):
+        return out._data.shape, out._data.dtype
+    return out.node._out_meta[out.output_nr]
+
+
+def _observed(values: tuple) -> tuple:
+    """What an observer is told of grad()'s outputs or inputs: a GradientEdge stands as a tensor of its
+    gradient's shape attached to its node."""
+    if not any(_is_edge(v) for v in values):
+        return values
+    shown = []
+    for v in values:
+        if _is_edge(v):
+            shape, dtype = _meta(v)
+            t = Tensor._make(np.zeros(shape, dtype), None if isinstance(v.node, AccumulateGrad) else v.node)
+            t._requires_grad = True
+            t._output_nr = v.output_nr
+            v = t
+        shown.append(v)
+    return tuple(shown)
 
 
 def _seeds(outputs: tuple, grads: Any, create_graph: bool) -> list:
@@ -31,22 +61,23 @@ def _seeds(outputs: tuple, grads: Any, create_graph: bool) -> list:
         raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     seeds = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
+        shape, dtype = _meta(out)
         if g is None:
-            if out._data.size != 1:
+            if not isinstance(out, Tensor) or out._data.size != 1:
                 raise RuntimeError(messages.IMPLICIT_SCALAR)
-            if out._data.dtype.kind == "c":
-                raise RuntimeError(messages.IMPLICIT_REAL.format(dtype=dtypes.from_numpy(out._data.dtype)))
-            seed: Any = np.ones(out._data.shape, out._data.dtype)
+            if dtype.kind == "c":
+                raise RuntimeError(messages.IMPLICIT_REAL.format(dtype=dtypes.from_numpy(dtype)))
+            seed: Any = np.ones(shape, dtype)
             seeds.append(Tensor._make(seed) if create_graph else seed)
             continue
         if not isinstance(g, Tensor):
-            g = Tensor._make(np.asarray(g, out._data.dtype))
-        if g._data.shape != out._data.shape:
-            raise RuntimeError(messages.shape_mismatch(i, g._data.shape, out._data.shape))
-        if (g._data.dtype.kind == "c") != (out._data.dtype.kind == "c"):
+            g = Tensor._make(np.asarray(g, dtype))
+        if g._data.shape != shape:
+            raise RuntimeError(messages.shape_mismatch(i, g._data.shape, shape))
+        if (g._data.dtype.kind == "c") != (dtype.kind == "c"):
             raise RuntimeError("For complex Tensors, both grad_output and output are required to have the same dtype. "
                                f"Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} and output[{i}] has a "
-                               f"dtype of {out.dtype}.")
+                               f"dtype of {dtypes.from_numpy(dtype)}.")
         seeds.append(g if create_graph else g._data)
     return seeds
 
@@ -60,7 +91,7 @@ def _as_tuple_or_none(x: Any) -> tuple:
 def _root_edges(outputs: tuple) -> list:
     edges = []
     for i, out in enumerate(outputs):
-        edge = edge_to(out)
+        edge = (out.node, out.output_nr) if _is_edge(out) else edge_to(out)
         if edge is None:
             raise RuntimeError(messages.NO_GRAD_FN.format(i=i))
         edges.append(edge)
@@ -87,6 +118,9 @@ def backward(
             raise RuntimeError(messages.EMPTY_INPUTS)
         accumulate_into = []
         for t in targets:
+            if _is_edge(t):
+                accumulate_into.append(t.node)
+                continue
             if not t._requires_grad:
                 raise RuntimeError(messages.RETAIN_GRAD_NO_GRAD)
             if t.grad_fn is not None:
@@ -126,7 +160,7 @@ def grad(
     seeds = _seeds(outputs_t, grad_outputs, create_graph)
     capture = []
     for i, t in enumerate(inputs_t):
-        edge = edge_to(t)
+        edge = (t.node, t.output_nr) if _is_edge(t) else edge_to(t)
         if edge is None:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
         capture.append(edge)
@@ -135,6 +169,8 @@ def grad(
     results = []
     for i, (t, g) in enumerate(zip(inputs_t, captured)):
         if g is None:
+            if materialize_grads and _is_edge(t):
+                raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
             if materialize_grads:
                 results.append(Tensor._make(np.zeros_like(t._data)))
                 continue
@@ -143,7 +179,7 @@ def grad(
             results.append(None)
             continue
         if not isinstance(g, Tensor):
-            g = Tensor._make(np.array(g, dtype=t._data.dtype, copy=True))
+            g = Tensor._make(np.array(g, dtype=_meta(t)[1] if _is_edge(t) else t._data.dtype, copy=True))
         results.append(g)
     return tuple(results)
 
@@ -167,6 +203,7 @@ def _run_observed(run: Pass, api: str, outputs: tuple, inputs: tuple = ()) -> li
     obs = observe.current
     if obs is None:
         return run.run()
+    outputs, inputs = _observed(outputs), _observed(inputs)
     obs.backward_begin(api, run, outputs, inputs)
     try:
         captured = run.run()

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple, Sequence
+import contextlib
+from typing import Any, Callable, Generator, NamedTuple, Sequence
 
 from engine.node import SAVED_HOOKS, Node, RemovableHandle
 
@@ -14,6 +15,10 @@ class GradientEdge(NamedTuple):
 
 
 def get_gradient_edge(tensor: Any) -> GradientEdge:
+    """The (node, output_nr) a gradient for `tensor` flows into: usable as an input or output of
+    torch.autograd.grad and backward."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require gradients")
     if tensor.grad_fn is not None:
         return GradientEdge(tensor.grad_fn, tensor._output_nr)
     return GradientEdge(tensor._grad_accumulator(), 0)
@@ -27,6 +32,8 @@ class saved_tensors_hooks:  # noqa: N801
         self.unpack_hook = unpack_hook
 
     def __enter__(self) -> None:
+        if _HOOKS_DISABLED[0] is not None:
+            raise RuntimeError(_HOOKS_DISABLED[0])
         SAVED_HOOKS.append((self.pack_hook, self.unpack_hook))
 
     def __exit__(self, *exc: Any) -> None:
@@ -38,16 +45,22 @@ class save_on_cpu(saved_tensors_hooks):  # noqa: N801
         super().__init__(lambda t: t, lambda t: t)
 
 
-class disable_saved_tensors_hooks:  # noqa: N801
-    def __init__(self, error_message: str) -> None:
-        self.error_message = error_message
+# The message of the innermost disable_saved_tensors_hooks block (None outside any).
+_HOOKS_DISABLED: list = [None]
 
-    def __enter__(self) -> None:
-        self._saved = list(SAVED_HOOKS)
-        SAVED_HOOKS.clear()
 
-    def __exit__(self, *exc: Any) -> None:
-        SAVED_HOOKS.extend(self._saved)
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message: str) -> Generator[None, None, None]:
+    """Inside the block, entering saved_tensors_hooks raises RuntimeError(error_message); so does entering the
+    block while such hooks are active."""
+    previous = _HOOKS_DISABLED[0]
+    try:
+        _HOOKS_DISABLED[0] = error_message
+        if SAVED_HOOKS:
+            raise RuntimeError(error_message)
+        yield
+    finally:
+        _HOOKS_DISABLED[0] = previous
 
 
 def increment_version(tensor: Any) -> None:
@@ -90,15 +103,79 @@ class _MultiHandle:
             h.remove()
 
 
-class allow_mutation_on_saved_tensors:  # noqa: N801
-    """Accepted for compatibility; mutations of saved tensors still raise the version error."""
+class _Handle:
+    """What allow_mutation_on_saved_tensors packs in place of a saved tensor."""
 
-    def __enter__(self) -> None:
-        return None
 
-    def __exit__(self, *exc: Any) -> None:
-        return None
+class _AllowMutationOnSavedContext:
+    """The state of an allow_mutation_on_saved_tensors block: the saved tensors by handle, and the copies
+    taken of those changed in place since (cleared when the block exits)."""
+
+    def __init__(self) -> None:
+        self.cloned: dict = {}
+        self.original: dict = {}
+        self._versions: dict = {}
+        self._values: dict = {}
+
+    def clear(self) -> None:
+        self.cloned.clear()
+        self.original.clear()
+        self._versions.clear()
+        self._values.clear()
+
+
+_MUTATION_ALLOWED = [False]
+_OUTSIDE = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+            "in which the graph was originally recorded.")
+
+
+def _swap_with_cloned(ctx: _AllowMutationOnSavedContext) -> saved_tensors_hooks:
+    """Saved-tensor hooks giving backward each saved tensor as it was when saved. PyTorch copies a saved
+    tensor just before an in-place op changes it; here its value is copied when it is saved and used when
+    the tensor's version has moved on since (the same values)."""
+
+    def pack(t: Any) -> _Handle:
+        handle = _Handle()
+        ctx.original[handle] = t
+        ctx._versions[handle] = t._vc[0]
+        ctx._values[handle] = (t._data.copy(), t.grad_fn, t._output_nr, t._requires_grad, t._accumulator)
+        return handle
+
+    def unpack(handle: _Handle) -> Any:
+        if not _MUTATION_ALLOWED[0] or handle not in ctx.original:
+            raise AssertionError(_OUTSIDE)
+        if handle in ctx.cloned:
+            return ctx.cloned[handle]
+        t = ctx.original[handle]
+        if t._vc[0] == ctx._versions[handle]:
+            return t
+        from engine.tensor import Tensor
+
+        data, grad_fn, output_nr, requires_grad, accumulator = ctx._values[handle]
+        clone = Tensor._make(data, grad_fn)
+        clone._output_nr, clone._requires_grad, clone._accumulator = output_nr, requires_grad, accumulator
+        ctx.cloned[handle] = clone
+        return clone
+
+    return saved_tensors_hooks(pack, unpack)
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors() -> Generator[_AllowMutationOnSavedContext, None, None]:
+    """Inside the block, changing a tensor saved for backward in place does not break that backward:
+    it uses the value the tensor had when saved. Backward must run inside the same block."""
+    ctx = _AllowMutationOnSavedContext()
+    with _swap_with_cloned(ctx):
+        try:
+            if _MUTATION_ALLOWED[0]:
+                raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+            _MUTATION_ALLOWED[0] = True
+            yield ctx
+        finally:
+            ctx.clear()
+            _MUTATION_ALLOWED[0] = False
 
 
 __all__ = ["Node", "GradientEdge", "get_gradient_edge", "saved_tensors_hooks", "save_on_cpu",
-           "disable_saved_tensors_hooks", "increment_version", "register_multi_grad_hook"]
+           "disable_saved_tensors_hooks", "increment_version", "register_multi_grad_hook",
+           "allow_mutation_on_saved_tensors"]

@@ -2352,3 +2352,30 @@ def _get_buffer(self: Module, target: str) -> Tensor:
 Module.get_submodule = _get_submodule  # type: ignore[attr-defined]
 Module.get_parameter = _get_parameter  # type: ignore[attr-defined]
 Module.get_buffer = _get_buffer  # type: ignore[attr-defined]
+
+
+from engine.nn import more_modules as _more_modules  # noqa: E402
+
+globals().update(_more_modules.make_modules(globals()))
+MultiLabelMarginLoss = _loss("MultiLabelMarginLoss", functional.multilabel_margin_loss)
+__all__ += ["LocalResponseNorm", "RReLU", "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss"]
+_TORCH_HOME.update({"LocalResponseNorm": "torch.nn.modules.normalization", "RReLU": "torch.nn.modules.activation",
+                   "MultiLabelMarginLoss": "torch.nn.modules.loss", "TripletMarginWithDistanceLoss": "torch.nn.modules.loss"})
+
+
+from engine.nn.lazy import UninitializedBuffer, make_lazy_conv as _make_lazy_conv  # noqa: E402
+from engine.nn.lazy import make_lazy_norm as _make_lazy_norm  # noqa: E402
+
+LazyConv1d, LazyConv2d, LazyConv3d = (_make_lazy_conv(c, False) for c in (Conv1d, Conv2d, Conv3d))
+LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d = (
+    _make_lazy_conv(c, True) for c in (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d))
+LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d = (
+    _make_lazy_norm(c) for c in (BatchNorm1d, BatchNorm2d, BatchNorm3d))
+LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d = (
+    _make_lazy_norm(c) for c in (InstanceNorm1d, InstanceNorm2d, InstanceNorm3d))
+_LAZY = {"torch.nn.modules.conv": ("LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+                                   "LazyConvTranspose2d", "LazyConvTranspose3d"),
+         "torch.nn.modules.batchnorm": ("LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d"),
+         "torch.nn.modules.instancenorm": ("LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d")}
+__all__ += [name for names in _LAZY.values() for name in names] + ["UninitializedBuffer"]
+_TORCH_HOME.update({name: home for home, names in _LAZY.items() for name in names})

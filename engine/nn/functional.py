@@ -1832,6 +1832,9 @@ from engine.nn.attention import (  # noqa: E402
     _canonical_mask, _in_projection, _in_projection_packed, _mha_shape_check, _none_or_dtype,
     multi_head_attention_forward, scaled_dot_product_attention,
 )
+from engine.nn.more_functional import (  # noqa: E402
+    local_response_norm, multilabel_margin_loss, pdist, rrelu, rrelu_, triplet_margin_with_distance_loss,
+)
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in ("annotations", "Any", "np", "math",
                                                                      "warnings", "f", "ops", "apply",

@@ -1068,4 +1068,28 @@ CASES: list[tuple[str, str, tuple, dict]] = [
      "reduction='none')", ((5, 2, 4),), {}),
     ("ctc_loss_mean", "out = F.ctc_loss(a.log_softmax(2), T.tensor([1, 2, 2, 0]), T.tensor([4, 3]), "
      "T.tensor([3, 1]), blank=3, zero_infinity=True)", ((4, 2, 4),), {}),
+    # in-place comparisons (a zero gradient through the compared tensor) and nextafter
+    *((f"{op}_scalar_inplace", f"y = a * 1\nout = y.{op}_(0.1) * a", ((2, 3),), {}) for op in ("lt", "le", "gt", "ge")),
+    *((f"{op}_scalar_inplace", f"y = a.sin()\nout = y.{op}_(a[0].item()) + a", ((3,),), {}) for op in ("eq", "ne")),
+    *((f"{op}_tensor_inplace", f"y = a * 2\ny.{op}_(b)\nout = y * a + y", ((2, 3), (3,)), {})
+      for op in ("lt", "le", "gt", "ge", "eq", "ne")),
+    ("nextafter", "out = T.nextafter(a, b) * a", ((2, 3), (3,)), {}),
+    ("nextafter_inplace", "y = a * 1\nout = y.nextafter_(b)", ((3,), (3,)), {}),
+    # torch.cholesky, pdist, local_response_norm, rrelu, multilabel_margin_loss
+    ("torch_cholesky", "out = T.cholesky(a @ a.mT + T.eye(3, dtype=a.dtype))", ((3, 3),), {}),
+    ("torch_cholesky_upper", "out = (a @ a.mT + T.eye(2, dtype=a.dtype)).cholesky(True)", ((2, 2, 2),), {}),
+    ("pdist", "out = F.pdist(a)", ((4, 3),), {}),
+    ("pdist_p1", "out = T.pdist(a, 1)", ((3, 2),), {}),
+    ("pdist_p3", "out = F.pdist(a, p=3)", ((3, 4),), {}),
+    ("local_response_norm", "out = F.local_response_norm(a, 3, alpha=0.5, k=1.5)", ((2, 4, 3),), {}),
+    ("local_response_norm_4d", "out = T.nn.LocalResponseNorm(2, alpha=0.3)(a)", ((1, 3, 2, 2),), {}),
+    ("rrelu_eval", "out = F.rrelu(a, 0.1, 0.3)", ((2, 3),), {}),
+    ("rrelu_train", "T.manual_seed(0)\nout = F.rrelu(a, training=True)", ((2, 3),), {}),
+    ("rrelu_inplace", "T.manual_seed(1)\ny = a * 1\nout = F.rrelu(y, training=True, inplace=True)", ((3, 2),), {}),
+    ("multilabel_margin_loss", "out = F.multilabel_margin_loss(a, T.tensor([[2, 0, -1, 1], [1, 3, 3, -1]]))",
+     ((2, 4),), {}),
+    ("multilabel_margin_loss_none", "out = T.nn.MultiLabelMarginLoss(reduction='none')(a, T.tensor([1, 0, -1]))",
+     ((3,),), {}),
+    ("triplet_margin_with_distance", "out = T.nn.TripletMarginWithDistanceLoss(swap=True)(a, b, c)",
+     ((2, 3), (2, 3), (2, 3)), {}),
 ]
