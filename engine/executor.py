@@ -302,13 +302,23 @@ class Pass:
             grads += [None] * (len(node._out_meta) - len(grads))
         if extra is not None and (extra.tensor_pre_hooks or extra.retained):
             grads = self._run_tensor_hooks(node, grads, obs)
+        release = not self.retain_graph
         if node._plain and _unhooked(extra) and _complete(grads):
             obs.node_started(node, grads)
-            sent = backward_node(node, grads, self.create_graph)
+            sv = node._sv
+            sent = None
+            if type(sv) is tuple and not self.create_graph:  # a 0-d path node: its plan's backward
+                plan = SCALAR_PLANS[sv[0]]
+                sent = plan.backward(sv, grads[0])  # None if released or changed: backward_node raises
+                if sent is not None and release:
+                    node._sv = plan.released
+                    release = False
+            if sent is None:
+                sent = backward_node(node, grads, self.create_graph)
             obs.node_finished(node, grads, sent)
         else:
             sent = self._execute(node, grads, obs)
-        if not self.retain_graph and (node._was_saved or not node._plain):
+        if release and (node._was_saved or not node._plain):
             node.release()
         n = len(node._next)
         if len(sent) != n:
