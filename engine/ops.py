@@ -43,7 +43,8 @@ def _pow_grad(F: Any, g: Any, exponent: Any, self: Any) -> Any:
     # as its own mul.Scalar node (MulBackward1) under create_graph.
     if exponent == 0:
         return F.zeros_like(self)
-    return g * F.op("mul_scalar", self ** (exponent - 1), other=exponent)
+    power = _float_power_kernel(self, exponent - 1) if F is ArrayMath else self ** (exponent - 1)
+    return g * F.op("mul_scalar", power, other=exponent)
 
 
 def _via64(fn: Any) -> Any:
@@ -136,6 +137,25 @@ def _pow_scalar(a: Any, exponent: Any) -> Any:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     if type(exponent) is int and np.asarray(a).dtype.kind == "b":
         a = np.asarray(a, np.int64)  # bool ** int is int64 in PyTorch (NumPy would say int8)
+    return _float_power_kernel(a, exponent)
+
+
+def _float_power_kernel(a: Any, exponent: Any) -> Any:
+    """a ** exponent (a number) rounded as PyTorch's CPU kernels round it for float32/float64:
+    x*x*x for 3, 1/(x*x) for -2, 1/sqrt(x) for -0.5, other non-trivial powers of float32 in
+    double precision then rounded once (NumPy's float32 pow loop is off by an ulp in ~10% of cases)."""
+    dtype = getattr(a, "dtype", None)
+    if (dtype is not _F32 and dtype is not _F64) or type(exponent) not in (int, float):
+        return a ** exponent
+    if exponent == 3:
+        return a * a * a
+    if exponent == -2:
+        return 1 / (a * a)
+    if exponent == -0.5:
+        return 1 / np.sqrt(a)
+    if dtype is _F32 and exponent not in (0, 1, 2, 0.5, -1):
+        wide = (np.float64(a) if type(a) is np.float32 else a.astype(np.float64)) ** exponent
+        return np.float32(wide) if type(wide) is np.float64 else wide.astype(np.float32)
     return a ** exponent
 
 
