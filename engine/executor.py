@@ -624,11 +624,17 @@ def _accumulate(node: AccumulateGrad, grad: Any, create_graph: bool, obs: Any, u
                 before = before.detach()
             accumulate(leaf, grad)
         elif before is None:
-            if unshared and _own_array(array, dtype):
+            data = leaf._data
+            if unshared and _own_array(array, dtype) and array.strides == data.strides:
                 leaf._grad = Tensor._make(array)
-            else:
-                leaf._grad = Tensor._make(dtypes.cast(array, dtype) if dtype == dtypes.BF16
-                                          else np.array(array, dtype=dtype, copy=True))
+            elif dtype == dtypes.BF16:
+                leaf._grad = Tensor._make(dtypes.cast(array, dtype))
+            elif data.flags.c_contiguous or not _dense(data):
+                leaf._grad = Tensor._make(np.array(array, dtype=dtype, copy=True, order="C"))
+            else:  # a first .grad takes the layout of a dense leaf (a transposed one...), as in PyTorch
+                grad = np.empty_like(data, dtype=dtype)
+                grad[...] = array
+                leaf._grad = Tensor._make(grad)
         else:
             if obs is not None:
                 before = Tensor._make(before._data.copy())
@@ -653,9 +659,21 @@ def _copy_of(g: Tensor) -> Tensor:
     return copy_(Tensor._make(np.empty_like(g._data)), g)
 
 
+def _dense(a: np.ndarray) -> bool:
+    """Elements without gaps or overlaps, in some order of the dimensions (PyTorch's
+    is_non_overlapping_and_dense)."""
+    expected = a.itemsize
+    for stride, size in sorted(zip(a.strides, a.shape)):
+        if size != 1:
+            if stride != expected:
+                return False
+            expected *= size
+    return True
+
+
 def _own_array(array: Any, dtype: Any) -> bool:
     """An array owning its data (no view of another), C-contiguous, writable, of `dtype`: what the
-    copy for a first .grad would make of it."""
+    copy for a first .grad of a contiguous leaf would make of it."""
     if type(array) is not np.ndarray or array.base is not None or array.dtype != dtype:
         return False
     flags = array.flags

@@ -12,6 +12,18 @@ torch = pytest.importorskip("torch")
 PRELUDE = RUN
 
 SNIPPETS = {
+    "first_grad_takes_a_dense_leafs_layout": """
+for make in ["torch.arange(6.).reshape(2, 3).t()", "torch.arange(24.).reshape(2, 3, 4).permute(2, 0, 1)",
+             "torch.arange(6.).reshape(2, 3)[:, ::2]", "torch.ones(3, 1).expand(3, 4)",
+             "torch.arange(12.).reshape(3, 4).t()[1:]", "torch.arange(6.).reshape(2, 3)"]:
+    x = eval(make).detach().requires_grad_()
+    (x * 2).sum().backward()
+    first = x.grad.stride()
+    x.grad = None
+    x.exp().sum().backward()
+    (x * 3).sum().backward()
+    run(make, lambda: (x.stride(), first, x.grad.stride(), x.grad.is_contiguous(), x.grad.tolist()))
+""",
     "pow_scalar_exponent_rounding": """
 torch.manual_seed(0)
 x = torch.rand(7) * 6 - 3
