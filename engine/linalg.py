@@ -252,16 +252,17 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False) -
     _check_matrices("linalg.cholesky", A)
     L, info = apply(ops.LINALG_CHOLESKY_EX, (A,), {"upper": upper})
     if check_errors:
-        _raise_if_not_positive_definite(info._data)
+        raise_if_not_positive_definite(info._data)
     return CholeskyExResult(L, info)
 
 
-def _raise_if_not_positive_definite(info: np.ndarray) -> None:
+def raise_if_not_positive_definite(info: np.ndarray, name: str = "linalg.cholesky") -> None:
+    """PyTorch's error for the first matrix whose Cholesky factorization failed (LAPACK's `info`)."""
     bad = np.argwhere(info.reshape(-1) > 0)
     if bad.size:
         k = int(bad[0, 0])
         where = f"(Batch element {k}): " if info.ndim else ""
-        raise _LinAlgError(f"linalg.cholesky: {where}The factorization could not be completed because the input is "
+        raise _LinAlgError(f"{name}: {where}The factorization could not be completed because the input is "
                            f"not positive-definite (the leading minor of order {int(info.reshape(-1)[k])} is not "
                            "positive-definite).")
 

@@ -5973,16 +5973,10 @@ NEXTAFTER = rule("nextafter", "NextafterBackward0", _nextafter,
 
 def _cholesky(a: Any, upper: bool = False) -> Any:
     """torch.cholesky: linalg.cholesky's factor, raising where a matrix is not positive-definite."""
-    L, info = _linalg_cholesky_ex(a, upper)
-    bad = np.argwhere(info.reshape(-1) > 0)
-    if bad.size:
-        from engine.linalg import _LinAlgError
+    from engine.linalg import raise_if_not_positive_definite
 
-        k = int(bad[0, 0])
-        where = f"(Batch element {k}): " if info.ndim else ""
-        raise _LinAlgError(f"cholesky: {where}The factorization could not be completed because the input is not "
-                           f"positive-definite (the leading minor of order {int(info.reshape(-1)[k])} is not "
-                           "positive-definite).")
+    L, info = _linalg_cholesky_ex(a, upper)
+    raise_if_not_positive_definite(info, "cholesky")
     return L
 
 
