@@ -55,20 +55,11 @@ def python() -> Path:
     return VENV / "bin" / "python"
 
 
-# Started through a relative PATH entry (`PATH=.venv/bin:$PATH python ...`), Python reports a relative
-# sys.executable, which a child process started from another working directory cannot find.
-ABSOLUTE_EXECUTABLE = "import os, sys; sys.executable = os.path.abspath(sys.executable)\n"
-
-
 def ensure_python(extras: str) -> None:
     if not python().exists():
         say("creating the virtual environment .venv")
         run(sys.executable, "-m", "venv", VENV)
         run(python(), "-m", "pip", "install", "--quiet", "--upgrade", "pip")
-    for site in VENV.glob("lib/python*/site-packages"):
-        pth = site / "gradstep_absolute_executable.pth"
-        if not pth.exists() or pth.read_text() != ABSOLUTE_EXECUTABLE:
-            pth.write_text(ABSOLUTE_EXECUTABLE)
     key = digest(ROOT / "pyproject.toml")
     # The [test] install holds everything the plain one does, so either satisfies `serve`.
     if fresh("python", key + extras) or (not extras and fresh("python", key + "[test]")):

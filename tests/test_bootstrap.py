@@ -1,4 +1,4 @@
-"""The set-up step: the virtual environment it makes works however its interpreter is started."""
+"""The installed package: the environment it is installed into works however its interpreter is started."""
 
 from __future__ import annotations
 
