@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from engine.ops import rule
-from engine.rules import ArrayMath
+from engine.rules import kernel_gradient
 
 
 def _target_rows(targets: np.ndarray, target_lengths: tuple) -> list:
@@ -128,11 +128,7 @@ def _grad(F: Any, grad: Any, blank: int, input_lengths: tuple, log_probs: Any, r
           target_lengths: tuple, targets: Any, zero_infinity: bool) -> Any:
     out = _ctc_loss_backward(F.raw(grad[0]), F.raw(log_probs), targets, input_lengths, target_lengths,
                              np.asarray(F.raw(result0)), np.asarray(F.raw(result1)), blank, zero_infinity)
-    if F is ArrayMath:
-        return out
-    from engine.functions import not_implemented_result
-
-    return not_implemented_result("_ctc_loss_backward", out, (grad[0], log_probs))
+    return kernel_gradient(F, "_ctc_loss_backward", out, (grad[0], log_probs))
 
 
 CTC_LOSS = rule("_ctc_loss", "CtcLossBackward0", _ctc_loss, (_grad,),

@@ -17,7 +17,7 @@ import numpy as np
 from engine import conv, dtypes, messages
 from engine.creation import copy_like
 from engine import special_kernels as special
-from engine.rules import ArrayMath, Rule
+from engine.rules import ArrayMath, Rule, kernel_gradient
 
 TABLE: dict[str, Rule] = {}
 
@@ -2474,12 +2474,7 @@ def _flash_grad(index: int) -> Any:
                    for t in (g[0], query, key, value, attn_mask, logsumexp, output)]
             _FLASH_SHARED[:] = [attrs, g[0], _flash_attention_grads(raw[0], raw[1], raw[2], raw[3], raw[4],
                                                                      is_causal, raw[5], raw[6], scale)]
-        result = _FLASH_SHARED[2][index]
-        if F is ArrayMath:
-            return result
-        from engine.functions import not_implemented_result
-
-        return not_implemented_result(_FLASH_BACKWARD, result, (g[0], query, key, value))
+        return kernel_gradient(F, _FLASH_BACKWARD, _FLASH_SHARED[2][index], (g[0], query, key, value))
 
     return grad
 
@@ -4777,11 +4772,7 @@ def _multi_margin_grad(F: Any, g: Any, margin: float, p: int, reduction: int, se
                        weight: Any) -> Any:
     """multi_margin_loss_backward: a kernel PyTorch cannot differentiate again (a NotImplemented node)."""
     value = _multi_margin_backward(F.raw(g), F.raw(self), target, p, margin, weight, reduction)
-    if F is ArrayMath:
-        return value
-    from engine.functions import not_implemented_result
-
-    return not_implemented_result("multi_margin_loss_backward", value, (g, self))
+    return kernel_gradient(F, "multi_margin_loss_backward", value, (g, self))
 
 
 MULTI_MARGIN_LOSS = rule(
@@ -6107,11 +6098,7 @@ def _multilabel_margin_backward(grad_output: Any, self: Any, target: Any, is_tar
 def _multilabel_margin_grad(F: Any, g: Any, reduction: int, self: Any, target: Any, is_target: Any) -> Any:
     """multilabel_margin_loss_backward: a kernel PyTorch cannot differentiate again (a NotImplemented node)."""
     value = _multilabel_margin_backward(F.raw(g), F.raw(self), target, is_target, reduction)
-    if F is ArrayMath:
-        return value
-    from engine.functions import not_implemented_result
-
-    return not_implemented_result("multilabel_margin_loss_backward", value, (g, self))
+    return kernel_gradient(F, "multilabel_margin_loss_backward", value, (g, self))
 
 
 MULTILABEL_MARGIN_LOSS = rule(

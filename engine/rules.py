@@ -1170,3 +1170,13 @@ class ArrayMath:
     @staticmethod
     def cat(arrays: list, dim: int) -> Any:
         return np.concatenate(arrays, axis=dim)
+
+
+def kernel_gradient(F: Any, op: str, value: Any, inputs: tuple) -> Any:
+    """A gradient a backward kernel computed as an array (`value`): the array itself in a plain backward;
+    under create_graph, a tensor on a NotImplemented node, as PyTorch cannot differentiate `op` again."""
+    if F is ArrayMath:
+        return value
+    from engine.functions import not_implemented_result
+
+    return not_implemented_result(op, value, inputs)
