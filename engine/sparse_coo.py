@@ -209,18 +209,11 @@ def _dense(indices: np.ndarray, values: np.ndarray, shape: tuple) -> np.ndarray:
 
 def _sparse(indices: np.ndarray, values: np.ndarray, shape: tuple, coalesced: bool,
             shared: bool = False) -> SparseTensor:
-    t = object.__new__(SparseTensor)
+    t = SparseTensor._make(_dense(indices, values, tuple(shape)))
     t._sidx = indices
     t._svals = values
     t._coalesced = bool(coalesced)
     t._shared = shared  # its indices belong to another tensor too (see accumulate)
-    t._data = _dense(indices, values, tuple(shape))
-    t._grad_fn = None
-    t._requires_grad = False
-    t._grad = None
-    t._output_nr = 0
-    t._vc = [0]
-    t._accumulator = None
     t._extra = _SparseExtras(inference=grad_mode.state.inference)
     return t
 
