@@ -408,36 +408,23 @@ def _qr(A: Tensor, mode: str) -> tuple:
     return apply(ops.LINALG_QR, (A,), {"mode": mode})
 
 
-_torch_qr_warned = [False]
-
-
 def torch_qr(input: Tensor, some: bool = True) -> Any:
     "torch.qr (deprecated, warning once): linalg.qr in mode 'reduced' (some) or 'complete'."
-    if not _torch_qr_warned[0]:
-        _torch_qr_warned[0] = True
-        warnings.warn(
-            "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch release.\n"
-            "The boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = torch.qr(A, some)"
-            "\nshould be replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else 'complete') (Triggered "
-            "internally at /__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2505.)",
-            UserWarning, stacklevel=3)
+    _warn_once("qr", "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
+               "release.\nThe boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = "
+               "torch.qr(A, some)\nshould be replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else "
+               "'complete') (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+               "BatchLinearAlgebra.cpp:2505.)")
     return TorchQrResult(*_qr(input, "reduced" if some else "complete"))
-
-
-_torch_cholesky_warned = [False]
 
 
 def torch_cholesky(input: Tensor, upper: bool = False) -> Tensor:
     "torch.cholesky (deprecated, warning once): linalg.cholesky's factor, or its conjugate transpose when upper."
-    if not _torch_cholesky_warned[0]:
-        _torch_cholesky_warned[0] = True
-        warnings.warn(
-            "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future PyTorch "
-            "release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\nand\n"
-            "U = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\nThis "
-            "transform will produce equivalent results for all valid (symmetric positive definite) inputs. "
-            "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:1765.)",
-            UserWarning, stacklevel=3)
+    _warn_once("cholesky", "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a "
+               "future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)"
+               "\nand\nU = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\n"
+               "This transform will produce equivalent results for all valid (symmetric positive definite) inputs. "
+               "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:1765.)")
     if input._data.ndim < 2:
         raise RuntimeError("cholesky: The input tensor A must have at least 2 dimensions.")
     rows, cols = input._data.shape[-2:]
