@@ -315,10 +315,7 @@ class Recorder:
         return f
 
     def _span(self) -> dict | None:
-        f = sys._getframe(1)
-        user_file = self.user_file
-        while f is not None and not user_file(f.f_code.co_filename):
-            f = f.f_back
+        f = self._frame()
         if f is None:
             return None
         return self._code_span(f.f_code, f.f_lasti)
@@ -473,8 +470,7 @@ class Recorder:
             if edge is None:
                 return
         # one encoding, and one record, shown both where the gradient leaves and where it arrives
-        arrival = {"edge": edge, "grad": encode.value(grad._data if isinstance(grad, Tensor) else grad,
-                                                      self.limits.max_array_elements)}
+        arrival = {"edge": edge, "grad": self._value(grad)}
         node, run = self._run
         if node is src and run is not None:
             if total is grad:  # the first contribution: the running total is the gradient itself
@@ -493,7 +489,7 @@ class Recorder:
         self._executed.append(node)
         if self._summarising:
             return
-        nid = self._node_ids.get(id(node)) or self._add_node(node, None)
+        nid = self.node_id(node)
         arrived = self._received.pop(id(node), ())
         if len(arrived) == 1 and len(grads) == 1 and arrived[0][1] is grads[0]:  # one gradient, as it came
             record = arrived[0][0]
