@@ -267,22 +267,14 @@ class Recorder:
         stored = stored or {}
         for slot in node.saved_slots():
             value = stored.get(slot)
-            entry: dict[str, Any] = {"slot": slot}
             if type(value) is SavedTensor:
-                known = self._tensor_ids.get(id(value.tensor))
-                if known is not None:
-                    entry["tensor"] = known
-                else:
-                    entry["value"] = encode.array(value.tensor._data, self.limits.max_array_elements)
-                entry["version"] = value.version
+                saved.append(self._saved_tensor(slot, value.tensor, value.version))
             else:
-                entry["value"] = encode.scalar_or_array(value, self.limits.max_array_elements)
-            saved.append(entry)
+                saved.append({"slot": slot, "value": encode.scalar_or_array(value, self.limits.max_array_elements)})
         return saved
 
     def _compact_saved(self, stored: tuple, layout: tuple) -> list[dict]:
         """_saved of a compact tuple (see ScalarPlan), read in place through its plan's layout."""
-        known = self._tensor_ids
         saved = []
         for slot, k, constant in layout:
             if k is None:
@@ -290,15 +282,17 @@ class Recorder:
                 continue
             value = stored[k]
             if type(value) is Tensor:
-                tid = known.get(id(value))
-                if tid is not None:
-                    saved.append({"slot": slot, "tensor": tid, "version": stored[k + 1]})
-                else:
-                    saved.append({"slot": slot, "value": encode.array(value._data, self.limits.max_array_elements),
-                                  "version": stored[k + 1]})
+                saved.append(self._saved_tensor(slot, value, stored[k + 1]))
             else:
                 saved.append({"slot": slot, "value": encode.scalar_or_array(value, self.limits.max_array_elements)})
         return saved
+
+    def _saved_tensor(self, slot: str, tensor: Tensor, version: int) -> dict:
+        """A saved slot holding a tensor: the traced tensor's id, or its values if it was never traced."""
+        tid = self._tensor_ids.get(id(tensor))
+        if tid is not None:
+            return {"slot": slot, "tensor": tid, "version": version}
+        return {"slot": slot, "value": encode.array(tensor._data, self.limits.max_array_elements), "version": version}
 
     def _event(self, event: dict) -> dict:
         if len(self.events) >= self.limits.max_events:
