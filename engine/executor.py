@@ -140,7 +140,7 @@ class Pass:
 
         Same order as run(): ready nodes by descending sequence number. A node that becomes ready
         while no other one waits is run next without going through the heap or the buffers. With
-        an observer each node runs through _observed_step, and every gradient sent is reported.
+        an observer each node runs through _step, and every gradient sent is reported.
         """
         buffers: dict[Node, list] = {}
         create_graph = self.create_graph
@@ -171,7 +171,7 @@ class Pass:
                 sent = None
                 try:
                     if obs is not None:
-                        sent = self._observed_step(node, grads, obs)
+                        sent = self._step(node, grads, obs)
                         grads = None
                     elif type(sv := node._sv) is tuple and compact:  # a 0-d path node, without extras (see Node._extras)
                         plan = SCALAR_PLANS[sv[0]]
@@ -193,14 +193,12 @@ class Pass:
                         outputs = len(node._out_meta)
                         if len(grads) < outputs:  # a buffer ends at the last output that received a gradient
                             grads += [None] * (outputs - len(grads))
-                        if extra is not None:  # hooks, retained outputs...
-                            sent = self._plain_step(node, grads, extra)
-                        elif node._plain and (outputs == 1 or _complete(grads)):
+                        if extra is None and node._plain and (outputs == 1 or _complete(grads)):
                             sent = backward_node(node, grads, create_graph)
                             if release and node._was_saved:
                                 node.release()
-                        else:
-                            sent = self._plain_step(node, grads, None)
+                        else:  # hooks, retained outputs, a custom Function, a missing gradient
+                            sent = self._step(node, grads, None)
                 except Exception:
                     if state.anomaly and node._anomaly is not None:
                         from engine.autograd.anomaly_mode import report_failure
@@ -212,7 +210,7 @@ class Pass:
 
                     check_nan(node, sent)
                 # By index rather than zip(): a zip object costs more than one or two edges' work.
-                # `sent` has one entry per edge (see _plain_step).
+                # `sent` has one entry per edge (see _step).
                 edges = node._next
                 nrs = node._nrs
                 i = -1
@@ -294,17 +292,20 @@ class Pass:
             stack.extend(t for t in node._next if t is not None)
         return order
 
-    def _observed_step(self, node: Node, grads: list, obs: Any) -> tuple:
-        """One node of _run_plain under an observer, as run() steps it: hooks, its backward between
-        node_started and node_finished, releasing what it saved. Returns one gradient per edge."""
+    def _step(self, node: Node, grads: list, obs: Any) -> tuple:
+        """One node of _run_plain off its fast path (hooks, a custom Function, an output without a
+        gradient) or under an observer, as run() steps it: hooks, its backward (between node_started
+        and node_finished), releasing what it saved unless the graph is retained. Returns one
+        gradient per edge, as _run_plain reads them."""
         extra = node._extra
-        if type(node) is not AccumulateGrad and len(grads) < len(node._out_meta):
+        if len(grads) < len(node._out_meta):  # a buffer ends at the last output that received a gradient
             grads += [None] * (len(node._out_meta) - len(grads))
         if extra is not None and (extra.tensor_pre_hooks or extra.retained):
             grads = self._run_tensor_hooks(node, grads, obs)
         release = not self.retain_graph
         if node._plain and _unhooked(extra) and _complete(grads):
-            obs.node_started(node, grads)
+            if obs is not None:
+                obs.node_started(node, grads)
             sv = node._sv
             sent = None
             if type(sv) is tuple and not self.create_graph:  # a 0-d path node: its plan's backward
@@ -315,29 +316,14 @@ class Pass:
                     release = False
             if sent is None:
                 sent = backward_node(node, grads, self.create_graph)
-            obs.node_finished(node, grads, sent)
+            if obs is not None:
+                obs.node_finished(node, grads, sent)
         else:
             sent = self._execute(node, grads, obs)
         if release and (node._was_saved or not node._plain):
             node.release()
         n = len(node._next)
-        if len(sent) != n:
-            sent = (tuple(sent) + (None,) * n)[:n]
-        return sent
-
-    def _plain_step(self, node: Node, grads: list, extra: Any) -> tuple:
-        """One node of _run_plain with hooks, or of a custom Function, or missing an output's
-        gradient: hooks, its backward, then releasing what it saved unless the graph is retained."""
-        if extra is not None and (extra.tensor_pre_hooks or extra.retained):
-            grads = self._run_tensor_hooks(node, grads, None)
-        if node._plain and _unhooked(extra) and (len(grads) == 1 or _complete(grads)):
-            sent = backward_node(node, grads, self.create_graph)
-        else:
-            sent = self._execute(node, grads, None)
-        if not self.retain_graph and (node._was_saved or not node._plain):
-            node.release()
-        n = len(node._next)
-        if len(sent) != n:  # _run_plain reads one gradient per edge: drop extras, None for missing ones
+        if len(sent) != n:  # drop extras, None for missing ones
             sent = (tuple(sent) + (None,) * n)[:n]
         return sent
 
