@@ -10,18 +10,16 @@ once the cache holds `max_bytes`.
 from __future__ import annotations
 
 from collections import OrderedDict
+from typing import Any
 
 import orjson
 
 TRANSIENT_ERRORS = frozenset({"SandboxError", "Crash", "InternalError"})
 
 
-def cacheable(payload: bytes) -> bool:
-    """A trace the same code would give again: status ok, or an error raised by the snippet."""
-    try:
-        trace = orjson.loads(payload)
-    except orjson.JSONDecodeError:
-        return False
+def repeatable(trace: Any) -> bool:
+    """Whether a parsed trace is one the same code would give again: status ok, or an error raised
+    by the snippet."""
     if not isinstance(trace, dict):
         return False
     status = trace.get("status")
@@ -29,6 +27,24 @@ def cacheable(payload: bytes) -> bool:
         return True
     error = trace.get("error")
     return status == "error" and isinstance(error, dict) and error.get("type") not in TRANSIENT_ERRORS
+
+
+def cacheable(payload: bytes) -> bool:
+    """repeatable() of a trace's JSON, or what was found when it was parsed already (Checked)."""
+    known = getattr(payload, "repeatable", None)
+    if known is not None:
+        return known
+    try:
+        return repeatable(orjson.loads(payload))
+    except orjson.JSONDecodeError:
+        return False
+
+
+class Checked(bytes):
+    """A trace's JSON that has been parsed once already, with what that parse found, so that a
+    large trace is not parsed again to decide whether to keep it."""
+
+    repeatable: bool
 
 
 class TraceCache:

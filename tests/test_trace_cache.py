@@ -8,6 +8,7 @@ from fastapi.testclient import TestClient
 from server.app import create_app
 from server.config import Settings
 from server.sandbox import traces
+from server.sandbox.supervisor import checked_trace
 from server.trace_cache import TraceCache, cacheable
 
 CODE = "import torch\nx = torch.tensor(3.0, requires_grad=True)\n(x * x).backward()\nprint(x.grad)\n"
@@ -76,6 +77,20 @@ def test_cacheable_needs_a_trace() -> None:
     assert not cacheable(b"not json")
     assert not cacheable(b"[1, 2]")
     assert not cacheable(orjson.dumps({"status": "error", "error": None}))
+
+
+def test_a_childs_answer_is_parsed_once_for_both_checks() -> None:
+    """The supervisor's check of what a child sent also decides whether the cache may keep it."""
+    for payload, kept in ((_trace("ok"), True), (_trace("error", "ZeroDivisionError"), True),
+                          (_trace("timeout", "TimeoutError"), False), (_trace("error", "Crash"), False)):
+        checked = checked_trace(payload)
+        assert checked == payload and checked.repeatable is kept
+        checked.repeatable = not kept  # what the check found is what the cache goes by
+        assert cacheable(checked) is not kept
+    for garbage in (b"not json", b"[1, 2]", orjson.dumps({"status": "fine"}), b'{"status": "ok"' * 2):
+        assert checked_trace(garbage) is None
+    runner = CountingRunner(checked_trace(_trace("ok")))
+    assert _post(runner) == [_trace("ok")] * 2 and runner.calls == 1
 
 
 def test_least_recently_used_traces_go_first_once_full() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Sandbox", "SandboxBusy", "MAX_SOURCE_BYTES", "is_trace"]
+__all__ = ["Sandbox", "SandboxBusy", "MAX_SOURCE_BYTES", "checked_trace"]
 
 
 def __getattr__(name: str) -> Any:

@@ -36,6 +36,8 @@ from typing import Any
 
 import orjson
 
+from server.trace_cache import Checked, repeatable
+
 from . import traces
 
 log = logging.getLogger("gradstep.sandbox")
@@ -48,16 +50,21 @@ MAX_SOURCE_BYTES = 64 * 1024
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def is_trace(payload: bytes) -> bool:
-    """What a child sent is a JSON object with a trace status (a child runs hostile code: check)."""
+def checked_trace(payload: bytes) -> Checked | None:
+    """What a child sent, if it is a JSON object with a trace status (a child runs hostile code:
+    check), marked with whether the same code would give it again; None if it is not."""
     try:
         obj = orjson.loads(payload)
     except orjson.JSONDecodeError:
         try:  # the careful path: escaped lone surrogates, which orjson refuses (see traces.encode)
             obj = json.loads(payload)
         except Exception:  # noqa: BLE001 - invalid, or nested deep enough to raise RecursionError
-            return False
-    return isinstance(obj, dict) and obj.get("status") in TRACE_STATUSES
+            return None
+    if not isinstance(obj, dict) or obj.get("status") not in TRACE_STATUSES:
+        return None
+    checked = Checked(payload)
+    checked.repeatable = repeatable(obj)
+    return checked
 
 
 class SandboxBusy(Exception):
@@ -419,8 +426,8 @@ class Sandbox:
                 p = self._inflight.pop(rid, None)
                 self._pump()
             if p is not None:
-                self._resolve(p, payload if is_trace(payload) else traces.encode_status(
+                self._resolve(p, checked_trace(payload) or traces.encode_status(
                     p.code, "error", "the run was stopped: it ended without a valid result", "Crash"))
 
 
-__all__ = ["Sandbox", "SandboxBusy", "MAX_SOURCE_BYTES", "is_trace"]
+__all__ = ["Sandbox", "SandboxBusy", "MAX_SOURCE_BYTES", "checked_trace"]
