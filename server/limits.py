@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-TRACE_VERSION = "2.0"  # the trace format's version (server/schema.py, TRACE_FORMAT.md)
+TRACE_VERSION = "3.0"  # the trace format's version (server/schema.py, TRACE_FORMAT.md)
 
 
 @dataclass(frozen=True)
@@ -18,6 +18,7 @@ class Limits:
     full_passes: int = 20
     jacobian_entries: int = 4096
     max_source_bytes: int = 65536
+    max_trace_bytes: int = 8 * 1024 * 1024  # the recorder summarises, then goes quiet, to stay below it
 
 
 class LimitReached(BaseException):

@@ -123,11 +123,14 @@ class OpApplied(Model):
 
 
 class Alias(Model):
-    """Another tensor whose values live in the same memory, as the in-place change left it."""
+    """Another tensor whose values live in the same memory, as the in-place change left it: its
+    `value`, or `same_as`, the event's tensor or an earlier alias that shows the same elements in
+    the same order (whose value it therefore has)."""
 
     tensor: str
     version: int
-    value: Value
+    value: Value | None = None
+    same_as: str | None = None
 
 
 class InplaceChanged(Model):

@@ -16,6 +16,7 @@ import warnings
 from typing import Any, Callable
 
 import numpy as np
+import orjson
 
 import engine
 from engine import grad_mode, observe
@@ -58,6 +59,15 @@ class Recorder:
         self._pass = 0
         self._in_pass = False
         self._summarising = False
+        # The trace's JSON size, measured at the start of each backward pass after the first (see
+        # _measure): past half of max_trace_bytes later passes are summarised; past three quarters
+        # the recorder goes quiet, noting only which traced tensors and gradients change, and the
+        # trace ends with their final values.
+        self._size = 0
+        self._measured = (0, 0, 0, 0)  # how many tensors, nodes, edges and events _size covers
+        self._quiet = False
+        self._stale: dict[str, Tensor] = {}  # traced tensors changed in place while quiet
+        self._stale_grads: dict[str, Tensor] = {}  # traced tensors whose .grad changed while quiet
         # Per node waiting to run: (contribution record, gradient object) for each that arrived.
         self._received: dict[int, list] = {}
         self._run: tuple[Any, dict | None] = (None, None)  # the node that ran last and its node_run event
@@ -131,20 +141,44 @@ class Recorder:
             raise LimitReached(f"tensor size limit ({self.limits.max_elements:,} elements) reached: "
                                + what.format(list(t._data.shape)))
 
-    def _aliases(self, t: Tensor) -> list[dict]:
-        """The other traced tensors whose values an in-place change to `t` just changed, with those values."""
-        data = t._data
+    def _aliases_indexed(self) -> None:
+        """Bring the index of traced tensors by buffer up to date (see _by_buffer)."""
         by_buffer = self._by_buffer
         traced = self.traced
         for other in traced[self._indexed:]:
             by_buffer.setdefault(_buffer_key(other._data), []).append(other)
         self._indexed = len(traced)
+
+    def _aliases(self, t: Tensor) -> list[dict]:
+        """The other traced tensors whose values an in-place change to `t` just changed, with those
+        values. One that lays out the same memory as `t` or as an alias before it (`w.data`, the
+        `w.t()` of each iteration) names that one (`same_as`) instead of repeating its values."""
+        data = t._data
+        self._aliases_indexed()
         aliases = []
-        for other in by_buffer.get(_buffer_key(data), ()):
+        layouts = {_layout(data): self._tensor_ids[id(t)]}
+        for other in self._by_buffer.get(_buffer_key(data), ()):
             if other is not t and np.may_share_memory(other._data, data):
-                aliases.append({"tensor": self._tensor_ids[id(other)], "version": other._vc[0],
-                                "value": self._value(other._data)})
+                tid = self._tensor_ids[id(other)]
+                alias = {"tensor": tid, "version": other._vc[0]}
+                layout = _layout(other._data)
+                same = layouts.get(layout)
+                if same is None:
+                    layouts[layout] = tid
+                    alias["value"] = self._value(other._data)
+                else:
+                    alias["same_as"] = same
+                aliases.append(alias)
         return aliases
+
+    def _traced_alias(self, t: Tensor) -> Tensor | None:
+        """A traced tensor over the memory of `t`, if there is one."""
+        data = t._data
+        self._aliases_indexed()
+        for other in self._by_buffer.get(_buffer_key(data), ()):
+            if np.may_share_memory(other._data, data):
+                return other
+        return None
 
     def node_id(self, node: Any, span: dict | None = None) -> str:
         nid = self._node_ids.get(id(node))
@@ -325,6 +359,43 @@ class Recorder:
         f = self._frame()
         return f.f_lineno if f is not None else None
 
+    # --- the trace's size ------------------------------------------------------------------
+    def _summarise(self, why: str) -> None:
+        self._summarising = True
+        self.resume_collector()
+        self.notes.append(f"{why}: the graph and steps of later iterations are not recorded, only their "
+                          "gradients, in-place changes and printed output.")
+
+    def _measure(self) -> None:
+        """Measure what was recorded since the last pass; summarise or go quiet when it is large."""
+        t, n, e, v = self._measured
+        self._size += _json_size((self.tensors[t:], self.nodes[n:], self.edges[e:], self.events[v:]))
+        self._measured = (len(self.tensors), len(self.nodes), len(self.edges), len(self.events))
+        cap = self.limits.max_trace_bytes
+        reached = f"the trace reached {self._size / 2**20:.1f} MiB of its {cap / 2**20:g} MiB limit"
+        if not self._summarising and self._size > cap // 2:
+            self._summarise(f"Backward passes from pass {self._pass} on are summarised ({reached})")
+        elif self._summarising and self._size > cap * 3 // 4:
+            self._quiet = True
+            self.notes.append(
+                f"From backward pass {self._pass} on, only printed output is recorded ({reached}); the "
+                "trace ends with the final values and gradients of the tensors that changed since.")
+
+    def record_final_values(self) -> None:
+        """After a quiet stretch: the final value of each traced tensor changed in it, and final .grad."""
+        for tid, t in self._stale.items():
+            event = {"kind": "inplace", "tensor": tid, "node": None, "version": t._vc[0],
+                     "value": self._value(t._data), "line": None}
+            aliases = self._aliases(t)
+            if aliases:
+                event["aliases"] = aliases
+            self.events.append(event)
+        for tid, t in self._stale_grads.items():
+            grad = t._grad
+            self.events.append({"kind": "grad_set", "tensor": tid,
+                                "grad": None if grad is None else self._value(grad._data), "line": None})
+        self._stale, self._stale_grads = {}, {}
+
     # --- observer callbacks (called by the engine) -----------------------------------------
     def tensor_created(self, t: Tensor, source: Any = None) -> None:
         if self._summarising:
@@ -393,13 +464,24 @@ class Recorder:
     def inplace_applied(self, tensor: Tensor, node: Any) -> None:
         owner = self._grad_owner.get(id(tensor))
         if owner is not None:
+            if self._quiet:
+                self._stale_grads[owner] = self.traced[int(owner[1:])]
+                return
             self._event({"kind": "grad_set", "tensor": owner, "grad": self._value(tensor._data),
                          "line": self._line()})
             return
         if self._summarising and id(tensor) not in self._tensor_ids:
-            return
+            # not traced (made in a summarised pass): what shows the change is a traced tensor over
+            # the same memory, such as `w` after `w.data -= ...`
+            tensor = self._traced_alias(tensor)
+            if tensor is None:
+                return
+            node = None
         self._check_size(tensor, "a tensor grew to shape {} in place")  # resize_ grows without creating
         tid = self.tensor_id(tensor)
+        if self._quiet:
+            self._stale[tid] = tensor
+            return
         nid = None
         if node is not None and not self._summarising:
             nid = self.node_id(node)
@@ -424,6 +506,9 @@ class Recorder:
         tid = self._tensor_ids.get(id(t))
         if tid is None:
             return
+        if self._quiet:
+            self._stale_grads[tid] = t
+            return
         grad = t._grad
         if grad is not None:
             self._grad_owner[id(grad)] = tid
@@ -439,12 +524,11 @@ class Recorder:
         self._received = {}
         self._run = (None, None)
         if self._pass > self.limits.full_passes and not self._summarising:
-            self._summarising = True
-            self.resume_collector()
-            self.notes.append(
-                f"Backward passes after the first {self.limits.full_passes} are summarised: the graph and "
-                "steps of later iterations are not recorded, only their gradients and printed output."
-            )
+            self._summarise(f"Backward passes after the first {self.limits.full_passes} are summarised")
+        if self._pass > 1 and not self._quiet:
+            self._measure()
+        if self._quiet:
+            return
         roots = []
         if not self._summarising:
             for out, (node, _), seed in zip(outputs, run.roots, run.seeds):
@@ -480,9 +564,9 @@ class Recorder:
 
     def node_started(self, node: Any, grads: Any) -> None:
         self._current_node = node
-        self._executed.append(node)
         if self._summarising:
             return
+        self._executed.append(node)
         nid = self.node_id(node)
         arrived = self._received.pop(id(node), ())
         if len(arrived) == 1 and len(grads) == 1 and arrived[0][1] is grads[0]:  # one gradient, as it came
@@ -498,6 +582,11 @@ class Recorder:
         self._current_node = None
 
     def grad_accumulated(self, node: Any, leaf: Tensor, before: Any, grad: Any, after: Tensor) -> None:
+        if self._quiet:
+            tid = self._tensor_ids.get(id(leaf))
+            if tid is not None:
+                self._stale_grads[tid] = leaf
+            return
         tid = self.tensor_id(leaf)
         self._grad_owner[id(after)] = tid
         self._keep.append(after)
@@ -528,6 +617,9 @@ class Recorder:
                      "name": _hook_name(fn), "result": value})
 
     def backward_end(self, run: Any, inputs: tuple, captured: list) -> None:
+        if self._quiet:
+            self._in_pass = False
+            return
         if not self._summarising:
             for t, g in zip(inputs, captured):
                 self._event({"kind": "capture", "pass": self._pass, "tensor": self.tensor_id(t),
@@ -577,6 +669,18 @@ def _buffer_key(data: np.ndarray) -> int:
     """Which memory an array's values live in: the array that owns it (a view's base)."""
     owner = data.base
     return id(data if owner is None else owner)
+
+
+def _json_size(records: Any) -> int:
+    try:
+        return len(orjson.dumps(records))
+    except (orjson.JSONEncodeError, TypeError):  # lone surrogates in names or printed text: near enough
+        return len(repr(records))
+
+
+def _layout(data: np.ndarray) -> tuple:
+    """Which elements of which memory an array shows, in what order: equal for arrays with equal values."""
+    return data.__array_interface__["data"][0], data.shape, data.strides, data.dtype
 
 
 def _span_dict(line: int | None, end_line: int | None, col: int | None, end_col: int | None) -> dict | None:
@@ -850,6 +954,7 @@ def captions(code: str) -> list[dict]:
 
 
 def _finish(recorder: Recorder, code: str, status: str, error: dict | None) -> dict:
+    recorder.record_final_values()
     if error is not None:
         recorder.events.append({"kind": "error", "error": error})
     return {

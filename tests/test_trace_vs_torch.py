@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from server.encode import to_numpy
+from server.limits import Limits
 from server.examples import load_examples
 from server.tracer import trace_code
 
@@ -225,18 +226,73 @@ u.zero_()
 """
 
 
+def replayed(trace: dict) -> tuple[dict, dict, dict]:
+    """Each traced tensor's last value, version and .grad, as a player replaying the trace shows them."""
+    values = {t["id"]: t["value"] for t in trace["tensors"]}
+    versions = {t["id"]: 0 for t in trace["tensors"]}
+    grads: dict = {}
+    for event in trace["events"]:
+        if event["kind"] == "inplace":
+            for changed in [event, *event.get("aliases", [])]:
+                values[changed["tensor"]] = values[changed["same_as"]] if "same_as" in changed else changed["value"]
+                versions[changed["tensor"]] = changed["version"]
+        elif event["kind"] in ("grad_set", "accumulate"):
+            grads[event["tensor"]] = event["grad" if event["kind"] == "grad_set" else "after"]
+    return values, versions, grads
+
+
+TRAINING_LOOP = """import torch
+import torch.nn as nn
+torch.manual_seed(0)
+X = torch.randn(64, 4)
+y = X.sum(1, keepdim=True)
+model = nn.Sequential(nn.Linear(4, 32), nn.ReLU(), nn.Linear(32, 1))
+opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+for epoch in range(EPOCHS):
+    opt.zero_grad()
+    loss = ((model(X) - y) ** 2).mean()
+    loss.backward()
+    opt.step()
+    if epoch % 25 == 0:
+        print(epoch, round(loss.item(), 4))
+w = model[0].weight
+"""
+
+
+@pytest.mark.parametrize("epochs, cap", [(60, 8 * 2**20), (300, 2**20)])
+def test_a_long_training_loop_stays_under_the_size_limit_and_ends_with_torchs_values(epochs: int, cap: int) -> None:
+    # A loop traced in full would outgrow the size limit (each iteration's `weight.t()` views the
+    # weight, so every step changes them all): later passes are summarised, then only noted, and the
+    # trace ends with the final parameters and gradients, which must be PyTorch's.
+    from server.sandbox import traces
+
+    code = TRAINING_LOOP.replace("EPOCHS", str(epochs))
+    trace = trace_code(code, limits=Limits(max_trace_bytes=cap))
+    assert trace["status"] == "ok", trace["error"]
+    assert len(traces.encode(trace)) < cap
+    recorder, torch_stdout = run_with_torch(code)
+    assert trace["stdout"] == torch_stdout
+    values, versions, grads = replayed(trace)
+    namespace: dict = {}
+    exec(code, namespace)  # `import torch` here is PyTorch itself
+    by_name = {name: t["id"] for t in trace["tensors"] for name in t["names"]}
+    for name, param in namespace["model"].named_parameters():
+        tid = by_name[f"model.{name}"]
+        np.testing.assert_allclose(to_numpy(values[tid]), param.detach().numpy(), rtol=1e-4, atol=1e-6, err_msg=name)
+        np.testing.assert_allclose(to_numpy(grads[tid]), param.grad.numpy(), rtol=1e-4, atol=1e-6, err_msg=name)
+        assert versions[tid] == param._version, name
+    if cap < 8 * 2**20:
+        assert "only printed output is recorded" in trace["notes"][-1]
+        aliases = [a for e in trace["events"] if e["kind"] == "inplace" for a in e.get("aliases", [])]
+        assert any("same_as" in a for a in aliases)
+
+
 def test_every_tensor_sharing_memory_shows_an_in_place_change() -> None:
     # After `w.data -= ...`, `d.add_(1)` or `y.mul_(10)`, every tensor over that memory (w, w.data, d; y, v, u)
     # holds new values: replaying the trace's in-place events must give each name PyTorch's values and version.
     trace = trace_code(SHARED_MEMORY)
     assert trace["status"] == "ok", trace["error"]
-    values = {t["id"]: t["value"] for t in trace["tensors"]}
-    versions = {t["id"]: 0 for t in trace["tensors"]}
-    for event in trace["events"]:
-        if event["kind"] == "inplace":
-            for changed in [event, *event.get("aliases", [])]:
-                values[changed["tensor"]] = changed["value"]
-                versions[changed["tensor"]] = changed["version"]
+    values, versions, _ = replayed(trace)
     namespace: dict = {}
     exec(SHARED_MEMORY, namespace)  # `import torch` here is PyTorch itself
     named = {name: t["id"] for t in trace["tensors"] for name in t["names"]}

@@ -209,7 +209,7 @@ function apply(ev: TraceEvent, s: State, idx: Index): StepInfo {
     }
     case "inplace": {
       for (const changed of [ev, ...(ev.aliases ?? [])]) {
-        s.values[changed.tensor] = changed.value;
+        if (changed.value) s.values[changed.tensor] = changed.value; // validate.ts resolved any same_as
         s.versions[changed.tensor] = changed.version;
         touched.push(changed.tensor);
       }

@@ -51,6 +51,19 @@ describe("trace validation", () => {
     expect(() => validateTrace({ status: "ok", tensors: [{ id: "t0", value: true }] })).toThrow(/a value should be/);
   });
 
+  it("gives an alias named same_as the value of the tensor or earlier alias it names", () => {
+    const w = { shape: [2, 1], dtype: "float32", data: [1, 2] };
+    const wt = { shape: [1, 2], dtype: "float32", data: [1, 2] };
+    const event = (aliases: unknown[]) => ({ kind: "inplace", tensor: "t0", node: null, version: 1, value: w, aliases });
+    const t = validateTrace({
+      status: "ok",
+      events: [event([{ tensor: "t1", version: 1, same_as: "t0" }, { tensor: "t2", version: 1, value: wt }, { tensor: "t3", version: 1, same_as: "t2" }])],
+    });
+    const aliases = (t.events[0] as { aliases: { tensor: string; value: unknown }[] }).aliases;
+    expect(aliases.map((a) => [a.tensor, a.value])).toEqual([["t1", w], ["t2", wt], ["t3", wt]]);
+    expect(() => validateTrace({ status: "ok", events: [event([{ tensor: "t1", version: 1, same_as: "t5" }])] })).toThrow(/not the event.s tensor or an alias before it/);
+  });
+
   it("keeps the hand-made fixtures valid", () => {
     expect(handMade("mul_sin").nodes.map((n) => n.name)).toEqual(["AccumulateGrad", "MulBackward0", "SinBackward0", "AddBackward0"]);
   });

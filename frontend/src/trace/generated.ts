@@ -145,12 +145,15 @@ export interface InplaceChanged {
   aliases?: Alias[];
 }
 /**
- * Another tensor whose values live in the same memory, as the in-place change left it.
+ * Another tensor whose values live in the same memory, as the in-place change left it: its
+ * `value`, or `same_as`, the event's tensor or an earlier alias that shows the same elements in
+ * the same order (whose value it therefore has).
  */
 export interface Alias {
   tensor: string;
   version: number;
-  value: number | ("NaN" | "Infinity" | "-Infinity") | ArrayValue;
+  value?: number | ("NaN" | "Infinity" | "-Infinity") | ArrayValue | null;
+  same_as?: string | null;
 }
 export interface Printed {
   kind: "print";

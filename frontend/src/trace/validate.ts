@@ -77,12 +77,20 @@ export function expandValue(v: unknown): ArrayValue | null {
 function expandEvent(ev: Obj): Obj {
   const withGrad = (o: unknown): Obj => ({ ...(o as Obj), grad: expandValue((o as Obj)["grad"]) });
   switch (ev["kind"]) {
-    case "inplace":
-      return {
-        ...ev,
-        value: expandValue(ev["value"]),
-        aliases: arr(ev["aliases"], "aliases").map((a) => ({ ...(a as Obj), value: expandValue((a as Obj)["value"]) })),
-      };
+    case "inplace": {
+      // An alias with `same_as` has the value of the event's tensor or of an earlier alias.
+      const value = expandValue(ev["value"]);
+      const seen = new Map<unknown, ArrayValue | null>([[ev["tensor"], value]]);
+      const aliases = arr(ev["aliases"], "aliases").map((a) => {
+        const alias = a as Obj;
+        const same = alias["same_as"];
+        const aliasValue = same === undefined || same === null ? expandValue(alias["value"]) : seen.get(same);
+        if (aliasValue === undefined) throw new TraceFormatError(`an alias is the same as ${JSON.stringify(same)}, which is not the event's tensor or an alias before it`);
+        seen.set(alias["tensor"], aliasValue);
+        return { ...alias, value: aliasValue };
+      });
+      return { ...ev, value, aliases };
+    }
     case "backward_begin":
       return { ...ev, roots: arr(ev["roots"], "backward roots").map(withGrad) };
     case "node_run":
