@@ -546,13 +546,15 @@ def _deepcopy_storage(data: np.ndarray, memo: dict) -> np.ndarray:
     root = data
     while isinstance(root.base, np.ndarray):
         root = root.base
-    if root is data or not (root.flags.c_contiguous or root.flags.f_contiguous):
+    if not (root.flags.c_contiguous or root.flags.f_contiguous):
         return np.array(data, copy=True, order="K")
     key = ("gradstep-storage", id(root))
     new_root = memo.get(key)
     if new_root is None:
         new_root = memo[key] = root.copy(order="K")
         memo.setdefault(id(memo), []).append(root)  # keeps id(root) from being reused meanwhile
+    if root is data:
+        return new_root
     offset = data.__array_interface__["data"][0] - root.__array_interface__["data"][0]
     try:  # the ndarray constructor checks the view fits inside the buffer
         return np.ndarray(data.shape, data.dtype, buffer=new_root, offset=offset, strides=data.strides)

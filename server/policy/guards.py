@@ -401,6 +401,14 @@ class _PrintCollector:
     def __call__(self, _getattr_: Any = None) -> "_PrintCollector":
         return self
 
+    # The snippet's `print` is a method of this collector: copying it must not copy the collector (a copy
+    # would count its output apart from the run's).
+    def __copy__(self) -> "_PrintCollector":
+        return self
+
+    def __deepcopy__(self, memo: Any) -> "_PrintCollector":
+        return self
+
     def _call_print(self, *objects: Any, sep: str | None = " ", end: str | None = "\n",
                     file: Any = None, flush: bool = False) -> None:
         if file is not None:
@@ -535,13 +543,14 @@ class Policy:
         self.facades = self._build_facades()
         self.torch = self.facades["torch"]
         # the importable modules besides torch (compiler.SINGLE_MODULE_ROOTS), each a facade
+        self.copy_as_is: list[Any] = [self]  # see below
         self.modules = {
             "math": Facade("math", {n: getattr(math, n) for n in dir(math) if not n.startswith("_")}),
             "warnings": Facade("warnings", warnfacade.facade_attrs()),
             "numpy": self._numpy_facade(),
             "io": Facade("io", IO_NAMES),
             "collections": Facade("collections", COLLECTIONS_NAMES),
-            "copy": Facade("copy", stdfacade.copy_attrs(self.check_value, (self,))),
+            "copy": Facade("copy", stdfacade.copy_attrs(self.check_value, self.copy_as_is)),
             "itertools": Facade("itertools", stdfacade.itertools_attrs()),
             "functools": Facade("functools", stdfacade.functools_attrs()),
             "time": Facade("time", stdfacade.time_attrs()),
@@ -552,6 +561,9 @@ class Policy:
         self._exposed_names = self._index_exposed()
         self.safe_builtin_ids = set()  # filled by builtins_dict()
         self.builtins = self.builtins_dict()
+        # what copy.copy / copy.deepcopy hand back as they are: the guards (the snippet's `type` is a method of
+        # this Policy, which a deep copy of the method would copy) and the builtins, as copy does with builtins
+        self.copy_as_is.extend(self.builtins.values())
         # the stdlib facades' C functions (time.time, functools.reduce) stay callable when read back from a
         # snippet's containers, as math's do
         self.safe_builtin_ids |= {id(v) for f in self.modules.values() if facade_name(f) in stdfacade.MODULES

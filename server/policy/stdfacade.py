@@ -3,8 +3,9 @@
 Each is a Facade holding an explicit list of names (never the real module), built by the Policy:
 - `copy.copy` / `copy.deepcopy` run the real copy protocol (so values equal plain Python's) with a private
   memo: a snippet cannot pass its own (after a deep copy the memo holds the originals' own `__dict__`s, where
-  an `__array_interface__` key would let NumPy read any address). The memo is seeded with the Policy, so a
-  copied guard (the snippet's `type`, `isinstance`...) stays itself. The protocol's own lookups
+  an `__array_interface__` key would let NumPy read any address). The memo is seeded with the Policy and the builtins,
+  so a copied guard (the snippet's `type`, `isinstance`...) stays itself, and `print`'s collector copies as
+  itself (a copy would count output apart from the run's). The protocol's own lookups
   (`__deepcopy__`, `__reduce_ex__`, `__setstate__`) reach only what classes define: snippets cannot define or
   set '_' names, and nn.Module never serves them from its registries. Grad_fn nodes refuse to be copied, as in
   PyTorch; a Facade copies like a module (TypeError); the result goes through the guards' value check.
@@ -69,16 +70,19 @@ def typing_attrs() -> dict[str, Any]:
     return _module_attrs(typing, TYPING_NAMES)
 
 
-def copy_attrs(check: Callable[[Any, Any, str], Any], memo_seed: tuple) -> dict[str, Any]:
-    """`copy` and `deepcopy`; `check(value, owner, name)` is the guards' value check."""
+def copy_attrs(check: Callable[[Any, Any, str], Any], as_is: list) -> dict[str, Any]:
+    """`copy` and `deepcopy`; `check(value, owner, name)` is the guards' value check, `as_is` the objects
+    copies keep as they are (the Policy and the snippet's builtins)."""
 
     def copy_(x: Any) -> Any:
+        if any(x is obj for obj in as_is):
+            return x
         return check(copy.copy(x), x, "copy")
 
     def deepcopy(x: Any, memo: Any = None) -> Any:
         if memo is not None:
             raise PolicyError("copy.deepcopy(x, memo) is not allowed: call copy.deepcopy(x)")
-        private = {id(obj): obj for obj in memo_seed}
+        private = {id(obj): obj for obj in as_is}
         return check(copy.deepcopy(x, private), x, "deepcopy")
 
     copy_.__name__ = copy_.__qualname__ = "copy"
