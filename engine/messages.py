@@ -42,6 +42,11 @@ REQUIRES_GRAD_NON_LEAF = (
     f"{LEAF_FLAGS_ONLY} If you want to use a computed variable in a subgraph that doesn't require "
     "differentiation use var_no_grad = var.detach()."
 )
+DEEPCOPY_NON_LEAF = (
+    "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.  "
+    "If you were attempting to deepcopy a module, this may be because of a torch.nn.utils.weight_norm usage, "
+    "see https://github.com/pytorch/pytorch/pull/103001"
+)
 REQUIRES_GRAD_DTYPE = "Only Tensors of floating point and complex dtype can require gradients"
 NUMPY_REQUIRES_GRAD = "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
 EMPTY_INPUTS = "`inputs` argument to `backward()` cannot be empty."

@@ -153,6 +153,10 @@ class Node:
     ctx: Any = None  # custom Function nodes have a ctx slot
     _plain = False  # a node of an op-table rule whose backward is rules.backward_node
 
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        # copy.copy / copy.deepcopy / pickling of a grad_fn: PyTorch's nodes cannot be pickled
+        raise TypeError(f"cannot pickle '{type(self).__name__}' object")
+
     def __init__(self) -> None:
         self._seq = next(_sequence)
         self._sv = None

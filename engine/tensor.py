@@ -335,6 +335,33 @@ class Tensor(metaclass=_TorchClass):
         self._requires_grad = False
         return self
 
+    def __deepcopy__(self, memo: dict) -> "Tensor":
+        """copy.deepcopy: graph leaves only; views copied together keep sharing one new storage, and the
+        grad is copied too (a Parameter's is not, as in PyTorch)."""
+        if self.grad_fn is not None:
+            raise RuntimeError(messages.DEEPCOPY_NON_LEAF)
+        if id(self) in memo:
+            return memo[id(self)]
+        if getattr(self, "is_sparse", False):
+            with grad_mode.no_grad():
+                new = self.clone()
+        else:
+            new = type(self)._make(_deepcopy_storage(self._data, memo))
+            _observe_new(new)
+        if self._requires_grad:
+            new._requires_grad = True
+        if self._grad is not None and not isinstance(self, Parameter):
+            new._grad = self._grad.__deepcopy__(memo)
+        memo[id(self)] = new
+        return new
+
+    def __copy__(self) -> "Tensor":
+        """copy.copy: a new leaf sharing the storage (PyTorch rebuilds it from its storage)."""
+        new = type(self)._make(self._data)
+        new._requires_grad = self._requires_grad
+        _observe_new(new, self)
+        return new
+
     @property
     def data(self) -> "Tensor":
         # Shares storage but not the version counter: changes through .data go unnoticed.
@@ -512,6 +539,27 @@ class Parameter(Tensor):
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
+
+
+def _deepcopy_storage(data: np.ndarray, memo: dict) -> np.ndarray:
+    """A copy of `data`; arrays viewing one buffer are copied as views of one new buffer (kept in `memo`)."""
+    root = data
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if not (root.flags.c_contiguous or root.flags.f_contiguous):
+        return np.array(data, copy=True, order="K")
+    key = ("gradstep-storage", id(root))
+    new_root = memo.get(key)
+    if new_root is None:
+        new_root = memo[key] = root.copy(order="K")
+        memo.setdefault(id(memo), []).append(root)  # keeps id(root) from being reused meanwhile
+    if root is data:
+        return new_root
+    offset = data.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    try:  # the ndarray constructor checks the view fits inside the buffer
+        return np.ndarray(data.shape, data.dtype, buffer=new_root, offset=offset, strides=data.strides)
+    except (TypeError, ValueError):
+        return np.array(data, copy=True, order="K")
 
 
 def _observe_new(t: Tensor, source: Any = None) -> None:

@@ -30,10 +30,13 @@ MAX_SOURCE_BYTES = 64 * 1024
 
 # Modules a snippet may import (and "from X import ..."). Whether a torch submodule really exists is
 # decided at run time by the facade; here only the shape of the name is checked.
-ALLOWED_IMPORT_ROOTS = ("torch", "numpy", "math", "warnings", "io", "collections")
+ALLOWED_IMPORT_ROOTS = ("torch", "numpy", "math", "warnings", "io", "collections", "copy", "random", "itertools",
+                        "functools", "time", "typing")
 # Roots that are a single module (no submodules); `io` gives only BytesIO and StringIO (see guards.py).
-SINGLE_MODULE_ROOTS = ("numpy", "math", "warnings", "io", "collections")
-IMPORTS_ALLOWED = "only torch (and its submodules), numpy, math, warnings, io and collections can be imported"
+SINGLE_MODULE_ROOTS = ("numpy", "math", "warnings", "io", "collections", "copy", "random", "itertools", "functools",
+                       "time", "typing")
+IMPORTS_ALLOWED = ("only torch (and its submodules), numpy, math, warnings, io, collections, copy, random, "
+                   "itertools, functools, time and typing can be imported")
 
 # Builtins a snippet cannot use; named here for a clear compile-time message (they are also absent
 # from the run-time builtins, so a reference that slips through is a NameError).

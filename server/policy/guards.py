@@ -46,7 +46,7 @@ from typing import Any, Callable
 import numpy as np
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 
-from . import arrays, npfacade, warnfacade
+from . import arrays, npfacade, stdfacade, warnfacade
 from .compiler import (
     ALLOWED_IMPORT_ROOTS,
     CLASS_SPECIAL_METHODS,
@@ -234,6 +234,7 @@ _REFUSED_VALUE_TYPES = (types.ModuleType, types.FrameType, types.CodeType, types
 
 
 _WARNINGS_STARTED = "__gradstep_warnings_started__"
+_RANDOM_FACADE = "__gradstep_random__"
 
 
 def _refuse(message: str) -> PolicyError:
@@ -279,6 +280,9 @@ class Facade:
 
     def __repr__(self) -> str:
         return f"<module '{self.__name}'>"
+
+    def __reduce_ex__(self, protocol: Any) -> Any:  # copy.copy / copy.deepcopy, as for a module
+        raise TypeError("cannot pickle 'module' object")
 
     def __dir__(self) -> list[str]:
         return sorted(self.__attrs)
@@ -327,6 +331,12 @@ class TypeName:
 
     __str__ = __repr__
 
+    def __copy__(self) -> "TypeName":  # copies of a class are the class itself
+        return self
+
+    def __deepcopy__(self, memo: Any) -> "TypeName":
+        return self
+
 
 class _Bound:
     """A callable handed to a snippet in place of an engine method (no attributes, fixed repr)."""
@@ -345,6 +355,12 @@ class _Bound:
 
     def __repr__(self) -> str:
         return self._shown
+
+    def __copy__(self) -> "_Bound":  # copies of a builtin function are the function itself
+        return self
+
+    def __deepcopy__(self, memo: Any) -> "_Bound":
+        return self
 
 
 class _WriteProxy:
@@ -383,6 +399,14 @@ class _PrintCollector:
         self._count = 0
 
     def __call__(self, _getattr_: Any = None) -> "_PrintCollector":
+        return self
+
+    # The snippet's `print` is a method of this collector: copying it must not copy the collector (a copy
+    # would count its output apart from the run's).
+    def __copy__(self) -> "_PrintCollector":
+        return self
+
+    def __deepcopy__(self, memo: Any) -> "_PrintCollector":
         return self
 
     def _call_print(self, *objects: Any, sep: str | None = " ", end: str | None = "\n",
@@ -519,18 +543,31 @@ class Policy:
         self.facades = self._build_facades()
         self.torch = self.facades["torch"]
         # the importable modules besides torch (compiler.SINGLE_MODULE_ROOTS), each a facade
+        self.copy_as_is: list[Any] = [self]  # see below
         self.modules = {
             "math": Facade("math", {n: getattr(math, n) for n in dir(math) if not n.startswith("_")}),
             "warnings": Facade("warnings", warnfacade.facade_attrs()),
             "numpy": self._numpy_facade(),
             "io": Facade("io", IO_NAMES),
             "collections": Facade("collections", COLLECTIONS_NAMES),
+            "copy": Facade("copy", stdfacade.copy_attrs(self.check_value, self.copy_as_is)),
+            "itertools": Facade("itertools", stdfacade.itertools_attrs()),
+            "functools": Facade("functools", stdfacade.functools_attrs()),
+            "time": Facade("time", stdfacade.time_attrs()),
+            "typing": Facade("typing", stdfacade.typing_attrs()),
         }
         self._kind_cache: dict[type, Any] = {}
         self._value_cache: dict[type, str] = {}
         self._exposed_names = self._index_exposed()
         self.safe_builtin_ids = set()  # filled by builtins_dict()
         self.builtins = self.builtins_dict()
+        # what copy.copy / copy.deepcopy hand back as they are: the guards (the snippet's `type` is a method of
+        # this Policy, which a deep copy of the method would copy) and the builtins, as copy does with builtins
+        self.copy_as_is.extend(self.builtins.values())
+        # the stdlib facades' C functions (time.time, functools.reduce) stay callable when read back from a
+        # snippet's containers, as math's do
+        self.safe_builtin_ids |= {id(v) for f in self.modules.values() if facade_name(f) in stdfacade.MODULES
+                                  for n in dir(f) if type(v := facade_get(f, n)) is types.BuiltinFunctionType}
 
     # -- facades --------------------------------------------------------------------------------
     def _engine_module(self, rel: str) -> types.ModuleType | None:
@@ -621,6 +658,11 @@ class Policy:
         shown[np.ndarray] = "numpy.ndarray"
         for cls in IO_NAMES.values():
             shown[cls] = f"{cls.__module__}.{cls.__qualname__}"  # _io.BytesIO, as Python names it
+        for f in self.modules.values():
+            for name in dir(f):
+                v = facade_get(f, name)
+                if isinstance(v, type) and facade_name(f) in stdfacade.MODULES:
+                    shown[v] = f"{v.__module__}.{v.__qualname__}"  # itertools.chain, functools.partial
         return shown
 
     def guarded_import(self, name: str, globals: Any = None, locals: Any = None,
@@ -633,7 +675,9 @@ class Policy:
             # what __import__ returns and reads sys.modules itself, so nothing is handed out here;
             # a snippet's own `import numpy...` never gets this far (refused at compile time).
             return None
-        if name in self.modules:
+        if name == "random":
+            module = self._run_random(globals)
+        elif name in self.modules:
             module = self.modules[name]
             if name == "warnings" and type(globals) is dict and not globals.get(_WARNINGS_STARTED):
                 globals[_WARNINGS_STARTED] = True  # once per run: a snippet's globals are fresh
@@ -649,6 +693,15 @@ class Policy:
             # sys.modules["<m.__name__>.x"], which is the real module of that name
             if type(item) is not str or not facade_has(module, item):
                 raise ImportError(f"cannot import name {item!r} from {facade_name(module)!r} (unknown location)")
+        return module
+
+    def _run_random(self, globals: Any) -> Facade:
+        """`import random`: one generator per run (kept in the snippet's globals, fresh for each run)."""
+        module = globals.get(_RANDOM_FACADE) if type(globals) is dict else None
+        if type(module) is not Facade:
+            module = Facade("random", stdfacade.random_attrs(self.check_value, self.check_setitem))
+            if type(globals) is dict:
+                globals[_RANDOM_FACADE] = module
         return module
 
     # -- NumPy and nn.Module capabilities ----------------------------------------------------------
@@ -1019,6 +1072,8 @@ class Policy:
             if not any(name in vars(c) for c in cls.__mro__):
                 # an attribute of the metaclass (`mro`): not the class's own API
                 raise PolicyError(f"'{cls.__name__}.{name}' is not allowed")
+            return self.check_value(getattr(cls, name), cls, name)
+        if name in stdfacade.CLASS_ATTRS.get(cls, ()):
             return self.check_value(getattr(cls, name), cls, name)
         if cls in SAFE_EXCEPTIONS:
             raise PolicyError(f"'{cls.__name__}.{name}' is not allowed")

@@ -1479,3 +1479,155 @@ for i, code in enumerate([
     "x = torch.ones(2, requires_grad=True)\nfor i in range(200000):\n    x = x.view(2)",
 ]):
     case("redteam6", f"sizes_{i:02d}", "import torch\n" + code, STOPPED)
+
+# --- the stdlib facades: copy, random, itertools, functools, time, typing -------------------------------------
+# copy.deepcopy's memo ends up holding the originals' own __dict__s (an `__array_interface__` key there lets NumPy
+# read any address), so a snippet never passes or sees one; the protocol's dunder lookups find only what classes
+# define; grad_fn nodes and modules cannot be copied; print's collector copies as itself.
+for i, code in enumerate([
+    "import copy, torch\nm = {}\ncopy.deepcopy(torch.nn.Linear(1, 1), m)\n"
+    "d = [v for v in m[id(m)] if type(v) == type({}) and 'training' in v][0]\nsecret = b'HELLO-SECRET-BYTES'\n"
+    "d['__array_interface__'] = {'shape': (48,), 'typestr': '|u1', 'data': (id(secret), True), 'version': 3}",
+    "import copy, torch\ncopy.deepcopy(torch.nn.Linear(1, 1), memo={})",
+    "import copy, torch, collections\ncopy.deepcopy([torch.ones(1)], collections.OrderedDict())",
+    "import copy, torch\nx = torch.ones(1)\nprint(copy.deepcopy(x, {id(x): torch}))",
+    "import copy, torch\nprint(copy.copy(torch))",
+    "import copy, torch\nprint(copy.deepcopy({'m': torch.nn}))",
+    "import copy\nprint(copy.deepcopy(copy))",
+    "import copy, torch\nx = torch.ones(1, requires_grad=True)\nprint(copy.deepcopy((x * 2).grad_fn))",
+    "import copy, torch\nx = torch.ones(1, requires_grad=True)\nprint(copy.copy((x * 2).grad_fn))",
+    "import copy, torch\nx = torch.ones(1, requires_grad=True)\nprint(copy.deepcopy((x * 2).grad_fn.next_functions))",
+    "import copy, torch\nx = torch.ones(1, requires_grad=True)\ny = copy.deepcopy(x * 2)",
+    "import copy, warnings\nprint(copy.copy(warnings.catch_warnings()))",
+    "import copy, warnings\nprint(copy.deepcopy([warnings.catch_warnings()]))",
+    "import copy\ndef g():\n    yield 1\nprint(copy.deepcopy([g()]))",
+    "import copy, torch\nprint(copy.deepcopy(torch.random.fork_rng()))",
+    "import copy, torch\nfrom collections import OrderedDict\nclass Grab(torch.nn.Module):\n    def forward(self, memo):\n"
+    "        return memo\ns = torch.nn.Sequential(OrderedDict([('__deepcopy__', Grab())]))\nprint(copy.deepcopy(s))",
+    "import copy, torch\npd = torch.nn.ParameterDict()\npd.update([('__reduce_ex__', torch.nn.Parameter(torch.ones(1)))])\n"
+    "print(copy.copy(pd))",
+    "import copy, torch\nm = torch.nn.Linear(1, 1)\nm.add_module('__setstate__', torch.nn.ReLU())\nprint(copy.deepcopy(m))",
+    "import copy, torch\nm = torch.nn.Linear(1, 1)\nsetattr(m, '__deepcopy__', print)\nprint(copy.deepcopy(m))",
+    "import copy\nclass A:\n    pass\na = A()\nsetattr(a, '__reduce_ex__', print)\nprint(copy.copy(a))",
+    "import copy\nclass A:\n    __deepcopy__ = print\nprint(copy.deepcopy(A()))",
+    "import copy\nclass A:\n    def __copy__(self):\n        return self\nprint(copy.copy(A()))",
+    "import copy\nprint(copy.deepcopy.__globals__)",
+    "import copy\nprint(getattr(copy.copy, '__closure__'))",
+    "import copy\nprint(copy.copy(copy.deepcopy).__code__)",
+    "import copy\nfrom copy import _reconstruct",
+    "import copy\nprint(copy.copyreg)",
+    "from copy import Error, dispatch_table",
+    "import copy\ns = '{0.__globals__}'\nprint(copy.deepcopy(s.format)(copy.copy))",
+    "import copy\np = copy.copy('{}'.format)\nprint(p.func, p.args)",
+    "import copy, torch\nclass M(torch.nn.ModuleDict):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.again = super().__init__\nm = M()\ncopy.deepcopy(m.again)({'__array_interface__': torch.nn.ReLU()})",
+    "import copy\nt = copy.deepcopy(type)\nprint(t('X', (), {}))",
+    "import copy, torch\nx = torch.ones(1)\nprint(copy.copy(x)._data)",
+    "import copy, torch\nx = torch.ones(1)\nprint(copy.deepcopy([x])[0].numpy().base)",
+]):
+    case("stdlib", f"copy_{i:02d}", code)
+case("stdlib", "copy_print_counts_with_the_run",
+     "import copy\np = copy.deepcopy(print)\nq = copy.copy(print)\nfor i in range(3000):\n    p('x' * 1000)\n"
+     "    q('y' * 1000)\n    print('z' * 1000)", STOPPED)
+case("stdlib", "copy_deep_recursion", "import copy\na = []\nfor i in range(100000):\n    a = [a]\ncopy.deepcopy(a)", STOPPED)
+case("stdlib", "copy_controls", """
+import copy, torch
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))
+best = copy.deepcopy(model.state_dict())
+target = copy.deepcopy(model)
+opt = torch.optim.Adam(model.parameters(), lr=0.1)
+model(torch.randn(5, 3)).sum().backward()
+opt.step()
+saved = copy.deepcopy(opt.state_dict())
+model.load_state_dict(best)
+x = torch.ones(3)
+a, b = copy.deepcopy([x, x[1:]])
+b[0] = 5
+print(torch.equal(target[0].weight, model[0].weight), sorted(saved['state'][0]), a.tolist(), x.tolist())
+print(copy.deepcopy(type) is type, copy.copy(print) is not None, copy.deepcopy([torch.float32, len]))
+""", OK)
+
+# random: one generator per run; what it picks is checked like seq[i], and it shuffles only what seq[i] = v may change
+for i, code in enumerate([
+    "import random, torch\nm = torch.nn.Linear(2, 2)\nrandom.shuffle(m.state_dict())",
+    "import random, torch\nw = torch.ones(1, requires_grad=True)\nopt = torch.optim.SGD([w], lr=0.1, momentum=0.9)\n"
+    "(w * 2).sum().backward()\nopt.step()\nrandom.shuffle(opt.state)",
+    "import random\nprint(random.Random(0).getstate())",
+    "import random\nprint(random.getstate())",
+    "import random\nrandom.setstate((3, tuple([0] * 624) + (10**9,), None))",
+    "import random\nprint(random.seed.__self__)",
+    "import random\nprint(getattr(random.randint, '__func__'))",
+    "import random\nprint(getattr(random.choice, '__globals__'))",
+    "import random\nfrom random import _inst",
+    "import random\nprint(random.SystemRandom().random())",
+    "import random\nprint(random._os)",
+    "import random.os",
+    "import random, torch\nrandom.seed(torch.ones(1))",
+    "import random\nprint(random.getrandbits(10**11))",
+]):
+    case("stdlib", f"random_{i:02d}", code)
+case("stdlib", "random_huge_choices", "import random\nprint(len(random.choices(range(10), k=10**9)))", STOPPED)
+case("stdlib", "random_controls", """
+import random
+random.seed(0)
+xs = list(range(10))
+random.shuffle(xs)
+print(random.random(), random.randint(1, 10), random.uniform(0, 1), random.gauss(0, 1), xs, random.choice(xs),
+      random.sample(xs, 3), random.choices(xs, k=2))
+""", OK)
+
+# itertools / functools / time / typing: only their listed names; what they call goes through the same guards
+for i, code in enumerate([
+    "import functools\nprint(functools.reduce(getattr, ['__class__', '__base__'], 1))",
+    "import itertools\nprint(list(itertools.starmap(getattr, [(len, '__self__')])))",
+    "import itertools\nprint(list(itertools.accumulate(['__class__', '__mro__'], getattr, initial=1)))",
+    "import itertools\nprint(itertools.chain.__reduce__)",
+    "import itertools\nprint(getattr(itertools.chain, 'mro'))",
+    "import itertools\nprint(getattr(itertools.chain.from_iterable, '__self__'))",
+    "import itertools\nclass C(itertools.chain):\n    pass",
+    "import itertools\nt = itertools.tee([1, 2])\nprint(t[0].__copy__())",
+    "import functools\ndef f():\n    pass\nfunctools.update_wrapper(f, f, assigned=('__globals__',))",
+    "import functools\nw = functools.wraps(len, assigned=('__self__',))",
+    "from functools import lru_cache",
+    "import functools\nprint(functools.cached_property)",
+    "import functools\nf = functools.partial(print)\nf.func = len",
+    "import functools\nprint(functools.partial(print).args)",
+    "import functools\nprint(functools.partial(functools.partial, print)(**{'__x': 1}))",
+    "import functools\nprint(functools.partial(type, 'X', (), {})())",
+    "import functools\nprint(functools.cmp_to_key(len)(1).obj)",
+    "import functools\nprint(functools.partial.__new__)",
+    "import functools\nprint(functools._functools)",
+    "import time\ntime.sleep(10)",
+    "import time\nprint(getattr(time.time, '__self__'))",
+    "import time\nd = {'t': time.perf_counter}\nprint(d['t'].__self__)",
+    "from time import process_time, time_ns",
+    "import typing\nprint(typing.NamedTuple('P', [('x', int)]))",
+    "from typing import TypeVar",
+    "import typing\nprint(typing.Type[int]('X', (), {}))",
+    "import typing\nclass P(typing.Any):\n    pass",
+    "import typing\nclass P(typing.List[int]):\n    pass",
+    "import typing\nprint(typing.List.__origin__)",
+    "import typing\nprint(typing.get_type_hints)",
+    "import typing.io",
+]):
+    case("stdlib", f"tools_{i:02d}", code)
+for i, code in enumerate([
+    "import itertools\nprint(len(list(itertools.product(range(10**5), repeat=10**5))))",
+    "import itertools\nprint(len(list(itertools.permutations(range(50)))))",
+    "import functools, itertools\nprint(functools.reduce(lambda a, b: a + b, itertools.count()))",
+    "import itertools\nprint(len(itertools.tee([1], 10**9)))",
+]):
+    case("stdlib", f"tools_sizes_{i:02d}", code, STOPPED)
+case("stdlib", "tools_controls", """
+import itertools, functools, time, torch
+from typing import List, Optional, Dict, Tuple
+def f(x: List[int], y: Optional[Dict[str, int]] = None) -> Tuple[int, int]:
+    return (sum(x), 0)
+t0 = time.perf_counter()
+add = functools.partial(torch.add, alpha=2)
+timers = {'t': time.perf_counter, 'r': functools.reduce}
+print(list(itertools.product([0.1, 0.01], [16, 32])), list(itertools.chain.from_iterable([[1], [2]])),
+      add(torch.ones(2), torch.ones(2)), functools.reduce(lambda a, b: a * b, [1, 2, 3]), f([1, 2]),
+      time.perf_counter() >= t0, timers['r'](max, [1, 3, 2]), List[int])
+""", OK)
