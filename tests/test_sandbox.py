@@ -113,6 +113,15 @@ def test_trace_size_cap():
         assert_healthy(small)
 
 
+def test_a_trace_over_the_size_cap_keeps_what_was_printed():
+    code = ("import torch\nprint('started')\nx = torch.ones(3, requires_grad=True)\n"
+            "for i in range(3000):\n    x = x * 1.0\n")
+    with Sandbox(workers=1, timeout_s=TIMEOUT, max_trace_bytes=64 * 1024) as small:
+        t = trace_of(small.run(code))
+        assert t["status"] == "limit" and "size limit (0.0625 MiB)" in t["error"]["message"], t["error"]
+        assert t["stdout"] == "started\n"
+
+
 def _zygote_children(sb: Sandbox) -> list[int]:
     pid = sb.zygote_pid
     kids = []

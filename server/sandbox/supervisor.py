@@ -94,7 +94,7 @@ class Sandbox:
         queue: int | None = None,
         timeout_s: float = 5.0,
         memory_mb: int = 512,
-        max_trace_bytes: int = 8 * 1024 * 1024,
+        max_trace_bytes: int | None = None,
         max_source_bytes: int = MAX_SOURCE_BYTES,
         nofile: int = 32,
         recursion_limit: int = 1000,
@@ -119,7 +119,9 @@ class Sandbox:
         self.timeout_s = float(timeout_s)
         self.max_timeout_s = float(max_timeout_s) if max_timeout_s else max(self.timeout_s, 2 * self.timeout_s)
         self.memory_mb = int(memory_mb)
-        self.max_trace_bytes = int(max_trace_bytes)
+        # The recorder keeps a trace under its limits' max_trace_bytes; the zygote stops one that is not.
+        self.max_trace_bytes = int(max_trace_bytes or (limits or {}).get("max_trace_bytes", 8 * 1024 * 1024))
+        limits = {**(limits or {}), "max_trace_bytes": self.max_trace_bytes}
         self.max_source_bytes = int(max_source_bytes)
         self.kill_grace_s = float(kill_grace_s)
         self.start_timeout_s = float(start_timeout_s)

@@ -56,9 +56,10 @@ def encode(trace: dict) -> bytes:
         return json.dumps(json.loads(text), separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
 
-def encode_status(code: str, status: str, message: str, error_type: str = "LimitExceeded") -> bytes:
+def encode_status(code: str, status: str, message: str, error_type: str = "LimitExceeded",
+                  stdout: str = "") -> bytes:
     try:
-        return encode(status_trace(code, status, message, error_type))
+        return encode(status_trace(code, status, message, error_type, stdout))
     except Exception:  # pragma: no cover - code with unencodable content
         return encode(status_trace("", status, message, error_type))
 

@@ -343,10 +343,14 @@ class Zygote:
         except BaseException as e:  # noqa: BLE001
             return traces.encode_status(code, "error", f"internal error while encoding the trace: "
                                         f"{type(e).__name__}", "InternalError")
-        if len(payload) > self.max_trace_bytes:
-            return traces.encode_status(
-                code, "limit", f"the run was stopped: the trace exceeds the size limit "
-                f"({self.max_trace_bytes // (1024 * 1024)} MiB)", "LimitExceeded")
+        if len(payload) > self.max_trace_bytes:  # the graph is dropped; what the snippet printed is kept
+            message = (f"the run was stopped: the trace exceeds the size limit "
+                       f"({self.max_trace_bytes / (1024 * 1024):g} MiB)")
+            stdout = trace.get("stdout")
+            payload = traces.encode_status(code, "limit", message, "LimitExceeded",
+                                           stdout if isinstance(stdout, str) else "")
+            if len(payload) > self.max_trace_bytes:
+                payload = traces.encode_status(code, "limit", message, "LimitExceeded")
         return payload
 
     # -- serving ---------------------------------------------------------------------------------
