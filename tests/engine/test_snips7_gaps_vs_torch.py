@@ -48,6 +48,76 @@ print(isinstance(node, BackwardCFunction), isinstance(node, torch.autograd.graph
 y.sum().backward()
 print(x.grad)
 """,
+    "integer_and_empty_input_errors": """
+F = torch.nn.functional
+run("softmax long", lambda: torch.tensor([1, 2]).softmax(0))
+run("softmax dim0", lambda: torch.tensor([[1, 2]]).softmax(0))
+run("log_softmax dim0", lambda: torch.tensor([[1, 2]]).log_softmax(0))
+run("softmax bool", lambda: torch.tensor([True]).softmax(0))
+run("softmax int32 0-d", lambda: torch.tensor(3, dtype=torch.int32).softmax(0))
+run("softmax dtype", lambda: torch.tensor([[1, 2]]).softmax(0, dtype=torch.float64))
+run("F.softmax", lambda: F.softmax(torch.tensor([1, 2]), dim=-1))
+run("cross_entropy int logits", lambda: F.cross_entropy(torch.tensor([[1, 2]]), torch.tensor([0])))
+run("softmax float", lambda: torch.tensor([1.0, 2.0]).softmax(0))
+for name in ["argmax", "argmin"]:
+    for make in ["torch.zeros(0)", "torch.zeros(0, 2)", "torch.zeros(2, 0)", "torch.tensor(3.)", "torch.zeros(2)"]:
+        for kw in [{}, {"dim": 0}, {"dim": -1}, {"dim": 1, "keepdim": True}]:
+            run(f"{name} {make} {kw}", lambda: getattr(eval(make), name)(**kw))
+run("index_select float", lambda: torch.arange(6).index_select(0, torch.tensor([1.0])))
+run("index_select bool", lambda: torch.arange(6).index_select(0, torch.tensor([True])))
+run("index_select int16", lambda: torch.arange(6).index_select(0, torch.tensor([1], dtype=torch.int16)))
+run("index_select int32", lambda: torch.arange(6.).index_select(0, torch.tensor([1], dtype=torch.int32)))
+m = torch.tensor([True, False])
+for dt in [torch.long, torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool, torch.float32]:
+    for v in [3.7, -3.9, -1, 300, True, float("nan"), float("inf"), 2 ** 40]:
+        run(f"masked_fill {dt} {v}", lambda: torch.zeros(2, dtype=dt).masked_fill(m, v))
+        run(f"masked_fill_ {dt} {v}", lambda: torch.zeros(2, dtype=dt).masked_fill_(m, v))
+x = torch.arange(6).reshape(2, 3)
+for args in [(0,), (0, 1), ((0, 1),), ([1],), (-1, 0), (0, 0), (2,)]:
+    run(f"flip {args}", lambda: x.flip(*args))
+run("flip dims=", lambda: x.flip(dims=(1,)))
+""",
+    "autograd_functional_argument_checks": """
+AF = torch.autograd.functional
+a = torch.tensor([1.0, 2.0])
+s = torch.tensor(3.0)
+run("jac float out", lambda: AF.jacobian(lambda x: 3.0, s))
+run("jac list out", lambda: AF.jacobian(lambda x: [x, x], a))
+run("jac tuple with int", lambda: AF.jacobian(lambda x: (x, 1), a))
+run("jac list input", lambda: AF.jacobian(lambda x: x, [a]))
+run("jac float input", lambda: AF.jacobian(lambda x: x, 1.0))
+run("jac tuple input bad", lambda: AF.jacobian(lambda x, y: x, (a, 2)))
+run("hess nonscalar", lambda: AF.hessian(lambda x: x ** 2, a))
+run("hess tuple out", lambda: AF.hessian(lambda x: (x.sum(),), a))
+run("hess ok", lambda: AF.hessian(lambda x: (x ** 3).sum(), a))
+run("hess one-element", lambda: AF.hessian(lambda x: (x ** 3).sum().reshape(1, 1), a))
+run("hess strict linear", lambda: AF.hessian(lambda x: x.sum(), a, strict=True))
+run("hess strict ok", lambda: AF.hessian(lambda x: (x ** 3).sum(), a, strict=True))
+run("hess strict const", lambda: AF.hessian(lambda x: torch.tensor(1.0), a, strict=True))
+run("vjp v None nonscalar", lambda: AF.vjp(lambda x: x * 2, a))
+run("vjp v None scalar", lambda: AF.vjp(lambda x: (x * 2).sum(), a))
+run("vjp v wrong size", lambda: AF.vjp(lambda x: x * 2, a, torch.ones(3)))
+run("vjp v tuple len", lambda: AF.vjp(lambda x: (x, x), a, (torch.ones(2),)))
+run("vjp v tuple size", lambda: AF.vjp(lambda x: (x, x), a, (torch.ones(2), torch.ones(1))))
+run("vjp v two for one", lambda: AF.vjp(lambda x: x, a, (torch.ones(2), torch.ones(2))))
+run("vjp v float", lambda: AF.vjp(lambda x: x, a, 1.0))
+run("jvp v None", lambda: AF.jvp(lambda x: x * 2, a))
+run("jvp v None scalar", lambda: AF.jvp(lambda x: x * 2, s))
+run("jvp v wrong size", lambda: AF.jvp(lambda x: x * 2, a, torch.ones(3)))
+run("vhp v None", lambda: AF.vhp(lambda x: (x ** 3).sum(), a))
+run("vhp nonscalar", lambda: AF.vhp(lambda x: x ** 3, a, torch.ones(2)))
+run("hvp nonscalar", lambda: AF.hvp(lambda x: x ** 3, a, torch.ones(2)))
+run("hvp tuple out", lambda: AF.hvp(lambda x: (x.sum(),), a, torch.ones(2)))
+run("hvp v None scalar", lambda: AF.hvp(lambda x: x ** 3, s))
+run("hvp ok", lambda: AF.hvp(lambda x: (x ** 3).sum(), a, torch.ones(2)))
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+u = torch.ones(1, requires_grad=True)
+run("grad materialize allow_unused False", lambda: torch.autograd.grad((x * 2).sum(), [x, u], materialize_grads=True, allow_unused=False))
+run("grad materialize allow_unused True", lambda: torch.autograd.grad((x * 2).sum(), [x, u], materialize_grads=True, allow_unused=True))
+run("bool empty", lambda: bool(torch.tensor([])))
+run("bool two", lambda: bool(torch.tensor([1, 2])))
+run("if empty", lambda: 1 if torch.zeros(0, 3) else 0)
+""",
 }
 
 
