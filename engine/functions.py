@@ -1142,7 +1142,24 @@ def masked_fill(input: Tensor, mask: Any, value: Any) -> Tensor:
         _check_fill_value(value)
         return apply(ops.MASKED_FILL_TENSOR, (input, value), {"mask": m})
     check_fill_number(value, "masked_fill")
-    return apply(ops.MASKED_FILL, (input,), {"mask": m, "value": value})
+    return apply(ops.MASKED_FILL, (input,), {"mask": m, "value": fill_value(value, input._data.dtype)})
+
+
+def fill_value(value: Any, dt: np.dtype) -> Any:
+    """A number written into an integer or bool tensor, converted to its dtype as PyTorch does (3.7 -> 3)."""
+    if dt.kind not in "biu" or isinstance(value, (bool, np.bool_)):
+        return value
+    if dt.kind == "b":
+        return bool(value)
+    info = np.iinfo(dt)
+    # c10's overflow check lets an integer wrap into an unsigned type down to -max (-1 -> 255)
+    low = -info.max if dt.kind == "u" and isinstance(value, (int, np.integer)) else info.min
+    if not math.isfinite(value) or not low <= math.trunc(value) <= info.max:
+        if isinstance(value, int) and not -2 ** 63 <= value < 2 ** 64:
+            raise OverflowError("int too big to convert")
+        names = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
+        raise RuntimeError(f"value cannot be converted to type {names.get(dt.name, dt.name)} without overflow")
+    return np.asarray(math.trunc(value)).astype(dt)[()]
 
 
 def check_mask(m: np.ndarray) -> None:
@@ -1284,21 +1301,32 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     return apply(ops.AMIN, (input,), {"dim": dims, "keepdim": keepdim})
 
 
+def _check_arg_reduction(name: str, input: Tensor, dim: Any) -> None:
+    """argmax/argmin over nothing: PyTorch's IndexError (no dim given, or the dim has size 0)."""
+    if dim is None:
+        if input._data.size == 0:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        return
+    d = _wrap_dim(dim, input._data.ndim)
+    if input._data.ndim and input._data.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     if input._data.dtype.kind == "c":
         raise RuntimeError("argmax(): does not support complex input")
+    _check_arg_reduction("argmax", input, dim)
     if dim is None:
         return _constant(np.asarray(np.argmax(input._data), np.int64))
-    _wrap_dim(dim, input._data.ndim)
     return _constant(np.argmax(input._data, axis=dim, keepdims=keepdim).astype(np.int64))
 
 
 def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     if input._data.dtype.kind == "c":
         raise RuntimeError("argmin(): does not support complex input")
+    _check_arg_reduction("argmin", input, dim)
     if dim is None:
         return _constant(np.asarray(np.argmin(input._data), np.int64))
-    _wrap_dim(dim, input._data.ndim)
     return _constant(np.argmin(input._data, axis=dim, keepdims=keepdim).astype(np.int64))
 
 
@@ -1394,16 +1422,16 @@ def _scan(rule: Rule, input: Tensor, dim: int, dtype: Any) -> Tensor:
 def softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     if dtype is not None:
         input = input.to(dtype)
-    return apply(ops.SOFTMAX, (input,), {"dim": _softmax_dim(input, dim)})
+    return apply(ops.SOFTMAX, (input,), {"dim": _softmax_dim(input, dim, "softmax")})
 
 
 def log_softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     if dtype is not None:
         input = input.to(dtype)
-    return apply(ops.LOG_SOFTMAX, (input,), {"dim": _softmax_dim(input, dim)})
+    return apply(ops.LOG_SOFTMAX, (input,), {"dim": _softmax_dim(input, dim, "log_softmax")})
 
 
-def _softmax_dim(input: Tensor, dim: Any) -> int:
+def _softmax_dim(input: Tensor, dim: Any, kernel: str = "") -> int:
     if dim is None:
         import warnings
 
@@ -1412,7 +1440,12 @@ def _softmax_dim(input: Tensor, dim: Any) -> int:
             "as an argument.", UserWarning, stacklevel=4,
         )
         dim = 0 if input._data.ndim in (0, 1, 3) else 1
-    _wrap_dim(dim, input._data.ndim)  # range check; the node keeps the dim as given, like PyTorch's
+    d = _wrap_dim(dim, input._data.ndim)  # range check; the node keeps the dim as given, like PyTorch's
+    dt = input._data.dtype
+    if kernel and dt.kind in "biu":  # PyTorch's CPU kernels have no integer or bool versions
+        last = input._data.ndim == 0 or d == input._data.ndim - 1
+        name = f"{kernel}_lastdim_kernel_impl" if last else f"{kernel}_kernel_impl"
+        raise NotImplementedError(f'"{name}" not implemented for \'{dtypes.from_numpy(dt).legacy}\'')
     return dim
 
 
@@ -1579,6 +1612,8 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     d = _wrap_dim(dim, input._data.ndim)
     idx = np.asarray(_raw(index))
+    if idx.dtype not in (np.int32, np.int64):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     size = input._data.shape[d] if input._data.ndim else 1
     if idx.size and ((idx < 0) | (idx >= size)).any():
         if d == 1 and input._data.ndim > 1:  # PyTorch's CPU kernel for dim 1 checks with its own message

@@ -75,7 +75,14 @@ def _masked_fill_(self: Tensor, mask: Any, value: Any) -> Tensor:
         f._check_fill_value(value)
         return f._inplace(self, ops.MASKED_FILL_TENSOR, (value,), {"mask": m})
     f.check_fill_number(value, "masked_fill_")
-    return f._inplace(self, ops.MASKED_FILL, (), {"mask": m, "value": value})
+    return f._inplace(self, ops.MASKED_FILL, (), {"mask": m, "value": f.fill_value(value, self._data.dtype)})
+
+
+def _flip(self: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
+    """Tensor.flip takes the dims as one sequence or spread out: x.flip(0, 1) == x.flip((0, 1))."""
+    if not dims:
+        return f.flip(self, **kwargs)
+    return f.flip(self, dims[0] if len(dims) == 1 else dims, **kwargs)
 
 
 def _type(self: Tensor, dtype: Any = None) -> Any:
@@ -193,7 +200,7 @@ METHODS = {
     "view": f.view, "view_as": f.view_as, "reshape": f.reshape, "reshape_as": f.reshape_as,
     "flatten": f.flatten, "expand": f.expand, "expand_as": f.expand_as, "t": f.t,
     "transpose": f.transpose, "swapaxes": f.transpose, "permute": f.permute, "unsqueeze": f.unsqueeze,
-    "squeeze": f.squeeze, "contiguous": f.contiguous, "repeat": f.repeat, "flip": f.flip,
+    "squeeze": f.squeeze, "contiguous": f.contiguous, "repeat": f.repeat, "flip": _flip,
     "narrow": f.narrow, "select": f.select, "gather": f.gather, "index_select": f.index_select,
     "scatter": f.scatter, "scatter_": f.scatter_, "scatter_add": f.scatter_add, "scatter_add_": f.scatter_add_,
     "take_along_dim": f.take_along_dim, "unbind": f.unbind, "split": f.split, "chunk": f.chunk,

@@ -628,7 +628,11 @@ def _norm_grad(F: Any, g: Any, dim: Any, keepdim: bool, ord: Any, result: Any, s
         return gu * F.sign(self) * mask / counts
     if ord == 2:
         return F.where(ru == 0, 0.0, gu * self / ru)
-    return F.where(ru == 0, 0.0, gu * self * F.abs(self) ** (ord - 2) / ru ** (ord - 1))
+    if ord < 1:  # PyTorch zeroes |x|^(p-1) where x == 0 (it is inf there)
+        scaled = F.sign(self) * F.where(self == 0, 0.0, F.abs(self) ** (ord - 1))
+        return scaled * gu * ru ** (1 - ord)
+    scaled = F.sign(self) * F.abs(self) ** (ord - 1) if ord < 2 else self * F.abs(self) ** (ord - 2)
+    return F.where(ru == 0, 0.0, gu * scaled / ru ** (ord - 1))
 
 
 def _softmax(a: Any, dim: int) -> Any:

@@ -452,7 +452,8 @@ class Tensor(metaclass=_TorchClass):
     def __bool__(self) -> bool:
         if self._data.size != 1:
             raise RuntimeError(
-                "Boolean value of Tensor with more than one value is ambiguous"
+                f"Boolean value of Tensor with {'no values' if self._data.size == 0 else 'more than one value'} "
+                "is ambiguous"
             )
         return bool(self._data.reshape(()).item())
 

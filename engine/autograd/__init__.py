@@ -149,6 +149,9 @@ def grad(
     inputs_t = _as_tuple(inputs)
     if not inputs_t:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
+                         "allow_unused=False.")
     if retain_graph is None:
         retain_graph = create_graph
     if is_grads_batched:

@@ -140,6 +140,15 @@ class CustomNode(Node):
         return tuple(results)
 
 
+class BackwardCFunction(CustomNode):
+    """The common base of every custom Function's `<Name>Backward` node class, named as in PyTorch."""
+
+    __slots__ = ()
+
+
+BackwardCFunction.__module__ = "torch.autograd.function"
+
+
 def _to_input_dtype(g: Any, edge: tuple) -> Any:
     """A custom backward's gradient in the dtype of the input it is for (PyTorch's validate_outputs casts
     it): the next node's formulas build NumPy views from the dtype they expect (a complex input's real view)."""
@@ -161,7 +170,7 @@ class FunctionMeta(type):
     def __init__(cls, name: str, bases: tuple, namespace: dict) -> None:
         super().__init__(name, bases, namespace)
         cls._backward_cls = type(
-            f"{name}Backward", (CustomNode,), {"__slots__": (), "function": cls, "__module__": "torch.autograd.function"}
+            f"{name}Backward", (BackwardCFunction,), {"__slots__": (), "function": cls, "__module__": "torch.autograd.function"}
         )
 
 

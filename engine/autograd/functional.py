@@ -16,6 +16,51 @@ def _as_tuple(x: Any) -> tuple[bool, tuple]:
     return True, tuple(x)
 
 
+def _checked(x: Any, arg_name: str, fn_name: str) -> tuple[bool, tuple]:
+    """PyTorch's _as_tuple with names: a Tensor or a tuple of Tensors (a list counts as one value)."""
+    is_tuple = isinstance(x, tuple)
+    items = x if is_tuple else (x,)
+    for i, el in enumerate(items):
+        if not isinstance(el, Tensor):
+            where = f"value at index {i}" if is_tuple else f"given {arg_name}"
+            raise TypeError(f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors but "
+                            f"the {where} has type {type(el)}.")
+    return is_tuple, items
+
+
+_OUTPUTS = "outputs of the user-provided function"
+
+
+def _validate_v(v: Any, other: tuple, is_other_tuple: bool, fn_name: str) -> tuple:
+    """PyTorch's checks of a vector v against the outputs (vjp) or inputs (jvp, vhp, hvp) it pairs with."""
+    _, vs = _checked(v, "v", fn_name)
+    if len(vs) != len(other):
+        if is_other_tuple:
+            raise RuntimeError(f"v is a tuple of invalid length: should be {len(other)} but got {len(vs)}.")
+        raise RuntimeError("The given v should contain a single Tensor.")
+    for i, (a, b) in enumerate(zip(vs, other)):
+        if a.shape != b.shape:
+            prepend = f"Entry {i} in " if is_other_tuple else ""
+            raise RuntimeError(f"{prepend}v has invalid size: should be {b.shape} but got {a.shape}.")
+    return vs
+
+
+def _v_none_for_inputs(ins: tuple) -> None:
+    if len(ins) != 1 or ins[0].numel() != 1:
+        raise RuntimeError("The vector v can only be None if the input to the user-provided function is a single "
+                           "Tensor with a single element.")
+
+
+def _single_output(outputs: Any, fn_name: str, strict: bool) -> None:
+    """hessian, vhp and hvp need a function returning one Tensor of one element."""
+    is_tuple, outs = _checked(outputs, _OUTPUTS, fn_name)
+    _check_outputs(outs, strict)
+    if is_tuple:
+        raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
+    if outputs.numel() != 1:
+        raise RuntimeError(f"The Tensor returned by the function given to {fn_name} should contain a single element")
+
+
 def _prepare(inputs: tuple, create_graph: bool) -> tuple:
     out = []
     for t in inputs:
@@ -58,11 +103,11 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
              vectorize: bool = False, strategy: str = "reverse-mode") -> Any:
     from engine import functions as f
 
-    tuple_in, ins = _as_tuple(inputs)
+    tuple_in, ins = _checked(inputs, "inputs", "jacobian")
     with enable_grad():
         ins = _prepare(ins, create_graph)
         outputs = func(*ins)
-        tuple_out, outs = _as_tuple(outputs)
+        tuple_out, outs = _checked(outputs, _OUTPUTS, "jacobian")
         _check_outputs(outs, strict)
         if strict and vectorize:
             raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
@@ -99,25 +144,36 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
 
 def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False,
             vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode") -> Any:
-    tuple_in, ins = _as_tuple(inputs)
+    tuple_in, ins = _checked(inputs, "inputs", "hessian")
 
     def gradient(*xs: Tensor) -> Any:
         out = func(*xs)
+        _single_output(out, "hessian", strict)
         grads = _grad(out, xs, None, True)
         grads = tuple(g if g is not None else _zeros_for(x) for g, x in zip(grads, xs))
+        for i, g in enumerate(grads):
+            if strict and not g.requires_grad:
+                raise RuntimeError(
+                    f"While computing the hessian, found that the jacobian of the user-provided function with respect "
+                    f"to input {i} is independent of the input. This is not allowed in strict mode. You should ensure "
+                    "that your function is twice differentiable and that the jacobian depends on the inputs (this "
+                    "would be violated by a linear function for example).")
         return grads if tuple_in else grads[0]
 
-    return jacobian(gradient, inputs, create_graph=create_graph)
+    return jacobian(gradient, inputs, create_graph=create_graph, strict=strict)
 
 
 def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
-    tuple_in, ins = _as_tuple(inputs)
+    tuple_in, ins = _checked(inputs, "inputs", "vjp")
     with enable_grad():
         ins = _prepare(ins, create_graph)
         outputs = func(*ins)
-        _, outs = _as_tuple(outputs)
+        tuple_out, outs = _checked(outputs, _OUTPUTS, "vjp")
         _check_outputs(outs, strict)
-        vs = None if v is None else _as_tuple(v)[1]
+        if v is None and (len(outs) != 1 or outs[0].numel() != 1):
+            raise RuntimeError("The vector v can only be None if the user-provided function returns a single Tensor "
+                               "with a single element.")
+        vs = None if v is None else _validate_v(v, outs, tuple_out, "vjp")
         grads = _grad(outs, ins, vs, create_graph)
         for i, g in enumerate(grads):
             if strict and g is None:
@@ -131,12 +187,16 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
 
 def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
     """Forward-mode product through the double-vjp trick (as PyTorch's functional.jvp does)."""
-    tuple_in, ins = _as_tuple(inputs)
-    vs = _as_tuple(v)[1] if v is not None else tuple(Tensor._make(np.ones_like(x._data)) for x in ins)
+    tuple_in, ins = _checked(inputs, "inputs", "jvp")
+    if v is None:
+        _v_none_for_inputs(ins)
+    vs = _validate_v(v, ins, tuple_in, "jvp") if v is not None else \
+        tuple(Tensor._make(np.ones_like(x._data)) for x in ins)
     with enable_grad():
         ins = _prepare(ins, create_graph)
         outputs = func(*ins)
-        tuple_out, outs = _as_tuple(outputs)
+        tuple_out, outs = _checked(outputs, _OUTPUTS, "jvp")
+        _check_outputs(outs, strict)
         dummies = tuple(Tensor._make(np.zeros_like(o._data)).requires_grad_(True) for o in outs)
         grads = _grad(outs, ins, dummies, True)
         pairs = [(g, vv) for g, vv in zip(grads, vs) if g is not None]
@@ -146,12 +206,17 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
     return out_value, (result if tuple_out else result[0])
 
 
-def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
-    tuple_in, ins = _as_tuple(inputs)
-    vs = _as_tuple(v)[1] if v is not None else tuple(Tensor._make(np.ones_like(x._data)) for x in ins)
+def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False,
+        _name: str = "vhp") -> tuple:
+    tuple_in, ins = _checked(inputs, "inputs", _name)
+    if v is None:
+        _v_none_for_inputs(ins)
+    vs = _validate_v(v, ins, tuple_in, _name) if v is not None else \
+        tuple(Tensor._make(np.ones_like(x._data)) for x in ins)
     with enable_grad():
         ins = _prepare(ins, create_graph)
         out = func(*ins)
+        _single_output(out, _name, strict)
         grads = _grad(out, ins, None, True)
         pairs = [(g, vv) for g, vv in zip(grads, vs) if g is not None]
         hv = _grad(tuple(g for g, _ in pairs), ins, tuple(vv for _, vv in pairs), create_graph)
@@ -161,4 +226,4 @@ def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
 
 def hvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
     # For twice-differentiable functions the Hessian is symmetric, so H v equals v H.
-    return vhp(func, inputs, v, create_graph, strict)
+    return vhp(func, inputs, v, create_graph, strict, _name="hvp")
