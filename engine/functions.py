@@ -1472,7 +1472,7 @@ def getitem(self: Tensor, key: Any) -> Tensor:
     dim = 0
     advanced: dict[int, Any] = {}
     applied = False
-    for k in key:
+    for position, k in enumerate(key):
         if k is Ellipsis:
             dim += self._data.ndim - consumed
         elif k is None:
@@ -1506,15 +1506,15 @@ def getitem(self: Tensor, key: Any) -> Tensor:
                 advanced[dim] = array.astype(np.int64)
                 dim += 1
         else:
-            out = select(out, dim, _integer_index(k))
+            index = _integer_index(k)
+            size = out._data.shape[dim]
+            if not -size <= index < size:  # PyTorch names the index's position in the key, not the tensor dim
+                raise IndexError(f"index {index} is out of bounds for dimension {position} with size {size}")
+            out = select(out, dim, index)
             applied = True
     if advanced:
         indices = tuple(advanced.get(d) for d in range(builtins.max(advanced) + 1))
-        for d, idx in advanced.items():
-            size = out._data.shape[d]
-            if idx.size and (idx.max() >= size or idx.min() < -size):
-                bad = int(idx.max() if idx.max() >= size else idx.min())
-                raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {size}")
+        _check_advanced_bounds(advanced, out._data.shape)
         return apply(ops.INDEX, (out,), {"indices": indices})
     if not applied:
         return apply(ops.ALIAS, (out,))
@@ -1522,6 +1522,21 @@ def getitem(self: Tensor, key: Any) -> Tensor:
 
 
 INT64_MAX = 9223372036854775807
+
+
+def _check_advanced_bounds(advanced: dict[int, Any], shape: tuple[int, ...]) -> None:
+    """PyTorch's index kernel walks the broadcast index positions in order and, at each, the index tensors in order;
+    its error names the first bad entry and that tensor's ordinal among the index tensors."""
+    dims = sorted(advanced)
+    if not builtins.any(a.size and (a.max() >= shape[d] or a.min() < -shape[d]) for d, a in advanced.items()):
+        return
+    arrays = np.broadcast_arrays(*(advanced[d] for d in dims))
+    bad = np.stack([(a >= shape[d]) | (a < -shape[d]) for d, a in zip(dims, arrays)]).reshape(len(dims), -1)
+    flat = int(np.argmax(bad.any(axis=0)))
+    ordinal = int(np.argmax(bad[:, flat]))
+    d = dims[ordinal]
+    value = int(arrays[ordinal].reshape(-1)[flat])
+    raise IndexError(f"index {value} is out of bounds for dimension {ordinal} with size {shape[d]}")
 
 
 def _integer_index(k: Any) -> int:

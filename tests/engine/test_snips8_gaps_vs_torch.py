@@ -1,0 +1,33 @@
+"""Gaps found by the eighth snippet sweep (errors, warnings and printing); small programs run with torch and with
+the engine print the same."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.engine.programs import RUN, assert_matches_torch
+
+torch = pytest.importorskip("torch")
+
+PRELUDE = RUN
+
+SNIPPETS = {
+    "index_errors_name_the_key_position": """
+x = torch.zeros(2, 3, 4)
+y = torch.zeros(3, 4)
+for c in ["x[:, :, torch.tensor([5])]", "x[torch.tensor([0]), :, torch.tensor([5])]", "x[torch.tensor([2]), :, torch.tensor([1])]",
+          "x[:, torch.tensor([0]), torch.tensor([7])]", "x[0, torch.tensor([9])]", "x[:, 1, torch.tensor([9])]",
+          "x[..., torch.tensor([-9])]", "x[0, 5]", "x[1, 2, 4]", "x[:, 3]", "x[..., 4]", "x[None, 0, 3]", "x[:, :, -5]",
+          "x[torch.tensor([[0, 3]])]", "x[1:, 5]", "x[torch.tensor([True, False]), 7]",
+          "x[:, torch.tensor([True, False, True]), torch.tensor([4])]", "y[torch.tensor([1, 5, -9])]",
+          "y[torch.tensor([-9, 5])]", "y[torch.tensor([0, 1]), torch.tensor([9, 0])]",
+          "y[torch.tensor([0, 7]), torch.tensor([9, 0])]", "y[torch.tensor([[0], [7]]), torch.tensor([9, 0])]",
+          "y[torch.tensor([1, 2]), 9]", "y[-4]", "y[0, -5]", "y[torch.tensor(5)]", "y[0, torch.tensor(7)]", "y[1, 2]"]:
+    run(c, lambda: eval(c))
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SNIPPETS))
+def test_program_output_matches_torch(name: str) -> None:
+    assert_matches_torch(PRELUDE + SNIPPETS[name], show_warnings=False)
