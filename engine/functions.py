@@ -392,6 +392,9 @@ def _batched(input: Tensor, other: Tensor) -> Tensor:
     sa, sb = input._data.shape, other._data.shape
     n, m1 = (sa[-2] if len(sa) > 1 else 1), sa[-1]
     m2, p = (sb[-2], sb[-1]) if len(sb) > 1 else (sb[0], 1)
+    problem = messages.broadcast_mismatch(sa[:-2], sb[:-2])
+    if problem:
+        raise RuntimeError(problem)
     batch = tuple(np.broadcast_shapes(sa[:-2], sb[:-2]))
     if m1 != m2:
         raise RuntimeError(

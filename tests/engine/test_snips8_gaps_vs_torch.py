@@ -25,6 +25,12 @@ for c in ["x[:, :, torch.tensor([5])]", "x[torch.tensor([0]), :, torch.tensor([5
           "y[torch.tensor([1, 2]), 9]", "y[-4]", "y[0, -5]", "y[torch.tensor(5)]", "y[0, torch.tensor(7)]", "y[1, 2]"]:
     run(c, lambda: eval(c))
 """,
+    "matmul_batch_dims_that_do_not_broadcast": """
+for a, b in [((2, 3, 4), (3, 4, 5)), ((2, 1, 3, 4), (5, 4, 2)), ((4,), (2, 3, 4, 5)), ((7, 2, 3, 4), (6, 1, 4, 5)),
+             ((2, 3, 4), (3, 5, 5)), ((1, 3, 4), (2, 4, 5)), ((3, 2, 4), (2, 4))]:
+    for rg in (False, True):
+        run(str((a, b, rg)), lambda: torch.matmul(torch.ones(a, requires_grad=rg), torch.ones(b)).shape)
+""",
 }
 
 
