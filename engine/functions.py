@@ -519,6 +519,9 @@ def _infer_shape(input: Tensor, size: Sequence) -> tuple:
         raise RuntimeError("only one dimension can be inferred")
     known = _prod(tuple(d for d in shape if d != -1))
     if -1 in shape:
+        if known == 0 and n == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape [{', '.join(map(str, shape))}] because "
+                               "the unspecified dimension size -1 can be any value and is ambiguous")
         if known == 0 or n % known:
             raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {n}")
         shape = tuple(n // known if d == -1 else d for d in shape)
@@ -1597,6 +1600,12 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     d = _wrap_dim(dim, input._data.ndim)
     idx = np.asarray(_raw(index))
+    if idx.dtype not in (np.int32, np.int64):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if idx.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if idx.ndim == 0 and input._data.ndim:  # a 0-d index selects like a one-element vector
+        index = idx = idx.reshape(1)
     size = input._data.shape[d] if input._data.ndim else 1
     if idx.size and ((idx < 0) | (idx >= size)).any():
         if d == 1 and input._data.ndim > 1:  # PyTorch's CPU kernel for dim 1 checks with its own message

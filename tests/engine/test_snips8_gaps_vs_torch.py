@@ -31,6 +31,19 @@ for a, b in [((2, 3, 4), (3, 4, 5)), ((2, 1, 3, 4), (5, 4, 2)), ((4,), (2, 3, 4,
     for rg in (False, True):
         run(str((a, b, rg)), lambda: torch.matmul(torch.ones(a, requires_grad=rg), torch.ones(b)).shape)
 """,
+    "index_select_index_checks_and_reshape_of_nothing": """
+for c in ['torch.zeros(2,3).index_select(1, torch.tensor([0.]))', 'torch.zeros(2,3).index_select(1, torch.tensor([[0]]))',
+          'torch.zeros(2,3).index_select(1, torch.tensor([True]))', 'torch.zeros(2,3).index_select(1, torch.tensor([0], dtype=torch.int16))',
+          'torch.zeros(2,3).index_select(1, torch.tensor([2], dtype=torch.int32))', 'torch.zeros(2,3).index_select(0, torch.tensor(1))',
+          'torch.zeros(0, 3).reshape(-1, 0)', 'torch.zeros(0, 3).reshape(0, -1)', 'torch.zeros(0, 3).reshape(2, -1)',
+          'torch.zeros(0,3).view(-1,0)', 'torch.zeros(0,3).reshape(-1, 2, 0)', 'torch.zeros(6).reshape(-1, 0)',
+          'torch.zeros(6).view(0, -1)', 'torch.zeros(0).view(-1)', 'torch.zeros(0).reshape(3, -1, 0)']:
+    run(c, lambda: eval(c).shape)
+x = torch.arange(6.).reshape(2, 3).requires_grad_()
+y = x.index_select(1, torch.tensor(2))
+y.sum().backward()
+run("0-d index", lambda: (y, x.grad))
+""",
 }
 
 
