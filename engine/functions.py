@@ -1400,13 +1400,26 @@ def _scan(rule: Rule, input: Tensor, dim: int, dtype: Any) -> Tensor:
 def softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     if dtype is not None:
         input = input.to(dtype)
-    return apply(ops.SOFTMAX, (input,), {"dim": _softmax_dim(input, dim)})
+    dim = _softmax_dim(input, dim)
+    _softmax_kernel(input, dim, "softmax")
+    return apply(ops.SOFTMAX, (input,), {"dim": dim})
 
 
 def log_softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     if dtype is not None:
         input = input.to(dtype)
-    return apply(ops.LOG_SOFTMAX, (input,), {"dim": _softmax_dim(input, dim)})
+    dim = _softmax_dim(input, dim)
+    _softmax_kernel(input, dim, "log_softmax")
+    return apply(ops.LOG_SOFTMAX, (input,), {"dim": dim})
+
+
+def _softmax_kernel(input: Tensor, dim: int, name: str) -> None:
+    """PyTorch's CPU (log_)softmax kernels exist for floating types only; the one named depends on the dim."""
+    if input._data.dtype.kind in "biu":
+        ndim = input._data.ndim
+        last = ndim == 0 or _wrap_dim(dim, ndim) == ndim - 1
+        kernel = f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype.legacy}'")
 
 
 def _softmax_dim(input: Tensor, dim: Any) -> int:

@@ -44,6 +44,25 @@ y = x.index_select(1, torch.tensor(2))
 y.sum().backward()
 run("0-d index", lambda: (y, x.grad))
 """,
+    "softmax_and_samplers_refuse_integer_dtypes_and_negative_std": """
+F = torch.nn.functional
+x = torch.tensor([[1, 2], [3, 4]])
+for c in ["torch.softmax(x, 0)", "torch.softmax(x, 1)", "torch.softmax(x[0], 0)", "x.softmax(-1)", "torch.log_softmax(x, 0)",
+          "torch.log_softmax(x, 1)", "F.softmax(x, dim=1)", "F.log_softmax(x, 1)", "torch.softmax(x.bool(), 1)",
+          "torch.softmax(x, 1, dtype=torch.float32)", "torch.softmax(x.int(), 0)", "torch.softmax(torch.tensor(3), 0)",
+          "F.cross_entropy(x, torch.tensor([0, 1]))", "torch.nn.Softmax(dim=0)(x)", "F.softmin(x, 1)", "torch.softmax(x, 5)",
+          "torch.randn(2, dtype=torch.long)", "torch.rand(2, dtype=torch.long)", "torch.randn(2, dtype=torch.int32)",
+          "torch.rand(2, dtype=torch.bool)", "torch.rand_like(x)", "torch.randn_like(x)", "torch.randn_like(x, dtype=torch.float64)",
+          "torch.normal(0., -1., size=(2,))", "torch.normal(torch.zeros(2), -1.)", "torch.normal(0., -1e-7, size=(1,))",
+          "torch.normal(torch.zeros(2), torch.tensor([1., -1.]))", "torch.normal(0., torch.tensor([-2., 1.]))",
+          "torch.normal(torch.zeros(2), torch.tensor([]))", "torch.normal(2., 0., size=(2,))", "torch.normal(torch.tensor([0., 1.]), 0.5)",
+          "torch.zeros(2).normal_(0, -1)", "torch.zeros(2, 2).normal_(0, -2.5)", "torch.zeros(2, dtype=torch.long).normal_()",
+          "torch.zeros(2, dtype=torch.long).normal_(0, -1)", "torch.zeros(2, dtype=torch.long).uniform_()",
+          "torch.empty(2, dtype=torch.int32).uniform_(0, 1)", "torch.nn.init.normal_(torch.zeros(2), 0, -1)",
+          "torch.nn.init.uniform_(torch.zeros(2, dtype=torch.long))", "torch.zeros(2, dtype=torch.long).exponential_()"]:
+    torch.manual_seed(0)
+    run(c, lambda: eval(c))
+""",
 }
 
 
