@@ -255,6 +255,25 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, requir
     return _finish(np.arange(start, end, step).astype(np_dtype), requires_grad)
 
 
+def range_(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, requires_grad: bool = False,
+          device: Any = None) -> Tensor:
+    """torch.range (deprecated): start, start + step, ... up to and including end, in the default float dtype."""
+    warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
+                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+                  "[start, end).", UserWarning, stacklevel=2)
+    devices.check(device, creating=True)
+    if end is None:
+        raise TypeError('range() missing 1 required positional arguments: "end"')
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    np_dtype = dtypes.to_numpy(dtype) or dtypes.default_float.np
+    count = int(math.floor((float(end) - float(start)) / float(step))) + 1
+    values = float(start) + np.arange(count, dtype=np.float64) * float(step)
+    return _finish(values.astype(np_dtype), requires_grad)
+
+
 def linspace(start: float, end: float, steps: int, dtype: Any = None, requires_grad: bool = False,
              device: Any = None) -> Tensor:
     devices.check(device, creating=True)

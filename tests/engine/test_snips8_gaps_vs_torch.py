@@ -3,6 +3,10 @@ the engine print the same."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from tests.engine.programs import RUN, assert_matches_torch
@@ -63,9 +67,37 @@ for c in ["torch.softmax(x, 0)", "torch.softmax(x, 1)", "torch.softmax(x[0], 0)"
     torch.manual_seed(0)
     run(c, lambda: eval(c))
 """,
+    "torch_range_is_inclusive_and_warns": """
+import warnings
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    run("plain", lambda: torch.range(0, 3))
+    run("step", lambda: torch.range(1, 2, 0.5))
+print([(x.category.__name__, str(x.message)) for x in w])
+warnings.simplefilter("ignore")
+for c in ['torch.range(0, 3, 0)', 'torch.range(3, 0)', 'torch.range(0, -3, 1)', 'torch.range(3)', 'torch.range(0, 0.9, 0.3)',
+          'torch.range(0, 1, 0.1)', 'torch.range(0, 5, dtype=torch.long)', 'torch.range(1.5, 4)', 'torch.range(5, 1, -1.5)',
+          'torch.range(0, 1, 0.1, dtype=torch.float64)', 'torch.range(-1, 1, 0.2).tolist()', 'torch.range(0, 4, 2, requires_grad=True)']:
+    run(c, lambda: eval(c))
+""",
 }
 
 
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
 def test_program_output_matches_torch(name: str) -> None:
     assert_matches_torch(PRELUDE + SNIPPETS[name], show_warnings=False)
+
+
+def test_transpose_properties_warn_once_per_process_as_torch() -> None:
+    code = ("import warnings, {0} as torch\nwarnings.simplefilter('always')\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    x = torch.arange(6.).reshape(1, 2, 3); s = torch.tensor(2.)\n"
+            "    for _ in range(2):\n"
+            "        print(x.T.shape, torch.ones(3).T.shape, s.T.shape, s.mT.shape, s.mH.shape, s.H.shape)\n"
+            "    print(torch.ones(2, 2, 2, 2).T.shape)\n"
+            "print([(x.category.__name__, str(x.message), x.lineno) for x in w])")
+    root = Path(__file__).resolve().parents[2]
+    outputs = [subprocess.run([sys.executable, "-c", code.format(name)], capture_output=True, text=True, cwd=root,
+                              timeout=120, check=True).stdout for name in ("torch", "engine")]
+    assert "is deprecated" in outputs[0]
+    assert outputs[1] == outputs[0]
