@@ -210,8 +210,17 @@ def where(condition: Any, input: Any = None, other: Any = None) -> Any:
     if cond.dtype != np.bool_ and cond.dtype != np.uint8:
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{dtypes.from_numpy(cond.dtype).legacy}")
-    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
-        return _constant(np.where(cond, input, other).astype(np.float32))
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):  # two numbers: their own result type
+        kinds = {type(v) for v in (input, other)}
+        if kinds <= {bool}:
+            np_dtype = np.dtype(np.bool_)
+        elif complex in kinds:
+            np_dtype = dtypes.complex_of(dtypes.default_float.np)
+        elif float in kinds:
+            np_dtype = dtypes.default_float.np
+        else:
+            np_dtype = np.dtype(np.int64)
+        return _constant(np.where(cond, input, other).astype(np_dtype))
     if isinstance(input, Tensor) and isinstance(other, Tensor):
         _check_broadcast(input, other)
     return apply(ops.WHERE, (input, other), {"condition": cond.astype(bool, copy=False)})
@@ -448,6 +457,9 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
 
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    for name, v in (("self", input), ("vec2", vec2)):
+        if v._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v._data.ndim}-D")
     return mul(reshape(input, -1, 1), vec2)
 
 
@@ -459,6 +471,13 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
         if first._data.dtype != mat2._data.dtype:
             raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {first.dtype.legacy} and "
                                f"{mat2.dtype.legacy}")
+    for name, m in (("mat1", mat1), ("mat2", mat2)):
+        if m._data.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {m._data.ndim}-D tensor")
+    s1, s2 = mat1._data.shape, mat2._data.shape
+    if s1[1] != s2[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({s1[0]}x{s1[1]} and {s2[0]}x{s2[1]})")
+    _expanded_size(input, (s1[0], s2[1]))
     attrs = {}
     if alpha != 1:
         attrs["alpha"] = alpha
@@ -470,6 +489,11 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     if batch1._data.ndim != 3 or batch2._data.ndim != 3:
         raise RuntimeError("batch1 and batch2 must be 3D tensors")
+    b1, b2 = batch1._data.shape, batch2._data.shape
+    if b1[0] != b2[0] or b1[2] != b2[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{b1[0]}, {b1[2]}] "
+                           f"but got: [{b2[0]}, {b2[1]}].")
+    _expanded_size(input, (b1[0], b1[1], b2[2]))
     attrs = {key: value for key, value in (("alpha", alpha), ("beta", beta)) if value != 1}
     return apply(ops.BADDBMM, (input, batch1, batch2), attrs or None)
 
@@ -589,7 +613,12 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 def expand(input: Tensor, *size: Any) -> Tensor:
-    shape = tuple(int(d) for d in _size_args(size))
+    return apply(ops.EXPAND, (input,), {"size": _expanded_size(input, _size_args(size))})
+
+
+def _expanded_size(input: Tensor, size: Sequence) -> tuple:
+    """The size `input` expands to (-1 keeps a dim), after PyTorch's checks and with its messages."""
+    shape = tuple(int(d) for d in size)
     have = input._data.shape
     lead = len(shape) - len(have)
     if lead < 0:
@@ -599,7 +628,8 @@ def expand(input: Tensor, *size: Any) -> Tensor:
             f"({len(have)})"
         )
     out = []
-    for i, d in enumerate(shape):
+    for i in reversed(range(len(shape))):  # PyTorch checks from the last dim
+        d = shape[i]
         if i < lead:
             if d < 0:
                 raise RuntimeError(f"The expanded size of the tensor ({d}) isn't allowed in a leading, "
@@ -612,7 +642,7 @@ def expand(input: Tensor, *size: Any) -> Tensor:
                 f"non-singleton dimension {i}.  Target sizes: {list(shape)}.  Tensor sizes: {list(have)}"
             )
         out.append(d)
-    return apply(ops.EXPAND, (input,), {"size": tuple(out)})
+    return tuple(reversed(out))
 
 
 def t(input: Tensor) -> Tensor:
@@ -1449,8 +1479,16 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
 
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    if input._data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
     size = input._data.shape[_wrap_dim(dim, input._data.ndim)]
-    start = start % size if start < 0 else start
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    start = start + size if start < 0 else start
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return _slice(input, dim, start, start + length, 1)
 
 

@@ -80,6 +80,20 @@ for c in ['torch.range(0, 3, 0)', 'torch.range(3, 0)', 'torch.range(0, -3, 1)', 
           'torch.range(0, 1, 0.1, dtype=torch.float64)', 'torch.range(-1, 1, 0.2).tolist()', 'torch.range(0, 4, 2, requires_grad=True)']:
     run(c, lambda: eval(c))
 """,
+    "shape_checks_of_addmm_baddbmm_outer_narrow_expand_and_where_of_numbers": """
+x = torch.ones(2, 3)
+for c in ["torch.addmm(torch.ones(2), x, x)", "torch.addmm(torch.ones(3), x, x.t())", "torch.addmm(torch.ones(2, 2), x, torch.ones(3))",
+          "torch.addmm(torch.ones(5), x, x.t())", "torch.addmm(torch.ones(2,2), torch.ones(3), x)", "torch.addmm(torch.ones(2), x, x.t())",
+          "torch.baddbmm(torch.ones(1), torch.ones(2,2,3), torch.ones(2,2,3))", "torch.baddbmm(torch.ones(1), torch.ones(2,2,3), torch.ones(3,3,2))",
+          "torch.baddbmm(torch.ones(5), torch.ones(2,2,3), torch.ones(2,3,2))", "torch.baddbmm(torch.ones(2), torch.ones(2,2,3), torch.ones(2,3,2))",
+          "torch.outer(x, x)", "torch.outer(torch.ones(2), x)", "torch.ger(torch.ones(2), torch.ones(3))",
+          "torch.outer(torch.tensor(1.), torch.ones(2))", "x.narrow(1, 2, 2)", "x.narrow(1, -1, 1)", "x.narrow(1, 3, 0)", "x.narrow(1, 4, 0)",
+          "x.narrow(1, -4, 1)", "x.narrow(0, 0, -1)", "x.narrow(1, 1, 2)", "torch.tensor(1.).narrow(0, 0, 1)",
+          "x.expand_as(torch.ones(3, 2))", "x.expand(3, 4)", "x.expand(-1, 2, 3)", "torch.ones(3, 1).expand(2, 3, 5, -1)",
+          "torch.ones(3, 1).expand(-1, 3, 2)", "torch.where(x > 0, 1, 0)", "torch.where(x > 0, True, False)", "torch.where(x > 0, 1, 2.5)",
+          "torch.where(x > 0, 1, True)"]:
+    run(c, lambda: eval(c))
+""",
 }
 
 
