@@ -1234,7 +1234,7 @@ class ReturnType(tuple):
 
 
 def _value_and_index(rule: Any, kind: str, input: Tensor, dim: int, keepdim: bool) -> ReturnType:
-    _wrap_dim(dim, input._data.ndim)
+    _check_reduced_dim(input, dim, kind)
     values, indices = apply(rule, (input,), {"dim": dim, "keepdim": keepdim})
     return ReturnType(values, indices, kind)
 
@@ -1302,6 +1302,13 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     return apply(ops.ROLL, (input,), {"shifts": tuple(int(s) for s in shifts), "dims": dims})
 
 
+def _check_reduced_dim(input: Tensor, dim: Any, name: str) -> None:
+    """PyTorch's check that a dim reduced to a value/index (max, argmax, amax...) is not empty."""
+    wrapped = _wrap_dim(dim, input._data.ndim)
+    if input._data.ndim and input._data.shape[wrapped] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {wrapped} to have non-zero size.")
+
+
 def _check_nonempty(input: Tensor, name: str) -> None:
     if input._data.size == 0:
         raise RuntimeError(
@@ -1312,11 +1319,23 @@ def _check_nonempty(input: Tensor, name: str) -> None:
 
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     dims = _dim_tuple(dim, input._data.ndim) if dim != () else tuple(range(input._data.ndim))
+    if input._data.size == 0:
+        if dim == () or dim is None or dim == []:
+            _check_nonempty(input, "amax")
+        for d in (dim if isinstance(dim, (tuple, list)) else (dim,)):  # named as given, unwrapped
+            if input._data.ndim and input._data.shape[_wrap_dim(d, input._data.ndim)] == 0:
+                raise IndexError(f"amax(): Expected reduction dim {d} to have non-zero size.")
     return apply(ops.AMAX, (input,), {"dim": dims, "keepdim": keepdim})
 
 
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     dims = _dim_tuple(dim, input._data.ndim) if dim != () else tuple(range(input._data.ndim))
+    if input._data.size == 0:
+        if dim == () or dim is None or dim == []:
+            _check_nonempty(input, "amin")
+        for d in (dim if isinstance(dim, (tuple, list)) else (dim,)):  # named as given, unwrapped
+            if input._data.ndim and input._data.shape[_wrap_dim(d, input._data.ndim)] == 0:
+                raise IndexError(f"amin(): Expected reduction dim {d} to have non-zero size.")
     return apply(ops.AMIN, (input,), {"dim": dims, "keepdim": keepdim})
 
 
@@ -1324,8 +1343,10 @@ def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     if input._data.dtype.kind == "c":
         raise RuntimeError("argmax(): does not support complex input")
     if dim is None:
+        if input._data.size == 0:
+            raise IndexError("argmax(): Expected reduction dim to be specified for input.numel() == 0.")
         return _constant(np.asarray(np.argmax(input._data), np.int64))
-    _wrap_dim(dim, input._data.ndim)
+    _check_reduced_dim(input, dim, "argmax")
     return _constant(np.argmax(input._data, axis=dim, keepdims=keepdim).astype(np.int64))
 
 
@@ -1333,8 +1354,10 @@ def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     if input._data.dtype.kind == "c":
         raise RuntimeError("argmin(): does not support complex input")
     if dim is None:
+        if input._data.size == 0:
+            raise IndexError("argmin(): Expected reduction dim to be specified for input.numel() == 0.")
         return _constant(np.asarray(np.argmin(input._data), np.int64))
-    _wrap_dim(dim, input._data.ndim)
+    _check_reduced_dim(input, dim, "argmin")
     return _constant(np.argmin(input._data, axis=dim, keepdims=keepdim).astype(np.int64))
 
 
@@ -3110,7 +3133,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Ret
 
 
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> ReturnType:
-    _wrap_dim(dim, input._data.ndim)
+    _check_reduced_dim(input, dim, "mode")
     values, indices = apply(ops.MODE, (input,), {"dim": dim, "keepdim": keepdim})
     return ReturnType(values, indices, "mode")
 

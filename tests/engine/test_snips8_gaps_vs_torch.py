@@ -94,6 +94,16 @@ for c in ["torch.addmm(torch.ones(2), x, x)", "torch.addmm(torch.ones(3), x, x.t
           "torch.where(x > 0, 1, True)"]:
     run(c, lambda: eval(c))
 """,
+    "reductions_over_an_empty_dim": """
+for c in ['torch.tensor([]).max(0)', 'torch.tensor([]).argmax()', 'torch.tensor([]).argmin()', 'torch.tensor([]).argmax(0)',
+          'torch.tensor([]).min(dim=0)', 'torch.zeros(0, 3).max(0)', 'torch.zeros(0, 3).max(1)', 'torch.zeros(0,3).argmax(0)',
+          'torch.zeros(0,3).argmax(1)', 'torch.zeros(0,3).amax(0)', 'torch.zeros(0,3).amax(1)', 'torch.zeros(0,3).amax()',
+          'torch.zeros(0,3).amin((0, 1))', 'torch.zeros(0,3).amin((1, 0))', 'torch.tensor([]).max()', 'torch.tensor([]).min()',
+          'torch.zeros(2,0).max(-1)', 'torch.tensor([]).median(0)', 'torch.tensor([]).nanmedian(0)', 'torch.tensor([]).mode(0)',
+          'torch.zeros(0, 2).mode()', 'torch.zeros(2, 0).mode()', 'torch.tensor(3.).max(0)', 'torch.tensor(3.).argmax(0)',
+          'torch.tensor([]).amax(-1)']:
+    run(c, lambda: eval(c))
+""",
 }
 
 
