@@ -203,3 +203,4 @@ def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, traini
 
     return more_functional.rrelu(input, lower, upper, training, True, generator)
 from engine.nn.functional import pairwise_distance  # noqa: E402
+from engine.creation import range_ as range  # noqa: E402,A004 - torch.range (deprecated, warns)

@@ -255,6 +255,25 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, requir
     return _finish(np.arange(start, end, step).astype(np_dtype), requires_grad)
 
 
+def range_(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, requires_grad: bool = False,
+          device: Any = None) -> Tensor:
+    """torch.range (deprecated): start, start + step, ... up to and including end, in the default float dtype."""
+    warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
+                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+                  "[start, end).", UserWarning, stacklevel=2)
+    devices.check(device, creating=True)
+    if end is None:
+        raise TypeError('range() missing 1 required positional arguments: "end"')
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    np_dtype = dtypes.to_numpy(dtype) or dtypes.default_float.np
+    count = int(math.floor((float(end) - float(start)) / float(step))) + 1
+    values = float(start) + np.arange(count, dtype=np.float64) * float(step)
+    return _finish(values.astype(np_dtype), requires_grad)
+
+
 def linspace(start: float, end: float, steps: int, dtype: Any = None, requires_grad: bool = False,
              device: Any = None) -> Tensor:
     devices.check(device, creating=True)
@@ -334,15 +353,33 @@ def _gen(generator: Any) -> Any:
     return generator if generator is not None else random.default_generator
 
 
-def _float_dtype(dtype: Any) -> np.dtype:
-    return dtypes.to_numpy(dtype) or dtypes.default_float.np
+def _float_dtype(dtype: Any, kernel: str | None = None) -> np.dtype:
+    """The dtype to draw into; `kernel` names PyTorch's sampling kernel, which exists for floating types only."""
+    np_dtype = dtypes.to_numpy(dtype) or dtypes.default_float.np
+    if kernel is not None:
+        _floating_kernel(np_dtype, kernel)
+    return np_dtype
+
+
+def _floating_kernel(np_dtype: np.dtype, kernel: str) -> None:
+    if np.dtype(np_dtype).kind in "biu":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dtypes.from_numpy(np_dtype).legacy}'")
+
+
+def _check_std(std: Any) -> None:
+    """PyTorch's normal: std must be non-negative (a number, or every element of a tensor)."""
+    if isinstance(std, Tensor):
+        if std._data.size and bool((std._data < 0).any()):
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    elif float(std) < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
 
 
 def rand(*size: Any, generator: Any = None, dtype: Any = None, device: Any = None,
          requires_grad: bool = False) -> Tensor:
     devices.check(device, creating=True)
     shape = _size(size)
-    np_dtype = _float_dtype(dtype)
+    np_dtype = _float_dtype(dtype, "check_uniform_bounds")
     if np_dtype.kind == "c":  # real and imaginary parts drawn in turn, as into view_as_real
         values = _gen(generator).uniform01(2 * _numel(shape), np_dtype.type(0).real.dtype)
         return _finish(values.view(np_dtype).reshape(shape), requires_grad)
@@ -354,7 +391,7 @@ def randn(*size: Any, generator: Any = None, dtype: Any = None, device: Any = No
           requires_grad: bool = False) -> Tensor:
     devices.check(device, creating=True)
     shape = _size(size)
-    np_dtype = _float_dtype(dtype)
+    np_dtype = _float_dtype(dtype, "normal_kernel_cpu")
     if np_dtype.kind == "c":  # PyTorch: normal_(0, 1/sqrt(2)) of the (..., 2) real view
         values = _gen(generator).normal(2 * _numel(shape), 0.0, 1 / math.sqrt(2), np_dtype.type(0).real.dtype)
         return _finish(values.view(np_dtype).reshape(shape), requires_grad)
@@ -401,12 +438,18 @@ def randint_like(input: Tensor, low: Any, high: Any = None, dtype: Any = None, *
 
 def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None,
            dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    _check_std(std)
     if size is not None:
         shape = tuple(size)
         values = _normal(_gen(generator), _numel(shape), float(mean), float(std), _float_dtype(dtype))
         return _finish(values.reshape(shape), requires_grad)
     m = mean._data if isinstance(mean, Tensor) else np.asarray(mean, np.float32)
     s = std._data if isinstance(std, Tensor) else np.asarray(std, np.float32)
+    from engine import messages
+
+    problem = messages.broadcast_mismatch(np.shape(m), np.shape(s))
+    if problem:
+        raise RuntimeError(problem)
     shape = np.broadcast_shapes(np.shape(m), np.shape(s))
     z = _gen(generator).normal(_numel(shape), 0.0, 1.0, np.result_type(m, s)).reshape(shape)
     return _finish((z * s + m).astype(np.result_type(m, s)), requires_grad)
@@ -517,11 +560,14 @@ def _normal(gen: Any, n: int, mean: float, std: float, dtype: np.dtype,
 
 def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
     self._check_inplace()
+    _floating_kernel(self._data.dtype, "check_uniform_bounds")
     return fill_random_(self, _uniform(_gen(generator), self._data.size, a, b, self._data.dtype), "uniform_")
 
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
     self._check_inplace()
+    _check_std(std)
+    _floating_kernel(self._data.dtype, "normal_kernel_cpu")
     values = _normal(_gen(generator), self._data.size, mean, std, self._data.dtype, self.is_contiguous())
     return fill_random_(self, values, "normal_")
 

@@ -210,8 +210,17 @@ def where(condition: Any, input: Any = None, other: Any = None) -> Any:
     if cond.dtype != np.bool_ and cond.dtype != np.uint8:
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{dtypes.from_numpy(cond.dtype).legacy}")
-    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
-        return _constant(np.where(cond, input, other).astype(np.float32))
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):  # two numbers: their own result type
+        kinds = {type(v) for v in (input, other)}
+        if kinds <= {bool}:
+            np_dtype = np.dtype(np.bool_)
+        elif complex in kinds:
+            np_dtype = dtypes.complex_of(dtypes.default_float.np)
+        elif float in kinds:
+            np_dtype = dtypes.default_float.np
+        else:
+            np_dtype = np.dtype(np.int64)
+        return _constant(np.where(cond, input, other).astype(np_dtype))
     if isinstance(input, Tensor) and isinstance(other, Tensor):
         _check_broadcast(input, other)
     return apply(ops.WHERE, (input, other), {"condition": cond.astype(bool, copy=False)})
@@ -392,6 +401,9 @@ def _batched(input: Tensor, other: Tensor) -> Tensor:
     sa, sb = input._data.shape, other._data.shape
     n, m1 = (sa[-2] if len(sa) > 1 else 1), sa[-1]
     m2, p = (sb[-2], sb[-1]) if len(sb) > 1 else (sb[0], 1)
+    problem = messages.broadcast_mismatch(sa[:-2], sb[:-2])
+    if problem:
+        raise RuntimeError(problem)
     batch = tuple(np.broadcast_shapes(sa[:-2], sb[:-2]))
     if m1 != m2:
         raise RuntimeError(
@@ -445,6 +457,9 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
 
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    for name, v in (("self", input), ("vec2", vec2)):
+        if v._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v._data.ndim}-D")
     return mul(reshape(input, -1, 1), vec2)
 
 
@@ -456,6 +471,13 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
         if first._data.dtype != mat2._data.dtype:
             raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {first.dtype.legacy} and "
                                f"{mat2.dtype.legacy}")
+    for name, m in (("mat1", mat1), ("mat2", mat2)):
+        if m._data.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {m._data.ndim}-D tensor")
+    s1, s2 = mat1._data.shape, mat2._data.shape
+    if s1[1] != s2[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({s1[0]}x{s1[1]} and {s2[0]}x{s2[1]})")
+    _expanded_size(input, (s1[0], s2[1]))
     attrs = {}
     if alpha != 1:
         attrs["alpha"] = alpha
@@ -467,6 +489,11 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     if batch1._data.ndim != 3 or batch2._data.ndim != 3:
         raise RuntimeError("batch1 and batch2 must be 3D tensors")
+    b1, b2 = batch1._data.shape, batch2._data.shape
+    if b1[0] != b2[0] or b1[2] != b2[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{b1[0]}, {b1[2]}] "
+                           f"but got: [{b2[0]}, {b2[1]}].")
+    _expanded_size(input, (b1[0], b1[1], b2[2]))
     attrs = {key: value for key, value in (("alpha", alpha), ("beta", beta)) if value != 1}
     return apply(ops.BADDBMM, (input, batch1, batch2), attrs or None)
 
@@ -516,6 +543,9 @@ def _infer_shape(input: Tensor, size: Sequence) -> tuple:
         raise RuntimeError("only one dimension can be inferred")
     known = _prod(tuple(d for d in shape if d != -1))
     if -1 in shape:
+        if known == 0 and n == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape [{', '.join(map(str, shape))}] because "
+                               "the unspecified dimension size -1 can be any value and is ambiguous")
         if known == 0 or n % known:
             raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {n}")
         shape = tuple(n // known if d == -1 else d for d in shape)
@@ -583,7 +613,12 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 def expand(input: Tensor, *size: Any) -> Tensor:
-    shape = tuple(int(d) for d in _size_args(size))
+    return apply(ops.EXPAND, (input,), {"size": _expanded_size(input, _size_args(size))})
+
+
+def _expanded_size(input: Tensor, size: Sequence) -> tuple:
+    """The size `input` expands to (-1 keeps a dim), after PyTorch's checks and with its messages."""
+    shape = tuple(int(d) for d in size)
     have = input._data.shape
     lead = len(shape) - len(have)
     if lead < 0:
@@ -593,7 +628,8 @@ def expand(input: Tensor, *size: Any) -> Tensor:
             f"({len(have)})"
         )
     out = []
-    for i, d in enumerate(shape):
+    for i in reversed(range(len(shape))):  # PyTorch checks from the last dim
+        d = shape[i]
         if i < lead:
             if d < 0:
                 raise RuntimeError(f"The expanded size of the tensor ({d}) isn't allowed in a leading, "
@@ -606,7 +642,7 @@ def expand(input: Tensor, *size: Any) -> Tensor:
                 f"non-singleton dimension {i}.  Target sizes: {list(shape)}.  Tensor sizes: {list(have)}"
             )
         out.append(d)
-    return apply(ops.EXPAND, (input,), {"size": tuple(out)})
+    return tuple(reversed(out))
 
 
 def t(input: Tensor) -> Tensor:
@@ -1215,7 +1251,7 @@ class ReturnType(tuple):
 
 
 def _value_and_index(rule: Any, kind: str, input: Tensor, dim: int, keepdim: bool) -> ReturnType:
-    _wrap_dim(dim, input._data.ndim)
+    _check_reduced_dim(input, dim, kind)
     values, indices = apply(rule, (input,), {"dim": dim, "keepdim": keepdim})
     return ReturnType(values, indices, kind)
 
@@ -1283,6 +1319,13 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     return apply(ops.ROLL, (input,), {"shifts": tuple(int(s) for s in shifts), "dims": dims})
 
 
+def _check_reduced_dim(input: Tensor, dim: Any, name: str) -> None:
+    """PyTorch's check that a dim reduced to a value/index (max, argmax, amax...) is not empty."""
+    wrapped = _wrap_dim(dim, input._data.ndim)
+    if input._data.ndim and input._data.shape[wrapped] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {wrapped} to have non-zero size.")
+
+
 def _check_nonempty(input: Tensor, name: str) -> None:
     if input._data.size == 0:
         raise RuntimeError(
@@ -1293,11 +1336,23 @@ def _check_nonempty(input: Tensor, name: str) -> None:
 
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     dims = _dim_tuple(dim, input._data.ndim) if dim != () else tuple(range(input._data.ndim))
+    if input._data.size == 0:
+        if dim == () or dim is None or dim == []:
+            _check_nonempty(input, "amax")
+        for d in (dim if isinstance(dim, (tuple, list)) else (dim,)):  # named as given, unwrapped
+            if input._data.ndim and input._data.shape[_wrap_dim(d, input._data.ndim)] == 0:
+                raise IndexError(f"amax(): Expected reduction dim {d} to have non-zero size.")
     return apply(ops.AMAX, (input,), {"dim": dims, "keepdim": keepdim})
 
 
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     dims = _dim_tuple(dim, input._data.ndim) if dim != () else tuple(range(input._data.ndim))
+    if input._data.size == 0:
+        if dim == () or dim is None or dim == []:
+            _check_nonempty(input, "amin")
+        for d in (dim if isinstance(dim, (tuple, list)) else (dim,)):  # named as given, unwrapped
+            if input._data.ndim and input._data.shape[_wrap_dim(d, input._data.ndim)] == 0:
+                raise IndexError(f"amin(): Expected reduction dim {d} to have non-zero size.")
     return apply(ops.AMIN, (input,), {"dim": dims, "keepdim": keepdim})
 
 
@@ -1306,10 +1361,8 @@ def _check_arg_reduction(name: str, input: Tensor, dim: Any) -> None:
     if dim is None:
         if input._data.size == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
-        return
-    d = _wrap_dim(dim, input._data.ndim)
-    if input._data.ndim and input._data.shape[d] == 0:
-        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    else:
+        _check_reduced_dim(input, dim, name)
 
 
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
@@ -1463,8 +1516,16 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
 
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    if input._data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
     size = input._data.shape[_wrap_dim(dim, input._data.ndim)]
-    start = start % size if start < 0 else start
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    start = start + size if start < 0 else start
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return _slice(input, dim, start, start + length, 1)
 
 
@@ -1505,7 +1566,7 @@ def getitem(self: Tensor, key: Any) -> Tensor:
     dim = 0
     advanced: dict[int, Any] = {}
     applied = False
-    for k in key:
+    for position, k in enumerate(key):
         if k is Ellipsis:
             dim += self._data.ndim - consumed
         elif k is None:
@@ -1539,15 +1600,15 @@ def getitem(self: Tensor, key: Any) -> Tensor:
                 advanced[dim] = array.astype(np.int64)
                 dim += 1
         else:
-            out = select(out, dim, _integer_index(k))
+            index = _integer_index(k)
+            size = out._data.shape[dim]
+            if not -size <= index < size:  # PyTorch names the index's position in the key, not the tensor dim
+                raise IndexError(f"index {index} is out of bounds for dimension {position} with size {size}")
+            out = select(out, dim, index)
             applied = True
     if advanced:
         indices = tuple(advanced.get(d) for d in range(builtins.max(advanced) + 1))
-        for d, idx in advanced.items():
-            size = out._data.shape[d]
-            if idx.size and (idx.max() >= size or idx.min() < -size):
-                bad = int(idx.max() if idx.max() >= size else idx.min())
-                raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {size}")
+        _check_advanced_bounds(advanced, out._data.shape)
         return apply(ops.INDEX, (out,), {"indices": indices})
     if not applied:
         return apply(ops.ALIAS, (out,))
@@ -1555,6 +1616,21 @@ def getitem(self: Tensor, key: Any) -> Tensor:
 
 
 INT64_MAX = 9223372036854775807
+
+
+def _check_advanced_bounds(advanced: dict[int, Any], shape: tuple[int, ...]) -> None:
+    """PyTorch's index kernel walks the broadcast index positions in order and, at each, the index tensors in order;
+    its error names the first bad entry and that tensor's ordinal among the index tensors."""
+    dims = sorted(advanced)
+    if not builtins.any(a.size and (a.max() >= shape[d] or a.min() < -shape[d]) for d, a in advanced.items()):
+        return
+    arrays = np.broadcast_arrays(*(advanced[d] for d in dims))
+    bad = np.stack([(a >= shape[d]) | (a < -shape[d]) for d, a in zip(dims, arrays)]).reshape(len(dims), -1)
+    flat = int(np.argmax(bad.any(axis=0)))
+    ordinal = int(np.argmax(bad[:, flat]))
+    d = dims[ordinal]
+    value = int(arrays[ordinal].reshape(-1)[flat])
+    raise IndexError(f"index {value} is out of bounds for dimension {ordinal} with size {shape[d]}")
 
 
 def _integer_index(k: Any) -> int:
@@ -1614,6 +1690,10 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     idx = np.asarray(_raw(index))
     if idx.dtype not in (np.int32, np.int64):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if idx.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if idx.ndim == 0 and input._data.ndim:  # a 0-d index selects like a one-element vector
+        index = idx = idx.reshape(1)
     size = input._data.shape[d] if input._data.ndim else 1
     if idx.size and ((idx < 0) | (idx >= size)).any():
         if d == 1 and input._data.ndim > 1:  # PyTorch's CPU kernel for dim 1 checks with its own message
@@ -3067,7 +3147,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Ret
 
 
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> ReturnType:
-    _wrap_dim(dim, input._data.ndim)
+    _check_reduced_dim(input, dim, "mode")
     values, indices = apply(ops.MODE, (input,), {"dim": dim, "keepdim": keepdim})
     return ReturnType(values, indices, "mode")
 

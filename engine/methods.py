@@ -275,13 +275,36 @@ METHODS.update(_compare_ops.METHODS)  # lt_, eq_..., gcd, lcm, nextafter
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
 
-Tensor.T = property(lambda self: f.permute(self, tuple(reversed(range(self.dim())))))  # type: ignore[attr-defined]
+def _reversed_dims(self: Tensor) -> Tensor:
+    """x.T: the dims reversed; PyTorch warns (once) when x is not a matrix, except for vectors."""
+    ndim = self._data.ndim
+    if ndim == 0:
+        _deprecated_on_0d("T", "This function is the identity in these cases.")
+    elif ndim > 2:
+        _warn_once("T", "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+                   "and it will throw an error in a future release. Consider `x.mT` to transpose batches of matrices "
+                   "or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.", 4314, 3)
+    return f.permute(self, tuple(reversed(range(ndim))))
+
+
+Tensor.T = property(_reversed_dims)  # type: ignore[attr-defined]
+
+_warned: set = set()
+_SHAPE_CPP_LINES = {"T0": 4321, "mT0": 4373, "mH0": 4382, "H0": 4335}
+
+
+def _warn_once(key: str, message: str, line: int, stacklevel: int = 4) -> None:
+    """PyTorch's TORCH_WARN_ONCE from TensorShape.cpp: the first use in the process warns."""
+    import warnings
+
+    if key not in _warned:
+        _warned.add(key)
+        warnings.warn(f"{message} (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+                      f"TensorShape.cpp:{line}.)", UserWarning, stacklevel=stacklevel)
 
 
 def _deprecated_on_0d(name: str, note: str) -> None:
-    import warnings
-
-    warnings.warn(f"Tensor.{name} is deprecated on 0-D tensors. {note}", UserWarning, stacklevel=3)
+    _warn_once(name + "0", f"Tensor.{name} is deprecated on 0-D tensors. {note}", _SHAPE_CPP_LINES[name + "0"])
 
 
 def _matrix_transpose(name: str, zero_dim_note: str) -> Any:
