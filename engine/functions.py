@@ -1287,9 +1287,7 @@ def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 def _median_call(rule: Rule, dim_rule: Rule, kind: str, input: Tensor, dim: Any, keepdim: bool) -> Any:
     if dim is None:
         return apply(rule, (input,))
-    wrapped = _wrap_dim(dim, input._data.ndim)
-    if input._data.ndim and input._data.shape[wrapped] == 0:
-        raise IndexError(f"median(): Expected reduction dim {wrapped} to have non-zero size.")
+    _check_reduced_dim(input, dim, "median")  # (nanmedian's message names median too)
     return _value_and_index(dim_rule, kind, input, dim, keepdim)
 
 
@@ -1335,25 +1333,22 @@ def _check_nonempty(input: Tensor, name: str) -> None:
 
 
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-    dims = _dim_tuple(dim, input._data.ndim) if dim != () else tuple(range(input._data.ndim))
-    if input._data.size == 0:
-        if dim == () or dim is None or dim == []:
-            _check_nonempty(input, "amax")
-        for d in (dim if isinstance(dim, (tuple, list)) else (dim,)):  # named as given, unwrapped
-            if input._data.ndim and input._data.shape[_wrap_dim(d, input._data.ndim)] == 0:
-                raise IndexError(f"amax(): Expected reduction dim {d} to have non-zero size.")
-    return apply(ops.AMAX, (input,), {"dim": dims, "keepdim": keepdim})
+    return _amax_amin(ops.AMAX, "amax", input, dim, keepdim)
 
 
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    return _amax_amin(ops.AMIN, "amin", input, dim, keepdim)
+
+
+def _amax_amin(rule: Rule, name: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
     dims = _dim_tuple(dim, input._data.ndim) if dim != () else tuple(range(input._data.ndim))
     if input._data.size == 0:
         if dim == () or dim is None or dim == []:
-            _check_nonempty(input, "amin")
+            _check_nonempty(input, name)
         for d in (dim if isinstance(dim, (tuple, list)) else (dim,)):  # named as given, unwrapped
             if input._data.ndim and input._data.shape[_wrap_dim(d, input._data.ndim)] == 0:
-                raise IndexError(f"amin(): Expected reduction dim {d} to have non-zero size.")
-    return apply(ops.AMIN, (input,), {"dim": dims, "keepdim": keepdim})
+                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    return apply(rule, (input,), {"dim": dims, "keepdim": keepdim})
 
 
 def _check_arg_reduction(name: str, input: Tensor, dim: Any) -> None:
