@@ -877,7 +877,8 @@ def trace_code(code: str, *, limits: Limits | None = None, restricted: bool = Tr
 
     `keep`, when given, receives the run's recorder and namespace instead of them being freed on
     return: a sandbox child exits right after, and letting the process end frees a large graph far
-    faster than releasing it object by object."""
+    faster than releasing it object by object. Every object then alive is frozen (gc.freeze): the
+    first collection after the run would otherwise scan all the records the recorder made."""
     limits = limits or Limits()
     recorder = Recorder(limits)
     namespace = None
@@ -909,11 +910,12 @@ def trace_code(code: str, *, limits: Limits | None = None, restricted: bool = Tr
     except Exception as exc:  # the snippet's own error: reported in the trace, not raised
         status, error = "error", _error_info(exc, recorder)
     finally:
-        recorder.resume_collector()
         observe.detach(previous_observer)
         grad_mode.state.enabled, grad_mode.state.inference = previous_mode
         if keep is not None:
             keep.append((recorder, namespace))
+            gc.freeze()  # what the caller keeps until it exits is left out of every later collection
+        recorder.resume_collector()
     return _finish(recorder, code, status, error)
 
 

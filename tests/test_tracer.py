@@ -109,6 +109,8 @@ def test_keep_holds_the_run_objects_without_changing_the_trace(seed_code: str) -
     [(recorder, namespace)] = kept
     assert namespace["y"].grad_fn is not None  # the snippet's graph is still alive
     assert len(recorder.nodes) == len(trace["nodes"])
+    assert gc.get_freeze_count() > len(recorder.nodes)  # no later collection scans what was kept
+    gc.unfreeze()
 
 
 def test_node_limit_ends_trace_with_status_limit() -> None:
