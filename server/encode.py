@@ -82,7 +82,7 @@ def array(a: Any, cap: int) -> dict:
     if flat.size <= cap:
         value["data"] = numbers(flat)
         return value
-    value["data"] = numbers(flat[:HEAD])
+    value["data"] = numbers(flat[:min(cap, HEAD)])
     value["truncated"] = True
     if a.dtype.kind in "fiub":
         finite = flat[np.isfinite(flat)] if a.dtype.kind == "f" else flat

@@ -63,8 +63,14 @@ class Recorder:
         # _measure): past half of max_trace_bytes later passes are summarised; past three quarters
         # the recorder goes quiet, noting only which traced tensors and gradients change, and the
         # trace ends with their final values.
+        # Within a run the size is measured too, whenever another _MEASURE_EVERY array elements were
+        # recorded (see _grown): past half of the limit, arrays keep only their first elements from
+        # then on (see _SHRINK); past seven eighths the run stops (LimitReached), keeping what was
+        # recorded.
         self._size = 0
         self._measured = (0, 0, 0, 0)  # how many tensors, nodes, edges and events _size covers
+        self._elements = 0  # array elements recorded since the size was last measured
+        self._cap = limits.max_array_elements  # elements an array keeps (see encode.array)
         self._quiet = False
         self._stale: dict[str, Tensor] = {}  # traced tensors changed in place while quiet
         self._stale_grads: dict[str, Tensor] = {}  # traced tensors whose .grad changed while quiet
@@ -95,7 +101,9 @@ class Recorder:
         """A tensor's or array's values as a trace Value (a bare number when 0-d float32)."""
         if isinstance(value, Tensor):
             value = value._data
-        return encode.value(value, self.limits.max_array_elements)
+        if type(value) is np.ndarray:
+            self._elements += value.size
+        return encode.value(value, self._cap)
 
     def _encoded(self, grad: Any, arrived: Any) -> Any:
         """`grad` as a Value, reusing the encoding of the contribution it is, if it is one."""
@@ -114,8 +122,10 @@ class Recorder:
         if len(tensors) >= limits.max_tensors:
             raise LimitReached(f"tensor limit ({limits.max_tensors} tensors) reached")
         data = t._data
-        if data.size > limits.max_elements:
+        size = data.size
+        if size > limits.max_elements:
             self._check_size(t, "a tensor of shape {} was created")
+        self._elements += size
         tid = f"t{len(tensors)}"
         self._tensor_ids[id(t)] = tid
         self.traced.append(t)
@@ -128,7 +138,7 @@ class Recorder:
             "requires_grad": t._requires_grad,
             "is_leaf": grad_fn is None,
             "grad_fn": None if grad_fn is None else self._node_ids.get(id(grad_fn)),
-            "value": encode.value(data, limits.max_array_elements),
+            "value": encode.value(data, self._cap),
             "span": span if span is not None else self._span(),
         }
         if type(t) is not Tensor and isinstance(t, engine.Parameter):
@@ -222,7 +232,7 @@ class Recorder:
         if not node._next:
             self._edge_ids[id(node)] = _NO_EDGES
             return
-        cap = self.limits.max_array_elements
+        cap = self._cap
         # Local derivatives: none for multi-output ops or when saved_tensors_hooks hold the saved
         # values; all at once for a node of the 0-d path; else per input, from a unit gradient.
         sv = node._sv
@@ -274,7 +284,8 @@ class Recorder:
                     return None
                 if np.shape(local) != out_shape:
                     local = np.broadcast_to(local, out_shape)
-                return {"kind": "elementwise", "value": encode.value(local, self.limits.max_array_elements)}
+                self._elements += np.size(local)
+                return {"kind": "elementwise", "value": encode.value(local, self._cap)}
             m, n = int(np.prod(out_shape)), int(np.prod(node._in_meta[i]))
             if m * n > self.limits.jacobian_entries or m > 256:
                 return None
@@ -304,7 +315,7 @@ class Recorder:
             if type(value) is SavedTensor:
                 saved.append(self._saved_tensor(slot, value.tensor, value.version))
             else:
-                saved.append({"slot": slot, "value": encode.scalar_or_array(value, self.limits.max_array_elements)})
+                saved.append({"slot": slot, "value": encode.scalar_or_array(value, self._cap)})
         return saved
 
     def _compact_saved(self, stored: tuple, layout: tuple) -> list[dict]:
@@ -318,7 +329,7 @@ class Recorder:
             if type(value) is Tensor:
                 saved.append(self._saved_tensor(slot, value, stored[k + 1]))
             else:
-                saved.append({"slot": slot, "value": encode.scalar_or_array(value, self.limits.max_array_elements)})
+                saved.append({"slot": slot, "value": encode.scalar_or_array(value, self._cap)})
         return saved
 
     def _saved_tensor(self, slot: str, tensor: Tensor, version: int) -> dict:
@@ -326,12 +337,14 @@ class Recorder:
         tid = self._tensor_ids.get(id(tensor))
         if tid is not None:
             return {"slot": slot, "tensor": tid, "version": version}
-        return {"slot": slot, "value": encode.array(tensor._data, self.limits.max_array_elements), "version": version}
+        return {"slot": slot, "value": encode.array(tensor._data, self._cap), "version": version}
 
     def _event(self, event: dict) -> dict:
         if len(self.events) >= self.limits.max_events:
             raise LimitReached(f"trace event limit ({self.limits.max_events} events) reached")
         self.events.append(event)
+        if self._elements > _MEASURE_EVERY:
+            self._grown()
         return event
 
     # --- source positions ------------------------------------------------------------------
@@ -366,13 +379,35 @@ class Recorder:
         self.notes.append(f"{why}: the graph and steps of later iterations are not recorded, only their "
                           "gradients, in-place changes and printed output.")
 
-    def _measure(self) -> None:
-        """Measure what was recorded since the last pass; summarise or go quiet when it is large."""
+    def _add_size(self) -> str:
+        """Measure what was recorded since the last measurement; says how far the trace got."""
         t, n, e, v = self._measured
         self._size += _json_size((self.tensors[t:], self.nodes[n:], self.edges[e:], self.events[v:]))
         self._measured = (len(self.tensors), len(self.nodes), len(self.edges), len(self.events))
+        self._elements = 0
         cap = self.limits.max_trace_bytes
-        reached = f"the trace reached {self._size / 2**20:.1f} MiB of its {cap / 2**20:g} MiB limit"
+        return f"the trace reached {self._size / 2**20:.1f} MiB of its {cap / 2**20:g} MiB limit"
+
+    def _grown(self) -> None:
+        """Within a run: up to the end of the first backward pass (which the summarising of later
+        passes cannot shorten), past half of the size limit arrays recorded from now on keep their
+        first elements only (fewer past three quarters); at any time, past seven eighths, stop."""
+        reached = self._add_size()
+        cap = self.limits.max_trace_bytes
+        if self._size > cap * 7 // 8:
+            raise LimitReached(f"trace size limit ({cap / 2**20:g} MiB) reached: the trace shows the run "
+                               f"up to here ({self._size / 2**20:.1f} MiB recorded)")
+        for fraction, kept in _SHRINK if self._pass <= 1 else ():  # later passes: see _measure
+            if self._size > cap * fraction and self._cap > kept:
+                self._cap = kept
+                self.notes.append(f"From step {len(self.events) + 1} on, arrays show only their first {kept} "
+                                  f"elements (and their minimum, maximum and mean): {reached}.")
+                break
+
+    def _measure(self) -> None:
+        """At a backward pass: measure, and summarise later passes or go quiet when the trace is large."""
+        reached = self._add_size()
+        cap = self.limits.max_trace_bytes
         if not self._summarising and self._size > cap // 2:
             self._summarise(f"Backward passes from pass {self._pass} on are summarised ({reached})")
         elif self._summarising and self._size > cap * 3 // 4:
@@ -383,6 +418,7 @@ class Recorder:
 
     def record_final_values(self) -> None:
         """After a quiet stretch: the final value of each traced tensor changed in it, and final .grad."""
+        self._cap = self.limits.max_array_elements  # these in full, whatever the arrays before kept
         for tid, t in self._stale.items():
             event = {"kind": "inplace", "tensor": tid, "node": None, "version": t._vc[0],
                      "value": self._value(t._data), "line": None}
@@ -690,6 +726,8 @@ def _span_dict(line: int | None, end_line: int | None, col: int | None, end_col:
 
 
 _ONE32 = np.float32(1)
+_SHRINK = ((3 / 4, 8), (1 / 2, encode.HEAD))  # past this fraction of the size limit, arrays keep so many
+_MEASURE_EVERY = 16384  # array elements recorded between measurements of a trace's size within a run
 _F32S = np.float32
 _NO_EDGES: dict[int, str] = {}
 

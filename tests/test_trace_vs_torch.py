@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from server.encode import to_numpy
-from server.limits import Limits
 from server.examples import load_examples
+from server.limits import Limits
 from server.tracer import trace_code
 
 torch = pytest.importorskip("torch")
@@ -285,6 +285,51 @@ def test_a_long_training_loop_stays_under_the_size_limit_and_ends_with_torchs_va
         assert "only printed output is recorded" in trace["notes"][-1]
         aliases = [a for e in trace["events"] if e["kind"] == "inplace" for a in e.get("aliases", [])]
         assert any("same_as" in a for a in aliases)
+
+
+DEEP_VECTOR_CHAIN = """import torch
+torch.manual_seed(0)
+x = torch.randn(1000, requires_grad=True)
+h = x
+for i in range(LAYERS):
+    h = torch.tanh(h * 1.01)
+print(h[:3])
+h.sum().backward()
+print(x.grad[:3], x.grad.sum())
+"""
+
+
+def test_one_large_pass_keeps_its_whole_graph_with_shorter_arrays() -> None:
+    # One forward and backward over 1,000-element vectors would take about 4 MiB: no later pass to
+    # summarise, so arrays recorded past half of the (here 1 MiB) limit keep their first elements.
+    from server.sandbox import traces
+
+    cap = 2**20
+    code = DEEP_VECTOR_CHAIN.replace("LAYERS", "40")
+    trace = trace_code(code, limits=Limits(max_trace_bytes=cap))
+    assert trace["status"] == "ok", trace["error"]
+    assert len(traces.encode(trace)) < cap
+    assert trace["stdout"] == run_with_torch(code)[1]
+    names = {n["name"] for n in trace["nodes"]}  # every layer's two nodes, sum's, h[:3]'s and x's AccumulateGrad
+    assert len(trace["nodes"]) == 2 * 40 + 3 and names >= {"TanhBackward0", "MulBackward0", "SumBackward0"}
+    assert [e["kind"] for e in trace["events"]].count("node_run") == 2 * 40 + 1
+    assert "first 64 elements" in trace["notes"][0] and "first 8 elements" in trace["notes"][1]
+    vectors = [t["value"] for t in trace["tensors"] if t["shape"] == [1000]]
+    kept = [len(v["data"]) for v in vectors]
+    assert kept[0] == 1000 and kept[-1] == 8 and 64 in kept
+    assert all(v.get("truncated") for v in vectors if len(v["data"]) < 1000)
+
+
+def test_a_forward_that_outgrows_the_size_limit_stops_and_keeps_what_it_recorded() -> None:
+    from server.sandbox import traces
+
+    cap = 2**20
+    code = DEEP_VECTOR_CHAIN.replace("LAYERS", "3000")
+    trace = trace_code(code, limits=Limits(max_trace_bytes=cap))
+    assert trace["status"] == "limit"
+    assert trace["error"]["message"].startswith("trace size limit (1 MiB) reached: the trace shows the run up to here")
+    assert len(traces.encode(trace)) < cap
+    assert 100 < len(trace["nodes"]) < 2 * 3000
 
 
 def test_every_tensor_sharing_memory_shows_an_in_place_change() -> None:
