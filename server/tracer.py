@@ -822,14 +822,7 @@ def _error_info(exc: BaseException, recorder: Recorder) -> dict:
             if getattr(exc, key, None) is not None:
                 info[key] = getattr(exc, key)
         return info
-    tb = exc.__traceback__
-    span = None
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == SNIPPET:
-            span = recorder._code_span(tb.tb_frame.f_code, tb.tb_lasti) or {"line": tb.tb_lineno}
-        tb = tb.tb_next
-    if span:
-        info.update(span)
+    info.update(_snippet_span(exc, recorder))
     node = recorder.failed_node
     if node is not None:
         info["node"] = recorder.node_id(node)
@@ -839,6 +832,17 @@ def _error_info(exc: BaseException, recorder: Recorder) -> dict:
                             actual_version=saved.tensor._vc[0])
                 break
     return info
+
+
+def _snippet_span(exc: BaseException, recorder: Recorder) -> dict:
+    """Where in the snippet `exc` was raised: its innermost frame there (empty if none)."""
+    tb = exc.__traceback__
+    span = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == SNIPPET:
+            span = recorder._code_span(tb.tb_frame.f_code, tb.tb_lasti) or {"line": tb.tb_lineno}
+        tb = tb.tb_next
+    return span or {}
 
 
 def _trusted_import(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0) -> Any:
@@ -935,8 +939,8 @@ def trace_code(code: str, *, limits: Limits | None = None, restricted: bool = Tr
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             exec(compiled, namespace)
-    except LimitReached as exc:
-        status, error = exc.status, {"type": type(exc).__name__, "message": exc.message}
+    except LimitReached as exc:  # where the run stopped, but no failed node: naming it could break the limit
+        status, error = exc.status, {"type": type(exc).__name__, "message": exc.message, **_snippet_span(exc, recorder)}
     except RecursionError as exc:
         status = "limit"
         error = _error_info(exc, recorder)

@@ -328,6 +328,7 @@ def test_a_forward_that_outgrows_the_size_limit_stops_and_keeps_what_it_recorded
     trace = trace_code(code, limits=Limits(max_trace_bytes=cap))
     assert trace["status"] == "limit"
     assert trace["error"]["message"].startswith("trace size limit (1 MiB) reached: the trace shows the run up to here")
+    assert trace["error"]["line"] == 6  # in the loop
     assert len(traces.encode(trace)) < cap
     assert 100 < len(trace["nodes"]) < 2 * 3000
 

@@ -120,6 +120,7 @@ def test_node_limit_ends_trace_with_status_limit() -> None:
     trace = trace_code(code, limits=Limits(max_nodes=20))
     assert trace["status"] == "limit"
     assert "graph node limit (20 nodes)" in trace["error"]["message"]
+    assert (trace["error"]["line"], trace["error"]["col"]) == (4, 9)  # where the run stopped: `v * 1.0`
     assert len(trace["nodes"]) == 20
 
 
