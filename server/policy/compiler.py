@@ -214,6 +214,9 @@ class PolicyChecker(ast.NodeVisitor):
     # -- visitors -------------------------------------------------------------------------------
     def visit_Name(self, node: ast.Name) -> None:
         self.check_identifier(node, node.id)
+        if node.id == "printed" and isinstance(node.ctx, ast.Load):
+            # RestrictedPython would turn the read into the print collector itself, not text
+            self.fail(node, "the name 'printed' is reserved (what print() writes goes to the output panel)")
         if isinstance(node.ctx, ast.Load) and node.id in FORBIDDEN_BUILTINS and not self.bound(node.id):
             self.fail(node, f"the builtin {node.id!r} is not allowed")
 

@@ -1775,3 +1775,35 @@ import numpy as np
 print(np.zeros(4 * 10**6).shape, np.zeros((10**9, 0)).shape, np.eye(10**9, 0).shape, np.arange(0).shape,
       np.tile(np.ones(4), (10**6,)).shape, np.linspace(0, 1, 4 * 10**6).shape)
 """, OK)
+
+# --- more red team: RestrictedPython's `printed`, lazy modules changing class, dunder keys in plain dicts ------------
+for i, code in enumerate([
+    "print(printed)",
+    "x = printed\nprint(x(1))",
+    "printed = 5",
+    "import torch\nl = torch.nn.LazyLinear(2)\nl.cls_to_become = torch.nn.ModuleDict\ntry:\n    l(torch.ones(1, 3))\n"
+    "except NotImplementedError:\n    pass\nl.update({'__array_interface__': torch.nn.ReLU()})",
+    "import torch\nl = torch.nn.LazyLinear(2)\nl.cls_to_become = torch.nn.ParameterDict\ntry:\n    l(torch.ones(1, 3))\n"
+    "except NotImplementedError:\n    pass\nl.update({'__array_interface__': 5})",
+    "import torch\nl = torch.nn.LazyLinear(2)\nl.cls_to_become = torch.nn.ParameterDict\ntry:\n    l(torch.ones(1, 3))\n"
+    "except NotImplementedError:\n    pass\nl['__array_interface__'] = 5",
+    "import torch\nimport numpy as np\nl = torch.nn.LazyLinear(2)\nclass U:\n    pass\nl.cls_to_become = U\ntry:\n"
+    "    l(torch.ones(1, 3))\nexcept AttributeError:\n    pass\nprint(np.asarray(l))",
+    "import torch\nl = torch.nn.LazyLinear(2)\nl.cls_to_become = torch.finfo\nl(torch.ones(1, 3))",
+    "import torch\nimport numpy as np\nopt = torch.optim.SGD([torch.ones(1, requires_grad=True)], lr=0.1)\n"
+    "opt.defaults['__array_interface__'] = {'shape': (8,), 'typestr': '|u1', 'data': (id(opt), True), 'version': 3}\n"
+    "print(np.asarray(opt))",
+    "import torch\nopt = torch.optim.SGD([torch.ones(1, requires_grad=True)], lr=0.1)\n"
+    "opt.defaults['__array_interface__'] = {'shape': (8,), 'typestr': '|u1', 'data': (id(opt), True), 'version': 3}\n"
+    "print(torch.tensor(opt))",
+    "import torch\nm = torch.nn.Linear(1, 1)\nsd = m.state_dict(prefix='__array_interface__')\nprint(sd.__array_interface__)",
+    "import torch\nit = iter(torch.utils.data.DataLoader(list(range(4)), batch_size=2))\nprint(it._dataset)",
+]):
+    case("redteam9", f"misc_{i:02d}", code)
+case("redteam9", "misc_controls", """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+dl = DataLoader(TensorDataset(torch.ones(4, 1)), batch_size=2, num_workers=2)
+m = torch.nn.Linear(1, 1)
+print(len(list(dl)), list(m.state_dict(prefix='enc.')), print, type(print))
+""", OK)
