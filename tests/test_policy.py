@@ -206,10 +206,10 @@ def run_isolated(code: str) -> str:
         return run(code)
 
 
-def test_numpy_copy_prints_like_numpy_and_keeps_numpy_scalars():
+def test_numpy_view_prints_like_numpy_shares_memory_and_keeps_numpy_scalars():
     out = run("import torch\nt = torch.tensor([[1.0, 0.1], [2.0, 3.0]])\na = t.numpy()\na[0, 0] = 9\n"
               "print(a, t[0, 0].item(), a.sum(), repr(a[0, 1]), a.dtype, repr(a.dtype), type(a))")
-    assert out == ("[[9.  0.1]\n [2.  3. ]] 1.0 14.1 np.float32(0.1) float32 dtype('float32') "
+    assert out == ("[[9.  0.1]\n [2.  3. ]] 9.0 14.1 np.float32(0.1) float32 dtype('float32') "
                    "<class 'numpy.ndarray'>\n")
 
 

@@ -1,9 +1,17 @@
-"""The NumPy arrays a snippet may hold: fresh numeric copies, read through an attribute allowlist.
+"""The NumPy arrays a snippet may hold: numeric arrays read through an attribute allowlist.
 
-PyTorch tutorials call `t.detach().numpy()` to print, index, compare and do arithmetic. A snippet gets
-a fresh copy of the tensor's data (never the engine's own buffer) as a real `numpy.ndarray`, so it
-prints and computes exactly like NumPy. Every attribute read on an array, a NumPy scalar or a NumPy
-dtype goes through `array_getattr` and friends:
+PyTorch tutorials call `t.detach().numpy()` to print, index, compare and do arithmetic, and some write
+through it (`a = t.numpy(); a[0] = 5` changes `t`, without bumping `t._version`, in PyTorch too). A snippet
+gets a view of the tensor's own array as a real `numpy.ndarray` (`shared_view`), so it prints, computes and
+aliases exactly like NumPy and PyTorch. That is safe because what a snippet can do with an array is element
+reads and writes inside its bounds and whole-array arithmetic: it can never re-point an array at other memory.
+No attribute that reaches raw memory or changes the array's layout is readable or settable (`ctypes`, `data`,
+`base`, `__array_interface__`, `strides`, `shape`/`dtype` assignment, `resize`, `setflags`, `view`,
+`getfield`/`setfield`), no NumPy function that makes arbitrary-stride views is in the facade (`np.lib`,
+`stride_tricks`, `frombuffer`, `ndarray(buffer=...)`), and a read-only array (an expanded tensor's) stays
+read-only. Arrays the engine keeps outside tensors (an optimizer's momentum buffer) still come out as copies
+(guards.check_value). Every attribute read on an array, a NumPy scalar or a NumPy dtype goes through
+`array_getattr` and friends:
 
 - data attributes: shape, ndim, size, T, dtype, itemsize, nbytes;
 - methods (returned as `ArrayMethod` wrappers that check every argument and every result): tolist,
@@ -220,6 +228,13 @@ def fresh_copy(value: Any) -> np.ndarray:
     return out
 
 
+def shared_view(value: Any) -> np.ndarray:
+    """What `t.numpy()` gives a snippet: a plain view of the tensor's numeric array (a copy of anything else)."""
+    if is_plain_array(value):
+        return value.view()
+    return fresh_copy(value)
+
+
 def _warm() -> None:
     """Run what snippets reach once, at import. NumPy imports some helpers lazily (array repr,
     printing options) through `__import__`, and inside a snippet that is the policy's import, which
@@ -257,4 +272,4 @@ except Exception:  # pragma: no cover - warming is an optimisation; never break 
     pass
 
 __all__ = ["ArrayMethod", "array_getattr", "check_result", "dtype_getattr", "fresh_copy", "is_numeric_dtype",
-           "is_plain_array", "is_plain_scalar", "item_of_array", "numeric_dtype", "scalar_getattr"]
+           "is_plain_array", "is_plain_scalar", "item_of_array", "numeric_dtype", "scalar_getattr", "shared_view"]

@@ -48,7 +48,9 @@ FORBIDDEN_BUILTINS = frozenset({
 
 # Private attributes PyTorch tutorials legitimately read; the run-time guard re-checks the type.
 PRIVATE_ATTR_ALLOWED = re.compile(
-    r"^(_saved_[A-Za-z0-9_]+|_version|_sequence_nr|_is_view|_nnz|_base|__getitem__|__setitem__|__class__)$")
+    r"^(_saved_[A-Za-z0-9_]+|_version|_sequence_nr|_is_view|_nnz|_base|__getitem__|__setitem__|__class__"
+    r"|_forward_hooks|_forward_pre_hooks|_backward_hooks|_backward_pre_hooks|_state_dict_hooks|_state_dict_pre_hooks"
+    r"|_load_state_dict_pre_hooks|_load_state_dict_post_hooks)$")
 # A tensor's operator methods, read explicitly (`x.__iadd__(1)`, `x.__add__(y)`); the guard allows them on
 # tensors only.
 TENSOR_OPERATOR_METHODS = frozenset(f"__{op}__" for op in """add radd iadd sub rsub isub mul rmul imul truediv
@@ -56,7 +58,7 @@ rtruediv itruediv floordiv rfloordiv ifloordiv mod rmod imod pow rpow ipow matmu
 invert and rand iand or ror ior xor rxor ixor lshift rshift lt le gt ge eq ne len bool float int index
 contains getitem setitem""".split())
 # Attributes refused at compile time with a dedicated message (the guard refuses them too).
-# (`.numpy()` itself is allowed: the guard hands out a fresh copy, see guards.py and arrays.py.)
+# (`.numpy()` itself is allowed: the guard hands out a plain view of the tensor's memory, see arrays.py.)
 NUMPY_ATTRS = frozenset({"__array__", "__array_interface__", "__array_struct__"})
 
 # The special methods a snippet's class may define: a constructor and the container protocol a Dataset needs.
@@ -118,7 +120,7 @@ def _is_super_call(node: ast.AST) -> bool:
 
 def special_private_attribute(node: ast.Attribute) -> bool:
     """The few `_`-names allowed as attribute *reads*: `x.__name__`, `x.__class__`, `super().__init__`,
-    `d.__setitem__`, `grad_fn._saved_self`, `t._version`, `grad_fn._sequence_nr`, `t.__iadd__`."""
+    `d.__setitem__`, `grad_fn._saved_self`, `t._version`, `grad_fn._sequence_nr`, `t.__iadd__`, `m._forward_hooks`."""
     if not isinstance(node.ctx, ast.Load):
         return False
     if node.attr == "__name__":
@@ -212,6 +214,9 @@ class PolicyChecker(ast.NodeVisitor):
     # -- visitors -------------------------------------------------------------------------------
     def visit_Name(self, node: ast.Name) -> None:
         self.check_identifier(node, node.id)
+        if node.id == "printed" and isinstance(node.ctx, ast.Load):
+            # RestrictedPython would turn the read into the print collector itself, not text
+            self.fail(node, "the name 'printed' is reserved (what print() writes goes to the output panel)")
         if isinstance(node.ctx, ast.Load) and node.id in FORBIDDEN_BUILTINS and not self.bound(node.id):
             self.fail(node, f"the builtin {node.id!r} is not allowed")
 

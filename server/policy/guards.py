@@ -11,8 +11,10 @@ Everything the snippet reaches goes through these guards:
   submodule has an explicit list of public names (`SUBMODULE_NAMES`). `import warnings` gives the
   tiny facade of warnfacade.py; `import io` one holding only the in-memory files BytesIO and
   StringIO (for torch.save / torch.load), whose instances expose an explicit list of methods.
-- NumPy: `tensor.numpy()` hands out a fresh copy; arrays, NumPy scalars and dtypes are read through
-  the allowlists of arrays.py. Engine objects never hand out their own arrays (check_value copies).
+- NumPy: `tensor.numpy()` hands out a view sharing the tensor's memory, as PyTorch does; arrays, NumPy
+  scalars and dtypes are read through the allowlists of arrays.py. Other engine objects never hand out their
+  own arrays (check_value copies: an optimizer's momentum buffer is no tensor's memory).
+- A module's hook dicts (`m._forward_hooks`...) are read through hookdicts.HookDict: read and remove only.
 - nn.Module registration (`register_buffer`, `add_module`, the keys of `ModuleDict`, `Sequential(OrderedDict)`
   and `ParameterDict`, also through `super()`)
   refuses names starting with '_' and values of the wrong type: Module.__getattr__ serves registered
@@ -46,7 +48,8 @@ from typing import Any, Callable
 import numpy as np
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 
-from . import arrays, npfacade, stdfacade, warnfacade
+from . import arrays, npfacade, npsizes, stdfacade, warnfacade
+from .hookdicts import HOOK_DICT_METHODS, HOOK_DICT_NAMES, HookDict
 from .compiler import (
     ALLOWED_IMPORT_ROOTS,
     CLASS_SPECIAL_METHODS,
@@ -363,6 +366,13 @@ class _Bound:
         return self
 
 
+class _PrintFunction(_Bound):
+    """The snippet's `print` as a value: named and shown as Python's builtin (`print.__name__`, `print(print)`)."""
+
+    __slots__ = ()
+    __name__ = "print"
+
+
 class _WriteProxy:
     """What `_write_(obj)` returns for objects whose attribute writes are checked."""
 
@@ -397,6 +407,8 @@ class _PrintCollector:
         self._write = write
         self._max = max_chars
         self._count = 0
+        # what the snippet's `print` is (RestrictedPython reads `_print._call_print`): it shows as Python's print
+        self._call_print = _PrintFunction(self._print, "<built-in function print>")
 
     def __call__(self, _getattr_: Any = None) -> "_PrintCollector":
         return self
@@ -409,8 +421,8 @@ class _PrintCollector:
     def __deepcopy__(self, memo: Any) -> "_PrintCollector":
         return self
 
-    def _call_print(self, *objects: Any, sep: str | None = " ", end: str | None = "\n",
-                    file: Any = None, flush: bool = False) -> None:
+    def _print(self, *objects: Any, sep: str | None = " ", end: str | None = "\n",
+               file: Any = None, flush: bool = False) -> None:
         if file is not None:
             raise PolicyError("print(file=...) is not allowed")
         if sep is None:
@@ -656,6 +668,8 @@ class Policy:
                 if isinstance(v, type):
                     shown[v] = f"{path}.{name}"
         shown[np.ndarray] = "numpy.ndarray"
+        shown[HookDict] = "collections.OrderedDict"
+        shown[_Bound] = shown[_PrintFunction] = "builtin_function_or_method"  # print, getattr, setattr...
         for cls in IO_NAMES.values():
             shown[cls] = f"{cls.__module__}.{cls.__qualname__}"  # _io.BytesIO, as Python names it
         for f in self.modules.values():
@@ -712,7 +726,8 @@ class Policy:
                 return self.tensor_numpy(value)()
             return None
 
-        top, linalg = npfacade.facade_attrs(to_array)
+        limit = npsizes.limit_from(sys.modules.get(f"{self.engine_prefix}.observe"))  # the tracer's Limits
+        top, linalg = npfacade.facade_attrs(to_array, limit)
         top["linalg"] = Facade("numpy.linalg", linalg)
         top["ndarray"] = TypeName(np.ndarray, "numpy.ndarray")
         return Facade("numpy", top)
@@ -727,11 +742,19 @@ class Policy:
         return self.torch_module.from_numpy(array)
 
     def tensor_numpy(self, tensor: Any) -> "_Bound":
-        """What `t.numpy` gives a snippet: PyTorch's checks and errors, then a fresh copy."""
+        """What `t.numpy` gives a snippet: PyTorch's checks and errors, then a view sharing the tensor's memory
+        (writes show in the tensor, as in PyTorch); see arrays.py for why a view is safe to hand out."""
         def numpy(*, force: bool = False) -> np.ndarray:
-            return arrays.fresh_copy(tensor.numpy(force=bool(force)))
+            return arrays.shared_view(tensor.numpy(force=bool(force)))
 
         return _Bound(numpy, "<built-in method numpy of Tensor object>")
+
+    def hook_dict(self, module: Any, name: str) -> HookDict:
+        """`m._forward_hooks` and the other hook dicts of a module, as a snippet reads them (hookdicts.py)."""
+        hooks = getattr(module, name)
+        if type(hooks) is not collections.OrderedDict:
+            raise PolicyError(f"names starting with '_' are not allowed: {name!r}")
+        return HookDict(hooks, self.check_value)
 
     def module_registration(self, method: Callable, name: str) -> Callable[..., Any]:
         expected = MODULE_REGISTRATION[name]
@@ -853,6 +876,8 @@ class Policy:
             kind = ("npscalar",)
         elif issubclass(tp, np.dtype):
             kind = ("npdtype",)
+        elif tp is HookDict:
+            kind = ("set", HOOK_DICT_METHODS)
         elif tp is warnfacade.WarningMessage:
             kind = ("set", warnfacade.WARNING_MESSAGE_ATTRS)
         elif _is_numpy_type(tp) or tp in (arrays.ArrayMethod, npfacade.NumpyFunction, _Bound,
@@ -962,6 +987,8 @@ class Policy:
                 return self.check_value(getattr(obj, name), obj, name)
             if k == "public" and self._is_node_type(type(obj)) and name.startswith("_saved_"):
                 return self.check_value(getattr(obj, name), obj, name)
+            if name in HOOK_DICT_NAMES and k == "public" and self._is_module_type(type(obj)):
+                return self.hook_dict(obj, name)
             raise PolicyError(f"names starting with '_' are not allowed: {name!r}")
         if k == "ndarray":
             return arrays.array_getattr(obj, name)
@@ -1131,6 +1158,8 @@ class Policy:
             raise PolicyError(f"names starting with '_' are not allowed: {key!r}")
         if self._tensor_cls is not None and isinstance(obj, self._tensor_cls):
             return
+        if tp is HookDict:
+            return  # it removes hooks and refuses new ones itself
         if tp is np.ndarray:
             if not arrays.is_plain_array(obj):
                 raise PolicyError("only numeric NumPy arrays can be changed")

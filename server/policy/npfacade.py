@@ -6,11 +6,12 @@ with `np.allclose`. A snippet gets a read-only facade holding only the functions
 
 - arguments: numbers, None, short strings (einsum subscripts, orders), numeric arrays and NumPy scalars,
   numeric dtypes and scalar types (the facade holds NumPy's numeric scalar classes themselves), slices, and (nested) lists and tuples of those; a tensor is turned
-  into a fresh copy through `Tensor.numpy()` (so PyTorch's errors apply); keyword names come from a
+  into a view of its memory through `Tensor.numpy()` (so PyTorch's errors apply); keyword names come from a
   fixed set (never `out`, `where`, `like`, `casting`, `subok`);
 - results: numeric arrays, NumPy and Python numbers, and tuples/lists of them (named tuples such as
   `np.linalg.svd`'s become plain tuples), then read through the allowlists of arrays.py.
 
+Arrays made here are held to the tensor element limit, with the same message (npsizes.py).
 No file, pickle, buffer, memory-map, ctypes, callback (`vectorize`, `frompyfunc`) or printing-option
 function is present, and neither is `numpy.random` (the sandbox's warm parent does not load it).
 """
@@ -21,7 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import arrays
+from . import arrays, npsizes
 from .errors import PolicyError
 
 _CREATION = """array asarray zeros ones zeros_like ones_like full full_like empty_like arange linspace
@@ -48,6 +49,8 @@ ndmin ord indexing side return_counts return_index return_inverse kind weights b
 a_min a_max min max shape order sparse initial full_matrices compute_uv mode rcond hermitian
 subscripts optimize nan posinf neginf n prepend append sorter right left period num_samples
 correction mean sorted""".split())
+# Elementwise functions that are not ufuncs: their output has the broadcast shape of their arguments.
+_BROADCASTING = frozenset({"where", "clip", "isclose"})
 _MAX_STR = 64
 _MAX_DEPTH = 32
 _MAX_ITEMS = 1 << 20
@@ -56,12 +59,14 @@ _MAX_ITEMS = 1 << 20
 class NumpyFunction:
     """One allowlisted NumPy function, as a snippet calls it."""
 
-    __slots__ = ("_fn", "_name", "_to_array")
+    __slots__ = ("_fn", "_name", "_to_array", "_limit")
 
-    def __init__(self, fn: Callable[..., Any], name: str, to_array: Callable[[Any], np.ndarray]) -> None:
+    def __init__(self, fn: Callable[..., Any], name: str, to_array: Callable[[Any], np.ndarray],
+                 limit: Callable[[], int] = lambda: npsizes.DEFAULT_MAX_ELEMENTS) -> None:
         object.__setattr__(self, "_fn", fn)
         object.__setattr__(self, "_name", name)
         object.__setattr__(self, "_to_array", to_array)
+        object.__setattr__(self, "_limit", limit)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise PolicyError("NumPy functions are read-only")
@@ -74,7 +79,18 @@ class NumpyFunction:
                 raise PolicyError(f"numpy.{self._name}() does not accept '{key}' here")
         kwargs = {k: (arrays.numeric_dtype(v) if k == "dtype" and v is not None else self._arg(v, 0, budget))
                   for k, v in kwargs.items()}
-        return _result(self._fn(*args, **kwargs), self._name)
+        limit = self._limit()
+        what = f"numpy.{self._name}()"
+        fn = self._fn
+        if isinstance(fn, np.ufunc) or self._name in _BROADCASTING:
+            size = npsizes.broadcast_size(args[:fn.nin] if isinstance(fn, np.ufunc) else args)
+        else:
+            size = npsizes.output_size(self._name, args, kwargs)
+        if size is not None and size[0] > limit:
+            raise npsizes.refuse(limit, what, size[1])
+        out = _result(fn(*args, **kwargs), self._name)
+        npsizes.check_result(out, limit, what)
+        return out
 
     def _arg(self, value: Any, depth: int, budget: list[int]) -> Any:
         tp = type(value)
@@ -116,19 +132,21 @@ def _result(value: Any, name: str) -> Any:
                           "(only numeric arrays and numbers)") from None
 
 
-def facade_attrs(to_array: Callable[[Any], np.ndarray | None]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The names of the `numpy` facade and of its `linalg` sub-facade."""
+def facade_attrs(to_array: Callable[[Any], np.ndarray | None],
+                 limit: Callable[[], int] = lambda: npsizes.DEFAULT_MAX_ELEMENTS,
+                 ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The names of the `numpy` facade and of its `linalg` sub-facade; `limit()` is the run's element limit."""
     top: dict[str, Any] = dict(_CONSTANTS)
     for name in _CREATION + _MATH:
-        top[name] = NumpyFunction(getattr(np, name), name, to_array)
+        top[name] = NumpyFunction(getattr(np, name), name, to_array, limit)
     for name in _SCALAR_TYPES:  # the classes themselves: isinstance, `a.dtype == np.float32` and calls work
         top[name] = getattr(np, name)
     for alias, target in _ALIASES.items():
-        top[alias] = NumpyFunction(getattr(np, target), alias, to_array)
+        top[alias] = NumpyFunction(getattr(np, target), alias, to_array, limit)
     top["float_"] = top["double"] = top["float64"]
     top["int_"] = top["int64"]
-    top["dtype"] = NumpyFunction(arrays.numeric_dtype, "dtype", to_array)
-    linalg = {name: NumpyFunction(getattr(np.linalg, name), f"linalg.{name}", to_array) for name in _LINALG}
+    top["dtype"] = NumpyFunction(arrays.numeric_dtype, "dtype", to_array, limit)
+    linalg = {name: NumpyFunction(getattr(np.linalg, name), f"linalg.{name}", to_array, limit) for name in _LINALG}
     return top, linalg
 
 

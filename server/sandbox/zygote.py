@@ -68,6 +68,16 @@ def warmup_snippets() -> list[str]:
     return snippets
 
 
+def _restart_hook_ids() -> None:
+    """Hook handle ids count from 0 in each run, as in a fresh PyTorch process (snippets print them as the keys
+    of `m._forward_hooks`); the warm-up registered hooks of its own."""
+    import itertools
+
+    node = sys.modules.get("engine.node")
+    if node is not None and hasattr(node, "_handle_ids"):
+        node._handle_ids = itertools.count()
+
+
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -190,6 +200,7 @@ class Zygote:
                 traces.encode(self.tracer(snippet))
             except Exception:  # noqa: BLE001
                 pass
+        _restart_hook_ids()
         self.read_paths = _read_paths(list(self.cfg.get("extra_read_paths", [])))
         # Built once here rather than in every child: the seccomp program and the Landlock ruleset.
         self.prepared = confine.Prepared(read_paths=self.read_paths, use_seccomp=self.use_seccomp,

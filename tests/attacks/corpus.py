@@ -1228,7 +1228,7 @@ for i, code in enumerate([
     "m.parametrizations.update({'__array_interface__': nn.ReLU()})\nimport numpy\nprint(numpy.asarray(m.parametrizations))",
     "m = nn.Linear(2, 2)\nP.register_parametrization(m, 'weight', nn.Identity())\nprint(m.__class__.__dict__)",
     "m = nn.Linear(2, 2)\nP.register_parametrization(m, 'weight', nn.Identity())\nprint(P.cached().gen.gi_frame)",
-    "m = nn.Linear(2, 2)\ntorch.nn.utils.weight_norm(m)\nprint(list(m._forward_pre_hooks.values())[0].compute_weight)",
+    "m = nn.Linear(2, 2)\ntorch.nn.utils.weight_norm(m)\nprint(list(m._forward_pre_hooks.values())[0].compute_weight.__func__)",
     "m = nn.Linear(2, 2)\ntorch.nn.utils.spectral_norm(m)\nprint(m.state_dict()._metadata)",
 ]):
     case("redteam", f"parametrize_{i:02d}", _PZ + code)
@@ -1448,7 +1448,7 @@ for i, code in enumerate([
     "print(torch.nn.Linear(2, 2).get_parameter('_parameters.weight'))",
     "print(torch.nn.Sequential(torch.nn.Linear(2, 2)).get_submodule('0.__class__'))",
     "x = torch.ones(2, requires_grad=True)\ny = x * 2\ny.grad_fn.metadata['k'] = print\nprint(y.grad_fn.metadata['k'].__self__)",
-    "m = torch.nn.Linear(1, 1)\nhs = []\nm.register_forward_hook(lambda mod, i, o: hs.append(mod))\nm(torch.ones(1))\nprint(hs[0]._forward_hooks)",
+    "m = torch.nn.Linear(1, 1)\nhs = []\nm.register_forward_hook(lambda mod, i, o: hs.append(mod))\nm(torch.ones(1))\nprint(hs[0]._forward_hooks_by_kind)",
     "opt = torch.optim.SGD([torch.ones(1, requires_grad=True)], lr=0.1)\nbox = []\n"
     "opt.register_step_pre_hook(lambda o, a, k: box.append(o))\nopt.step()\nprint(box[0].__dict__)",
 ]):
@@ -1630,4 +1630,180 @@ timers = {'t': time.perf_counter, 'r': functools.reduce}
 print(list(itertools.product([0.1, 0.01], [16, 32])), list(itertools.chain.from_iterable([[1], [2]])),
       add(torch.ones(2), torch.ones(2)), functools.reduce(lambda a, b: a * b, [1, 2, 3]), f([1, 2]),
       time.perf_counter() >= t0, timers['r'](max, [1, 3, 2]), List[int])
+""", OK)
+
+# --- module hook dicts (m._forward_hooks...): read and remove only, through a HookDict that holds no internals ------
+_HK = ("import torch\nm = torch.nn.Linear(1, 1)\nh = m.register_forward_hook(lambda mod, i, o: None)\n"
+       "hd = m._forward_hooks\n")
+for i, code in enumerate([
+    "print(hd._hooks)",
+    "print(getattr(hd, '_hooks'))",
+    "print(getattr(hd, '_check'))",
+    "hd[0] = print",
+    "hd[h.id + 1] = torch.nn.Linear",
+    "hd.update({1: print})",
+    "hd.setdefault(5, print)",
+    "hd.move_to_end(h.id)",
+    "print(hd.clear.__self__)",
+    "print(getattr(hd.clear, '__self__'))",
+    "print(type(hd)({}))",
+    "dict.update(hd, {1: print})",
+    "import collections\ncollections.OrderedDict.update(hd, {1: print})",
+    "print(hd.keys().mapping)",
+    "print(hd.values().mapping)",
+    "print(m._forward_hooks_by_kind)",
+    "print(getattr(m, '_forward_hooks_by_kind'))",
+    "print(m._forward_hooks_with_kwargs)",
+    "print(torch.nn.Linear._forward_hooks)",
+    "print(getattr(torch.nn.Linear, '_forward_pre_hooks'))",
+    "print(hd.__class__.__init__)",
+    "m._forward_hooks = {0: print}",
+    "setattr(m, '_forward_hooks', {})",
+    "del m._forward_hooks",
+    "m._forward_hooks |= {1: print}",
+    "import copy\nd = copy.copy(hd)\nd[5] = print",
+    "import copy\nd = copy.deepcopy(hd)\nd.update({5: print})",
+    "print(str.format('{0._hooks}', hd))",
+    "print('{0._hooks}'.format(hd))",
+    "print(list(hd.values())[0].__globals__)",
+    "print(getattr(list(hd.values())[0], '__closure__'))",
+    "print(hd.pop(h.id).__code__)",
+    "x = torch.ones(1)\nprint(x._forward_hooks)",
+    "x = torch.ones(1, requires_grad=True)\nprint((x * 2).grad_fn._forward_hooks)",
+    "opt = torch.optim.SGD(m.parameters(), lr=0.1)\nprint(opt._forward_hooks)",
+    "class A:\n    pass\nprint(A()._forward_hooks)",
+    "class B:\n    def __init__(self):\n        self.x = 1\nprint(getattr(B(), '_state_dict_hooks'))",
+    "import io\nb = io.BytesIO()\ntorch.save(hd, b)\nb.seek(0)\nprint(torch.load(b, weights_only=False))",
+    "l = torch.nn.LazyLinear(2)\nf = list(l._forward_pre_hooks.values())[0]\nprint(f.__module__, f.__globals__)",
+    "l = torch.nn.LazyLinear(2)\nf = list(l._forward_pre_hooks.values())[0]\nf(torch.nn.Linear(1, 1), (torch.ones(1),))",
+    "w = torch.nn.utils.weight_norm(torch.nn.Linear(2, 2))\nhook = list(w._forward_pre_hooks.values())[0]\n"
+    "hook.name = '__array_interface__'",
+    "w = torch.nn.utils.weight_norm(torch.nn.Linear(2, 2))\nhook = list(w._forward_pre_hooks.values())[0]\n"
+    "hook.apply(torch.nn.Linear(2, 2), '__array_interface__', 0)",
+    "w = torch.nn.utils.weight_norm(torch.nn.Linear(2, 2))\nhook = list(w._forward_pre_hooks.values())[0]\n"
+    "hook.apply(torch.nn.Linear(2, 2), '_parameters', 0)",
+    "w = torch.nn.utils.weight_norm(torch.nn.Linear(2, 2))\nhook = list(w._forward_pre_hooks.values())[0]\n"
+    "class T:\n    pass\nt = T()\nhook(t, None)",
+    "w = torch.nn.utils.spectral_norm(torch.nn.Linear(2, 2))\nfor d in (w._forward_pre_hooks, w._state_dict_hooks, "
+    "w._load_state_dict_pre_hooks):\n    for f in d.values():\n        print(f.fn.__dict__)",
+]):
+    case("hook_dicts", f"hook_dict_{i:02d}", _HK + code)
+case("hook_dicts", "hook_dict_many", _HK + "for i in range(200000):\n    m.register_forward_hook(print)\n"
+     "print(m._forward_hooks)", STOPPED)
+case("hook_dicts", "hook_dict_lazy_class_swap", "import torch\nl = torch.nn.LazyLinear(2)\nl.cls_to_become = torch.optim.SGD\n"
+     "l(torch.ones(1, 3))\nprint(l.param_groups)", REFUSED)
+case("hook_dicts", "hook_dict_controls", _HK + """
+import copy
+acts = []
+g = m.register_forward_pre_hook(lambda mod, inp: acts.append(len(inp)))
+print(len(m._forward_hooks), len(m._forward_pre_hooks), h.id in hd, list(hd) == [h.id], bool(m._backward_hooks))
+for f in m._forward_pre_hooks.values():
+    print(callable(f), f.__name__)
+m(torch.ones(1))
+print(acts, copy.copy(hd) == hd, copy.deepcopy(m._state_dict_hooks), hd.get(12345), type(hd))
+m._forward_pre_hooks.clear()
+del hd[h.id]
+print(len(hd), m._forward_pre_hooks, print, print.__name__, type(print))
+w = torch.nn.utils.weight_norm(torch.nn.Linear(2, 2))
+print([type(f).__name__ for f in w._forward_pre_hooks.values()], list(w._forward_pre_hooks.values())[0].name)
+""", OK)
+
+# --- t.numpy() shares the tensor's memory (as in PyTorch): element access only, never layout or raw memory ----------
+_NV = "import torch\nimport numpy as np\nt = torch.arange(6.0).reshape(2, 3)\na = t.numpy()\n"
+for i, code in enumerate([
+    "print(a.base)",
+    "print(a.ctypes)",
+    "print(a.data)",
+    "print(a.strides)",
+    "a.strides = (0, 0)",
+    "a.shape = (1000000,)",
+    "a.dtype = np.int8",
+    "a.setflags(write=True)",
+    "a.resize(1000000, refcheck=False)",
+    "print(a.view(np.int8))",
+    "print(a.getfield(np.float64, 0))",
+    "a.setfield(1.0, np.float32, 0)",
+    "print(a.__array_interface__)",
+    "print(getattr(a, '__array_interface__'))",
+    "print(a.T.ctypes.data)",
+    "print(a.reshape(-1).base)",
+    "print(np.asarray(t).data)",
+    "print(np.lib.stride_tricks.as_strided(a, (10**6,), (8,)))",
+    "print(np.ndarray((10**6,), np.float32, a))",
+    "print(np.frombuffer(b'x' * 8, np.float32))",
+    "print(a.reshape(-1)[100])",
+    "a.tofile('@MARKER@')",
+    "a.dump('@MARKER@')",
+    "print(a.astype(object))",
+    "a[0, 0] = 'x'",
+    "a[0] = [print, print, print]",
+    "print(np.ctypeslib)",
+    "import copy\nb = copy.copy(a)\nprint(b.base)",
+    "e = torch.ones(1).expand(3).numpy()\ne.setflags(write=1)",
+    "print(t.untyped_storage())",
+    "print(t.data.numpy().flags)",
+]):
+    case("numpy_views", f"numpy_view_{i:02d}", _NV + code)
+case("numpy_views", "numpy_view_controls", _NV + """
+a[0, 0] = 100
+a += 1
+np.add(a, 1, a)
+r = torch.from_numpy(a)
+r[1, 1] = -5
+e = torch.ones(1).expand(3)
+e.numpy()[0] = 7
+print(t, t._version, r.tolist(), e, a.T.shape, np.asarray(t).sum())
+""", OK)
+
+# --- NumPy arrays get the tensor element limit (before allocating), whatever the snippet catches ---------------------
+for i, expr in enumerate([
+    "np.zeros(10**7)", "np.ones((10**6, 10**6))", "np.empty((2**31,))", "np.full(10**8, 1.0)", "np.arange(10**8)",
+    "np.arange(0.0, 1e300, 1.0)", "np.linspace(0, 1, 10**12)", "np.logspace(0, 1, 10**8)", "np.eye(10**5)",
+    "np.identity(10**5)", "np.tile(np.ones(10), (10**4, 10**4))", "np.repeat(np.ones(10), 10**8)",
+    "np.broadcast_to(1.0, (10**6, 10**6)).copy()", "np.outer(np.ones(10**4), np.ones(10**4))",
+    "np.kron(np.ones(10**4), np.ones(10**4))", "np.meshgrid(*[np.ones(10)] * 8)", "np.diag(np.ones(10**4))",
+    "np.bincount([2**40])", "np.histogram([1.0], bins=10**9)", "np.zeros((3, 2000, 2000))",
+    "np.power(np.ones((10**4, 1)), np.ones((1, 10**4)))", "np.where(np.ones((10**4, 1)) > 0, 1.0, np.ones(10**4))",
+    "np.ones_like(np.ones(3), shape=(10**8,))", "np.stack([np.ones(4 * 10**6)] * 3)",
+    "np.einsum('i,j,k->ijk', np.ones(300), np.ones(300), np.ones(300))", "np.dot(np.ones((10**4, 1)), np.ones((1, 10**4)))",
+    "np.zeros(4 * 10**6 + 1)",
+]):
+    case("numpy_sizes", f"numpy_size_{i:02d}", "import numpy as np\ntry:\n    a = " + expr
+         + "\nexcept Exception as e:\n    print('caught', e)\nprint('went on')", STOPPED)
+case("numpy_sizes", "numpy_size_controls", """
+import numpy as np
+print(np.zeros(4 * 10**6).shape, np.zeros((10**9, 0)).shape, np.eye(10**9, 0).shape, np.arange(0).shape,
+      np.tile(np.ones(4), (10**6,)).shape, np.linspace(0, 1, 4 * 10**6).shape)
+""", OK)
+
+# --- more red team: RestrictedPython's `printed`, lazy modules changing class, dunder keys in plain dicts ------------
+for i, code in enumerate([
+    "print(printed)",
+    "x = printed\nprint(x(1))",
+    "printed = 5",
+    "import torch\nl = torch.nn.LazyLinear(2)\nl.cls_to_become = torch.nn.ModuleDict\ntry:\n    l(torch.ones(1, 3))\n"
+    "except NotImplementedError:\n    pass\nl.update({'__array_interface__': torch.nn.ReLU()})",
+    "import torch\nl = torch.nn.LazyLinear(2)\nl.cls_to_become = torch.nn.ParameterDict\ntry:\n    l(torch.ones(1, 3))\n"
+    "except NotImplementedError:\n    pass\nl.update({'__array_interface__': 5})",
+    "import torch\nl = torch.nn.LazyLinear(2)\nl.cls_to_become = torch.nn.ParameterDict\ntry:\n    l(torch.ones(1, 3))\n"
+    "except NotImplementedError:\n    pass\nl['__array_interface__'] = 5",
+    "import torch\nimport numpy as np\nl = torch.nn.LazyLinear(2)\nclass U:\n    pass\nl.cls_to_become = U\ntry:\n"
+    "    l(torch.ones(1, 3))\nexcept AttributeError:\n    pass\nprint(np.asarray(l))",
+    "import torch\nl = torch.nn.LazyLinear(2)\nl.cls_to_become = torch.finfo\nl(torch.ones(1, 3))",
+    "import torch\nimport numpy as np\nopt = torch.optim.SGD([torch.ones(1, requires_grad=True)], lr=0.1)\n"
+    "opt.defaults['__array_interface__'] = {'shape': (8,), 'typestr': '|u1', 'data': (id(opt), True), 'version': 3}\n"
+    "print(np.asarray(opt))",
+    "import torch\nopt = torch.optim.SGD([torch.ones(1, requires_grad=True)], lr=0.1)\n"
+    "opt.defaults['__array_interface__'] = {'shape': (8,), 'typestr': '|u1', 'data': (id(opt), True), 'version': 3}\n"
+    "print(torch.tensor(opt))",
+    "import torch\nm = torch.nn.Linear(1, 1)\nsd = m.state_dict(prefix='__array_interface__')\nprint(sd.__array_interface__)",
+    "import torch\nit = iter(torch.utils.data.DataLoader(list(range(4)), batch_size=2))\nprint(it._dataset)",
+]):
+    case("redteam9", f"misc_{i:02d}", code)
+case("redteam9", "misc_controls", """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+dl = DataLoader(TensorDataset(torch.ones(4, 1)), batch_size=2, num_workers=2)
+m = torch.nn.Linear(1, 1)
+print(len(list(dl)), list(m.state_dict(prefix='enc.')), print, type(print))
 """, OK)

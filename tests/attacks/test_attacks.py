@@ -206,11 +206,16 @@ def _stdout(sandbox, canary, code: str) -> str:
     return trace["stdout"]
 
 
-def test_numpy_is_a_fresh_copy_never_the_tensors_memory(sandbox, canary):
+def test_numpy_shares_the_tensors_memory_as_in_pytorch(sandbox, canary):
+    # Writes through t.numpy() show in the tensor (PyTorch shares memory and does not bump _version; writing one
+    # element of an expanded tensor writes its base); what the view exposes is element access only (see the
+    # numpy_arrays cases).
     out = _stdout(sandbox, canary,
                   "import torch\nt = torch.ones(3)\nn = t.numpy()\nn[0] = 7\nn += 1\n"
-                  "d = t.detach().numpy()\nd[1] = 5\nprint(t.tolist(), n.tolist())")
-    assert out == "[1.0, 1.0, 1.0] [8.0, 2.0, 2.0]\n"
+                  "d = t.detach().numpy()\nd[1] = 5\nprint(t.tolist(), n.tolist(), t._version)\n"
+                  "e = torch.zeros(1).expand(3)\ntry:\n    e.numpy()[0] = 1\nexcept ValueError as err:\n"
+                  "    print(err)\nprint(e.tolist())")
+    assert out == "[8.0, 5.0, 2.0] [8.0, 5.0, 2.0] 0\n[1.0, 1.0, 1.0]\n", out  # PyTorch prints the same
 
 
 def test_engine_held_arrays_come_out_as_copies(sandbox, canary):
