@@ -206,7 +206,8 @@ class Tensor(metaclass=_TorchClass):
         if self._requires_grad:
             return True
         extra = self._extra  # a view requires grad when its base does, even one that came to in place
-        return extra is not None and extra.base is not None and extra.base._requires_grad
+        # (a view of an inference tensor never does)
+        return extra is not None and extra.base is not None and extra.base._requires_grad and not extra.inference
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
@@ -325,6 +326,8 @@ class Tensor(metaclass=_TorchClass):
 
     def detach(self) -> "Tensor":
         t = Tensor._make(self._data, None, self._vc)  # shares storage and the version counter
+        if t._inference != self._inference:  # inference-ness follows the source, as for views
+            t._inference = self._inference
         _observe_new(t, self)
         return t
 

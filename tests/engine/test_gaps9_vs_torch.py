@@ -1,0 +1,38 @@
+"""Small gaps against PyTorch 2.13 (creation sizes, dtypes given as Python types, loss/activation argument checks,
+scatter shape checks, 0-d reductions, inference tensors); programs run with torch and with the engine print the same."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.engine.programs import RUN, assert_matches_torch
+
+torch = pytest.importorskip("torch")
+
+PRELUDE = RUN
+
+SNIPPETS = {
+    "views_of_inference_tensors_are_inference_tensors": """
+b = torch.ones(3, requires_grad=True)
+c = torch.ones(3)
+with torch.inference_mode():
+    bv = b[1:]; cv = c.view(3); cd = c.detach()
+    print(bv.is_inference(), bv.requires_grad, bv.grad_fn, cv.is_inference(), cd.is_inference())
+    print((b * 2).requires_grad, (b * 2).is_inference())
+    d = torch.ones(2, requires_grad=True)
+    print(d.requires_grad, d[0:1].requires_grad, d.view(2).requires_grad, d.is_inference(), d[0:1].is_inference())
+    a = torch.ones(2, 3)
+print(bv.is_inference(), bv.requires_grad, cv.is_inference(), d[0:1].requires_grad, d[0:1].is_inference())
+print(d.view(2).requires_grad, d.view(2).grad_fn, d.detach().is_inference())
+print(a.view(3, 2).is_inference(), a.t().is_inference(), a.unsqueeze(0).is_inference(),
+      [t.is_inference() for t in a.unbind(0)], a.expand(2, 2, 3).is_inference(), a.detach().is_inference(),
+      a.reshape(6).is_inference(), a.clone().is_inference(), a[0].is_inference(), a[:, 1].is_inference())
+with torch.no_grad():
+    print(a[0].is_inference(), a.t().is_inference())
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SNIPPETS))
+def test_program_output_matches_torch(name: str) -> None:
+    assert_matches_torch(PRELUDE + SNIPPETS[name], show_warnings=False)
