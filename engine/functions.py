@@ -264,6 +264,12 @@ def _optional_dims(dim: Any, ndim: int) -> Any:
     return None if dim is None else _dim_tuple(dim, ndim)
 
 
+def _axes(dim: Any, ndim: int) -> Any:
+    """NumPy's axis for a reduction over `dim` (checked): None for all; none at all for dim 0 or -1 of a 0-d tensor."""
+    dims = _optional_dims(dim, ndim)
+    return () if dims is not None and not ndim else dims
+
+
 def _wrap_dim(dim: int, ndim: int) -> int:
     """`dim` as a non-negative index (a 0-d tensor has one dim, -1 or 0), or PyTorch's IndexError."""
     n = builtins.max(ndim, 1)
@@ -1303,7 +1309,7 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
                            f"{input.dtype.legacy}")
     dims = _optional_dims(dim, input._data.ndim)
-    count = np.sum(~np.isnan(input._data), axis=dims, keepdims=keepdim)
+    count = np.sum(~np.isnan(input._data), axis=_axes(dims, input._data.ndim), keepdims=keepdim)
     return div(nansum(input, dims, keepdim, dtype=dtype), _constant(np.asarray(count, np.int64)))
 
 
@@ -1871,7 +1877,8 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
 
 def flip(input: Tensor, dims: Any) -> Tensor:
     n = input._data.ndim
-    return apply(ops.FLIP, (input,), {"dims": tuple(_wrap_dim(d, n) for d in _dim_tuple(dims, n))})
+    dims = tuple(_wrap_dim(d, n) for d in _dim_tuple(dims, n))
+    return apply(ops.FLIP, (input,), {"dims": dims if n else ()})
 
 
 def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
@@ -1926,11 +1933,11 @@ def equal(input: Tensor, other: Tensor) -> bool:
 
 
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
-    return _constant(np.all(input._data, axis=_optional_dims(dim, input._data.ndim), keepdims=keepdim))
+    return _constant(np.all(input._data, axis=_axes(dim, input._data.ndim), keepdims=keepdim))
 
 
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
-    return _constant(np.any(input._data, axis=_optional_dims(dim, input._data.ndim), keepdims=keepdim))
+    return _constant(np.any(input._data, axis=_axes(dim, input._data.ndim), keepdims=keepdim))
 
 
 def logical_not(input: Tensor) -> Tensor:
@@ -1953,7 +1960,7 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
 
 
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
-    axis = _optional_dims(dim, input._data.ndim)
+    axis = _axes(dim, input._data.ndim)
     return _constant(np.asarray(np.count_nonzero(input._data, axis=axis), np.int64))
 
 
@@ -3216,6 +3223,8 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
     if dim is None:
         outputs = apply(ops.UNIQUE, (input,))
     else:
+        if not input._data.ndim:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         outputs = apply(ops.UNIQUE_DIM, (input,), {"dim": _wrap_dim(dim, input._data.ndim)})
     return _unique_outputs(outputs, return_inverse, return_counts)
 

@@ -32,7 +32,7 @@ def rule(name: str, node: str, forward: Any, grads: tuple, formulas: tuple, **op
 
 def _unsqueeze_reduced(F: Any, g: Any, dim: Any, keepdim: bool, ndim: int) -> Any:
     """Put back the dimensions a reduction over `dim` removed, so `g` broadcasts to the input."""
-    if keepdim or dim is None:
+    if keepdim or dim is None or ndim == 0:
         return g
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     return F.unsqueeze_dims(g, tuple(sorted(d % ndim for d in dims)))
@@ -272,6 +272,8 @@ def _sum(a: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> A
     """np.sum without its Python layers: the same ufunc reduction (in `dtype` if given)."""
     if dtype is not None:
         a = np.asarray(a).astype(dtype)
+    if dim is not None and not np.ndim(a):  # dim 0 or -1 of a 0-d tensor: nothing to reduce
+        dim = ()
     return np.add.reduce(a, dim, None, None, keepdim)
 
 
@@ -280,6 +282,8 @@ def _mean(a: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> 
     same division by the count (as an intp, like NumPy). In `dtype` if given."""
     if dtype is not None:
         a = np.asarray(a).astype(dtype)
+    if dim is not None and not np.ndim(a):  # dim 0 or -1 of a 0-d tensor: nothing to reduce
+        dim = ()
     dtype = getattr(a, "dtype", None)
     if type(a) is not np.ndarray or (dtype is not _F32 and dtype is not _F64) or not a.size:
         return np.mean(a, axis=dim, keepdims=keepdim)
@@ -309,10 +313,10 @@ MEAN_DIM = rule(
     "mean_dim", "MeanBackward1", _mean,
     (lambda F, g, dim, keepdim, self_sym_numel, self_sym_sizes: F.expand(
         _unsqueeze_reduced(F, g, dim, keepdim, len(self_sym_sizes)), self_sym_sizes)
-        * (float(np.prod([self_sym_sizes[d] for d in ((dim,) if isinstance(dim, int) else dim)]))
+        * (float(_count(tuple(self_sym_sizes), dim))
            ** -1) if F is ArrayMath else F.op(
         "div_scalar", F.expand(_unsqueeze_reduced(F, g, dim, keepdim, len(self_sym_sizes)), self_sym_sizes),
-        other=int(np.prod([self_sym_sizes[d] for d in ((dim,) if isinstance(dim, int) else dim)]))),),
+        other=int(_count(tuple(self_sym_sizes), dim))),),
     ("grad / n, expanded along dim",), defaults={"keepdim": False}, exact_dtype=True)
 
 # --- matrix products ----------------------------------------------------------------------------
@@ -378,7 +382,7 @@ SQUEEZE = rule("squeeze", "SqueezeBackward0", lambda a: np.squeeze(a),
                (lambda F, g, self_sym_sizes: _unsqueeze_to(F, g, self_sym_sizes),),
                ("grad unsqueezed back to self",), view=True)
 SQUEEZE_DIM = rule("squeeze_dim", "SqueezeBackward1", lambda a, dim: np.squeeze(a, dim)
-                   if a.shape[dim] == 1 else a,
+                   if a.ndim and a.shape[dim] == 1 else a,
                    (lambda F, g, dim, self_sym_sizes: _unsqueeze_to(F, g, self_sym_sizes, (dim,)),),
                    ("grad unsqueezed back to self",), view=True)
 CLONE = rule("clone", "CloneBackward0",
@@ -411,8 +415,10 @@ def erf_array(a: Any) -> Any:
 def _tuple_dims(dim: Any, ndim: int) -> tuple[int, ...]:
     if dim is None:
         return tuple(range(ndim))
+    if ndim == 0:  # dim 0 or -1 of a 0-d tensor: no axis to reduce
+        return ()
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    return tuple(d % max(ndim, 1) for d in dims)
+    return tuple(d % ndim for d in dims)
 
 
 def _unsq(F: Any, g: Any, dim: Any, keepdim: bool, ndim: int) -> Any:
@@ -1403,6 +1409,8 @@ NANMEDIAN_DIM = rule("nanmedian_dim", "NanmedianBackward1",
 
 def _nansum(a: Any, dim: Any = None, keepdim: bool = False) -> Any:
     """The sum with NaNs counted as zero (int64 for integer input, as PyTorch's)."""
+    if dim is not None and not a.ndim:  # dim 0 or -1 of a 0-d tensor: nothing to reduce
+        dim = ()
     return np.nansum(a, axis=dim, keepdims=keepdim, dtype=np.int64 if a.dtype.kind in "biu" else a.dtype)
 
 
@@ -1465,7 +1473,7 @@ SQUEEZE_DIMS = rule("squeeze_dims", "SqueezeBackward2",
                     (lambda F, g, dim, self_sym_sizes: _unsqueeze_to(F, g, self_sym_sizes, dim),),
                     ("grad unsqueezed back to self",), view=True)
 SQUEEZE_INPLACE = rule("squeeze_inplace", "SqueezeBackward4", lambda a, dim: np.squeeze(a, dim)
-                       if a.shape[dim] == 1 else a,
+                       if a.ndim and a.shape[dim] == 1 else a,
                        (lambda F, g, dim, self_sym_sizes: _unsqueeze_to(F, g, self_sym_sizes, (dim,)),),
                        ("grad unsqueezed back to self",))
 REPEAT = rule(

@@ -30,6 +30,25 @@ print(a.view(3, 2).is_inference(), a.t().is_inference(), a.unsqueeze(0).is_infer
 with torch.no_grad():
     print(a[0].is_inference(), a.t().is_inference())
 """,
+    "reductions_over_dim_0_or_minus_1_of_0d_tensors": """
+x = torch.tensor(3.)
+for c in ["x.amax(0)", "x.amin(-1)", "x.amax((0,))", "x.amax([])", "x.amax(0, keepdim=True)", "x.sum(0)", "x.mean(0)",
+          "x.max(0)", "x.min(-1)", "x.argmax(0)", "x.argmin(-1)", "x.logsumexp(0)", "x.prod(0)", "x.cumsum(0)",
+          "x.softmax(0)", "x.norm(dim=0)", "x.any(0)", "x.all(0)", "x.median(0)", "x.sort(0)", "x.nansum(0)",
+          "x.count_nonzero(0)", "x.aminmax(dim=0)", "x.nanmean(0)", "x.flip(0)", "x.unique(dim=0)", "x.unique(dim=-1)",
+          "torch.linalg.vector_norm(x, dim=0)", "x.squeeze(0)", "x.squeeze(-1)", "x.sum(1)", "x.amax(1)", "x.amax((0, -1))",
+          "x.amin(-2)", "x.sum(0, keepdim=True)", "x.mean((0,), keepdim=True)", "x.flip(-1)", "x.flip(1)"]:
+    run(c, lambda: eval(c))
+x = torch.tensor(3., requires_grad=True)
+y = x.sum(0) + x.mean(-1) + x.amax(0) + x.logsumexp(0) + x.norm(dim=0) + x.nansum(0) + x.flip(0) + x.squeeze(0)
+y = y + x.amin(0, keepdim=True).sum()
+y.backward()
+print(x.grad, x.sum(0).grad_fn._saved_dim, x.amax(-1).grad_fn._saved_dim, x.mean(0).grad_fn)
+g, = torch.autograd.grad(x.logsumexp(0) * x.amax(-1, keepdim=True) * x.mean(0) * x.sum(-1), x, create_graph=True)
+print(g)
+g.backward()
+print(x.grad)
+""",
 }
 
 
