@@ -49,6 +49,19 @@ print(g)
 g.backward()
 print(x.grad)
 """,
+    "sizes_that_are_not_ints_raise_type_errors": """
+import numpy as np
+for f in ["zeros", "ones", "empty", "rand", "randn"]:
+    for a in ["2.0", "2, 3.0", "2.0, 3", "(2.0,)", "(2, 3.0)", "[2.0]", "[2, 3.0]", "[2.0, 3]", "True", "torch.tensor(2.)",
+              "torch.tensor(2)", "np.int64(2)", "np.float64(2)", "(2, True)", "2, True", "None", "'a'", "(2, None)",
+              "2.0, dtype=torch.float64", "2.5, requires_grad=True", "torch.tensor([2, 3])", "(torch.tensor(2), 3)"]:
+        c = f"torch.{f}({a})"
+        run(c, lambda: tuple(eval(c).shape))
+for c in ["torch.full((2.0,), 1)", "torch.full(2.0, 1)", "torch.full([2, 3.0], 1)", "torch.full(2, 1)", "torch.full((2,), 1)",
+          "torch.randint(5, (2.0,))", "torch.randint(5, 2.0)", "torch.randint(5, (2, 3.0))", "torch.randint(5, [2, 3.0])",
+          "torch.randint(5, (2, 3))"]:
+    run(c, lambda: tuple(eval(c).shape))
+""",
 }
 
 
