@@ -1098,8 +1098,8 @@ frac = _unary(ops.FRAC)
 silu = _unary(ops.SILU)
 
 
-def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
-    if decimals:
+def round(input: Tensor, *, decimals: Any = None) -> Tensor:  # noqa: A001
+    if decimals is not None:  # round.decimals (RoundBackward1), even for decimals=0
         return apply(ops.ROUND_DECIMALS, (input,), {"decimals": decimals})
     return apply(ops.ROUND, (input,))
 

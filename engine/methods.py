@@ -39,6 +39,12 @@ def _inplace_unary(rule: Any) -> Any:
     return method
 
 
+def _round_(self: Tensor, *, decimals: Any = None) -> Tensor:
+    if decimals is None:
+        return f._inplace(self, ops.ROUND, ())
+    return f._inplace(self, ops.ROUND_DECIMALS, (), {"decimals": decimals})
+
+
 def _pow_(self: Tensor, exponent: Any) -> Tensor:
     if isinstance(exponent, Tensor):
         return f._inplace(self, ops.POW_TENSOR, (exponent,))
@@ -222,7 +228,7 @@ METHODS = {
     "exp_": _inplace_unary(ops.EXP), "log_": _inplace_unary(ops.LOG), "sin_": _inplace_unary(ops.SIN),
     "cos_": _inplace_unary(ops.COS), "sqrt_": _inplace_unary(ops.SQRT), "abs_": _inplace_unary(ops.ABS),
     "relu_": _relu_, "sigmoid_": _inplace_unary(ops.SIGMOID), "tanh_": _inplace_unary(ops.TANH),
-    "floor_": _inplace_unary(ops.FLOOR), "round_": _inplace_unary(ops.ROUND),
+    "floor_": _inplace_unary(ops.FLOOR), "round_": _round_,
     "sign_": _inplace_unary(ops.SIGN), "reciprocal_": _inplace_unary(ops.RECIPROCAL),
     "clamp_": _clamp_, "clip_": _clamp_, "clamp_min_": _inplace_binary(ops.CLAMP_MIN, "min"),
     "clamp_max_": _inplace_binary(ops.CLAMP_MAX, "max"), "masked_fill_": _masked_fill_,

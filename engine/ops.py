@@ -824,8 +824,11 @@ SGN = rule("sgn", "SgnBackward0", _sign, (lambda F, g, result, self: F.zeros_lik
 SIGN = rule("sign", "SignBackward0", _sign, (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
 FLOOR = rule("floor", "FloorBackward0", _not_for("b", "floor_vml_cpu", np.floor), (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
 CEIL = rule("ceil", "CeilBackward0", _not_for("b", "ceil_vml_cpu", np.ceil), (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
-ROUND = rule("round", "RoundBackward0", np.round, (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
-ROUND_DECIMALS = rule("round_decimals", "RoundBackward1", lambda a, decimals: np.round(a, decimals),
+ROUND = rule("round", "RoundBackward0", _not_for("b", "round_vml_cpu", np.round), (lambda F, g: F.zeros_like(g),), ("0",),
+             elementwise=True)
+# round.decimals: PyTorch's kernel has no integer version, not even for decimals=0 (then round_vml_cpu's message)
+ROUND_DECIMALS = rule("round_decimals", "RoundBackward1", lambda a, decimals: _not_for(
+                          "biu", "round_vml_cpu" if decimals == 0 else "round_cpu", np.round)(a, decimals),
                       (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
 TRUNC = rule("trunc", "TruncBackward0", _not_for("b", "trunc_vml_cpu", np.trunc), (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
 FRAC = rule("frac", "FracBackward0", _not_for("biu", "frac_cpu", lambda a: a - np.trunc(a)), (lambda F, g: g,), ("grad",),

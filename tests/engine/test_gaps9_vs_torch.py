@@ -62,6 +62,17 @@ for c in ["torch.full((2.0,), 1)", "torch.full(2.0, 1)", "torch.full([2, 3.0], 1
           "torch.randint(5, (2, 3))"]:
     run(c, lambda: tuple(eval(c).shape))
 """,
+    "round_with_decimals_of_integer_and_bool_tensors": """
+for c in ["torch.round(torch.tensor([1, 2]), decimals=1)", "torch.tensor([1, 2]).round(decimals=2)",
+          "torch.tensor([15, 25]).round(decimals=-1)", "torch.tensor([1, 2]).round()", "torch.round(torch.tensor([1, 2]), decimals=0)",
+          "torch.tensor([True]).round()", "torch.tensor([True]).round(decimals=1)", "torch.tensor([1], dtype=torch.uint8).round(decimals=1)",
+          "torch.tensor([1], dtype=torch.int32).round(decimals=0)", "torch.tensor([1]).round_(decimals=1)",
+          "torch.tensor([1]).round_(decimals=0)", "torch.tensor([1]).round_()", "torch.tensor([1.5, 2.5]).round(decimals=0)",
+          "torch.tensor([1.25, 2.35]).round_(decimals=1)", "torch.round_(torch.tensor([1.26]), decimals=1)"]:
+    run(c, lambda: eval(c))
+x = torch.tensor([1.5, 2.25], requires_grad=True)
+print(x.round(decimals=0).grad_fn.name(), x.round().grad_fn.name(), torch.round(x, decimals=1))
+""",
 }
 
 
