@@ -1741,6 +1741,10 @@ def _scatter_args(input: Tensor, dim: int, index: Tensor, src: Any) -> tuple:
     idx = index._data
     if idx.dtype not in (np.int32, np.int64):
         raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
+    if isinstance(src, Tensor) and src._data.dtype != input._data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if idx.size:
+        _check_scatter_shapes(input, wrapped, idx, src)
     size = input._data.shape[wrapped] if input._data.ndim else 1
     if idx.size and (idx.min() < 0 or idx.max() >= size):
         bad = idx.min() if idx.min() < 0 else idx.max()
@@ -1753,6 +1757,27 @@ def _scatter_args(input: Tensor, dim: int, index: Tensor, src: Any) -> tuple:
     if src._data.shape != idx.shape:  # only the index-shaped corner of src is read
         src = getitem(src, tuple(slice(0, n) for n in idx.shape))
     return ops.SCATTER, (src,), attrs
+
+
+def _check_scatter_shapes(input: Tensor, dim: int, idx: np.ndarray, src: Any) -> None:
+    """PyTorch's scatter_shape_check: index has self's number of dims and is no larger than self (apart from
+    dim) nor than a tensor src."""
+    shape = input._data.shape
+    if builtins.max(idx.ndim, 1) != builtins.max(len(shape), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    src_shape = src._data.shape if isinstance(src, Tensor) else None
+    for d in range(idx.ndim):
+        if src_shape is not None:
+            _wrap_dim(d, len(src_shape))
+    ishape, sshape = idx.shape or (1,), (shape or (1,))
+    bad = builtins.any(d != dim and ishape[d] > sshape[d] for d in range(len(ishape)))
+    if src_shape is not None:
+        bad = bad or builtins.any(ishape[d] > (src_shape or (1,))[d] for d in range(len(ishape)))
+    if bad:
+        msg = f"Expected index {list(idx.shape)} to be no larger than self {list(shape)} apart from dimension {dim}"
+        if src_shape is not None:
+            msg += f" and to be no larger size than src {list(src_shape)}"
+        raise RuntimeError(msg)
 
 
 def take_along_dim(input: Tensor, indices: Tensor, dim: int) -> Tensor:

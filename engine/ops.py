@@ -1632,16 +1632,26 @@ STACK = rule("stack", "StackBackward0", lambda *arrays, dim: np.stack(arrays, ax
 
 
 # --- scatter: what value-selecting reductions record under create_graph ----------------------------
+def _put_at_index(out: np.ndarray, dim: int, index: Any, values: Any) -> None:
+    """out[index along dim] = values, writing only where index has entries (np.put_along_axis would
+    broadcast a smaller index across the other dims)."""
+    index = np.asarray(index)
+    if out.ndim and index.ndim == out.ndim:
+        out[_gather_index(index, dim)] = values
+    else:
+        np.put_along_axis(out, index, values, dim)
+
+
 def _scatter(a: Any, src: Any, dim: int, index: Any) -> Any:
     out = np.array(a, copy=True)
-    np.put_along_axis(out, np.asarray(index), src, dim)
+    _put_at_index(out, dim, index, src)
     return out
 
 
 def _scattered(shape: tuple, dim: int, index: Any) -> np.ndarray:
     """True where a scatter along dim at index writes."""
     mask = np.zeros(shape, bool)
-    np.put_along_axis(mask, np.asarray(index), True, dim)
+    _put_at_index(mask, dim, index, True)
     return mask
 
 

@@ -73,6 +73,34 @@ for c in ["torch.round(torch.tensor([1, 2]), decimals=1)", "torch.tensor([1, 2])
 x = torch.tensor([1.5, 2.25], requires_grad=True)
 print(x.round(decimals=0).grad_fn.name(), x.round().grad_fn.name(), torch.round(x, decimals=1))
 """,
+    "scatter_checks_index_shape_against_self_and_src": """
+z = torch.zeros(3, 3)
+for c in ["z.scatter(0, torch.tensor([[0,1,2,0]]), torch.ones(1,3))", "z.scatter(0, torch.tensor([[0,1,2]]), torch.ones(1,2))",
+          "z.scatter(0, torch.tensor([[0,1,2,0]]), 1.0)", "z.scatter(0, torch.tensor([[0,1,2]]), 1.0)",
+          "z.scatter(1, torch.tensor([[0],[1],[2],[0]]), 1.0)", "z.scatter(0, torch.tensor([0,1]), torch.ones(3))",
+          "z.scatter(0, torch.tensor([[[0]]]), torch.ones(1,1,1))", "z.scatter(0, torch.tensor([[0]]), torch.ones(3))",
+          "z.scatter(0, torch.tensor([[5]]), torch.ones(1,1))", "z.scatter(0, torch.tensor([[5, 1, 1, 1]]), torch.ones(1,3))",
+          "z.scatter_add(0, torch.tensor([[0,1,2,0]]), torch.ones(1,3))", "z.scatter_add(1, torch.tensor([[0,1]]), torch.ones(1,1))",
+          "z.scatter_reduce(0, torch.tensor([[0,1,2,0]]), torch.ones(1,3), 'sum')",
+          "z.scatter_reduce(0, torch.tensor([[0,1]]), torch.ones(2,1), 'amax')",
+          "z.scatter(0, torch.tensor([[0,1,2,0]]), torch.ones(1,3), reduce='add')",
+          "z.scatter(0, torch.tensor([[0,1]]), torch.ones(1,1), reduce='multiply')",
+          "z.scatter(0, torch.tensor([[0,1,0]]), torch.ones(2,4))", "torch.zeros(3).scatter(0, torch.tensor([0,1,2,0]), torch.ones(3))",
+          "torch.zeros(3).scatter(0, torch.tensor([0,1,2,0]), 2.)", "torch.zeros(3).scatter_(0, torch.tensor([0,1,2,0]), torch.ones(5))",
+          "z.scatter(0, torch.tensor([[0,1,2,0]]).int(), torch.ones(1,3))",
+          "z.scatter(0, torch.tensor([[0,1,2,0]]), torch.ones(1,3).double())", "z.scatter_(-1, torch.tensor([[0,1,2,0]]), 2.)",
+          "z.scatter(0, torch.zeros(1, 5, dtype=torch.long)[:, :0], torch.ones(1, 1))"]:
+    run(c, lambda: eval(c))
+z = torch.zeros(3, 3, requires_grad=True)
+s = torch.tensor([[1., 2.]], requires_grad=True)
+y = z.scatter(1, torch.tensor([[0, 1]]), s)  # an index smaller than self writes only where it has entries
+print(y, z.scatter(-1, torch.tensor([[0, 1]]), 2.), torch.zeros(3, 3).scatter_add(0, torch.tensor([[1, 2]]), torch.ones(1, 2)))
+(y * torch.arange(9.).reshape(3, 3)).sum().backward()
+print(z.grad, s.grad)
+y = z.scatter(-1, torch.tensor([[2], [0]]), 5.)
+g, = torch.autograd.grad((y ** 2 * z).sum(), z, create_graph=True)
+print(y, g)
+""",
 }
 
 
