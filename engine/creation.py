@@ -832,7 +832,9 @@ def empty_like(input: Tensor, dtype: Any = None, requires_grad: bool = False, **
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
-    if isinstance(array, np.ndarray) and array.dtype.byteorder == ">":
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {_type_name(array)})")
+    if array.dtype.byteorder == ">":
         raise ValueError(_BYTE_ORDER)
     return _finish(np.asarray(array), False)
 

@@ -921,8 +921,13 @@ SOFTPLUS = rule(
         a * beta > threshold, a, np.logaddexp(0, a * beta) / beta)),
     (lambda F, g, beta, self, threshold: F.softplus_backward(g, self, beta=beta, threshold=threshold),),
     ("grad * σ(beta * self)",), elementwise=True, defaults={"beta": 1.0, "threshold": 20.0})
+def _hardtanh(a: Any, min_val: float = -1.0, max_val: float = 1.0) -> Any:
+    out = np.clip(a, min_val, max_val)
+    return out.astype(a.dtype) if a.dtype.kind in "iu" else out  # integer tensors stay integer, as PyTorch's clamp
+
+
 HARDTANH = rule(
-    "hardtanh", "HardtanhBackward0", lambda a, min_val=-1.0, max_val=1.0: np.clip(a, min_val, max_val),
+    "hardtanh", "HardtanhBackward0", _hardtanh,
     (lambda F, g, max_val, min_val, self: F.hardtanh_backward(g, self, min_val=min_val, max_val=max_val),),
     ("grad * (min_val < self < max_val)",), elementwise=True, defaults={"min_val": -1.0, "max_val": 1.0})
 LOGSIGMOID = rule("logsigmoid", "LogSigmoidBackward0", lambda a, buffer=None: -np.logaddexp(0, -a),
@@ -6130,3 +6135,9 @@ MULTILABEL_MARGIN_LOSS = rule(
     "multilabel_margin_loss", "MultilabelMarginLossBackward0", _multilabel_margin, (_multilabel_margin_grad,),
     ("grad * (number of active hinges against x[i] - number of active hinges of x[j]) / classes",),
     extra_saves=("target", "is_target"), defaults={"reduction": 1})
+
+# PyTorch's CPU kernels of these activations have float versions only: bool and integer tensors raise
+for _r, _kernel in ((LEAKY_RELU, "leaky_relu_cpu"), (LEAKY_RELU_INPLACE, "leaky_relu_cpu"), (MISH, "mish_cpu"),
+                    (HARDSWISH, "hardswish_cpu"), (HARDSIGMOID, "hardsigmoid_cpu"), (LOGSIGMOID, "log_sigmoid_cpu"),
+                    (HARDSHRINK, "hardshrink_cpu"), (SOFTSHRINK, "softshrink_check"), (GLU, "glu_cpu")):
+    _r.forward = _not_for("biu", _kernel, _r.forward)

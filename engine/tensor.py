@@ -423,11 +423,18 @@ class Tensor(metaclass=_TorchClass):
     def numpy(self, force: bool = False) -> np.ndarray:
         if self._requires_grad and not force:
             raise RuntimeError(messages.NUMPY_REQUIRES_GRAD)
+        if self._data.dtype.byteorder == ">":  # bfloat16 (see dtypes.BF16): NumPy has no such type
+            raise TypeError("Got unsupported ScalarType BFloat16")
         return self._data
 
     def __array__(self, dtype: Any = None) -> np.ndarray:
         """np.asarray(t) / np.array(t): the tensor's values (refused when it requires grad), as torch."""
-        array = self.numpy()
+        if self._data.dtype.byteorder == ">":  # bfloat16: the engine's own kernels read tensors through NumPy
+            if self._requires_grad:
+                raise RuntimeError(messages.NUMPY_REQUIRES_GRAD)
+            array = self._data
+        else:
+            array = self.numpy()
         return array if dtype is None else array.astype(dtype, copy=False)
 
     def __float__(self) -> float:

@@ -101,6 +101,50 @@ y = z.scatter(-1, torch.tensor([[2], [0]]), 5.)
 g, = torch.autograd.grad((y ** 2 * z).sum(), z, create_graph=True)
 print(y, g)
 """,
+    "loss_and_activation_argument_checks": """
+F = torch.nn.functional
+for c in ["F.binary_cross_entropy(torch.tensor([0.5, 0.3]), torch.tensor([1.5, 0.]))",
+          "F.binary_cross_entropy(torch.tensor([0.5, 0.3]), torch.tensor([-0.5, 0.]))",
+          "F.binary_cross_entropy(torch.tensor([1.5]), torch.tensor([1.5]))",
+          "F.binary_cross_entropy(torch.tensor([float('nan')]), torch.tensor([0.5]))",
+          "F.binary_cross_entropy(torch.tensor([0.5]), torch.tensor([float('nan')]))",
+          "F.binary_cross_entropy(torch.tensor([0.5, 0.2]), torch.tensor([1.0, 0.]))",
+          "F.binary_cross_entropy(torch.tensor([0.5], requires_grad=True), torch.tensor([2.]))",
+          "torch.nn.BCELoss()(torch.tensor([0.5]), torch.tensor([-1.]))",
+          "F.huber_loss(torch.tensor([1., 2.]), torch.tensor([0., 0.]), delta=0.)",
+          "F.huber_loss(torch.tensor([1., 2.]), torch.tensor([0., 0., 0.]), delta=0.)",
+          "F.huber_loss(torch.tensor([1, 2]), torch.tensor([0, 0]), delta=0.)",
+          "F.huber_loss(torch.tensor([1., 2.]), torch.tensor([0., 0.]), delta=-1., reduction='none')",
+          "torch.nn.HuberLoss(delta=-1.)(torch.tensor([1., 2.]), torch.tensor([0., 0.]))",
+          "F.huber_loss(torch.tensor([1., 2.]), torch.tensor([0., 0.]), delta=0.5)",
+          "F.smooth_l1_loss(torch.tensor([1., 2.]), torch.tensor([0., 0.]), beta=-1.)",
+          "torch.nn.SmoothL1Loss(beta=-0.5)(torch.tensor([1., 2.]), torch.tensor([0., 0.]))",
+          "F.smooth_l1_loss(torch.tensor([1, 2]), torch.tensor([0, 0]), beta=-1.)",
+          "F.smooth_l1_loss(torch.tensor([1., 2.]), torch.tensor([0., 0.]), beta=0.)",
+          "F.gelu(torch.tensor([1.]), approximate='bad')", "F.gelu(torch.tensor([1.]), approximate='Tanh')",
+          "torch.nn.GELU(approximate='x')(torch.tensor([1.]))", "F.gelu(torch.tensor([1]), approximate='bad')",
+          "F.gelu(torch.tensor([1.]), approximate='tanh')"]:
+    run(c, lambda: eval(c))
+for fn in ["F.leaky_relu", "F.leaky_relu_", "torch.nn.LeakyReLU()", "torch.nn.LeakyReLU(inplace=True)", "F.mish", "F.hardswish",
+           "F.hardsigmoid", "F.logsigmoid", "F.hardshrink", "F.softshrink", "F.glu", "F.hardtanh", "F.relu6", "F.gelu", "F.relu"]:
+    for a in ["torch.tensor([1, -2])", "torch.tensor([True, False])", "torch.tensor([1, 2], dtype=torch.uint8)",
+              "torch.tensor([1, -2], dtype=torch.int32)", "torch.tensor([1.5, -2.5])"]:
+        c = f"{fn}({a})"
+        run(c, lambda: eval(c))
+""",
+    "python_types_as_dtypes_numpy_conversions_and_pinning": """
+import numpy as np
+for c in ["torch.tensor([1, 2], dtype=float)", "torch.tensor([1, 2], dtype=int)", "torch.tensor([1, 2], dtype=bool)",
+          "torch.tensor([1, 2], dtype=complex)", "torch.zeros(2, dtype=float)", "torch.ones(2, dtype=int)",
+          "torch.tensor([1.5]).to(float)", "torch.tensor([1.5]).to(int)", "torch.arange(3, dtype=float)",
+          "torch.tensor([1, 2]).type(float)", "torch.tensor([1, 2]).type(int)", "torch.full((2,), 1, dtype=float)",
+          "torch.tensor([1.5], dtype=float).dtype", "torch.from_numpy([1, 2])", "torch.from_numpy(3)",
+          "torch.from_numpy(torch.tensor([1]))", "torch.from_numpy(np.float64(1))", "torch.from_numpy(None)",
+          "torch.from_numpy(np.array([1., 2.]))", "torch.tensor([1., 2.]).to(torch.bfloat16).numpy()",
+          "torch.tensor([1.], requires_grad=True).bfloat16().numpy()", "torch.tensor([1., 2.]).bfloat16().numpy(force=True)", "torch.tensor([1., 2.]).half().numpy()",
+          "torch.tensor([1.]).bfloat16().tolist()", "torch.tensor([1.]).pin_memory()", "torch.tensor([1.]).is_pinned()"]:
+    run(c, lambda: eval(c))
+""",
 }
 
 
