@@ -3004,6 +3004,7 @@ COPY = rule("copy_", "CopyBackwards",
             lambda a, src: np.broadcast_to(np.asarray(src), np.shape(a)).astype(np.asarray(a).dtype),
             (lambda F, g: F.zeros_like(g), lambda F, g: g), ("0", "grad summed to src's shape"),
             inputs=("self", "src"), exact_dtype=True)
+COPY.node_cls.name = lambda self: "torch::autograd::CopyBackwards"  # PyTorch's C++ name
 FILL = rule("fill_", "FillBackward2", lambda a, value: np.full(np.shape(a), value, np.asarray(a).dtype),
             (lambda F, g: F.zeros_like(g),), ("0",), exact_dtype=True)
 FILL_TENSOR = rule("fill_tensor", "FillBackward3",
@@ -4156,6 +4157,9 @@ def _det_grad(F: Any, g: Any, A: Any, LU: Any, pivots: Any, result: Any) -> Any:
         return F.zeros_like(A)
     det = np.asarray(F.raw(result))
     singular = np.abs(det) < 100 * float(np.finfo(a.dtype).eps)
+    if F is ArrayMath and a.dtype.kind == "f":
+        return _det_grad_from_lu(g[0] * result, np.asarray(F.raw(LU)), np.asarray(F.raw(pivots)),
+                                 not a.flags.c_contiguous)
     if singular.all():
         return _det_grad_singular(F, g[0], A)
     if not singular.any():
@@ -4164,6 +4168,18 @@ def _det_grad(F: Any, g: Any, A: Any, LU: Any, pivots: Any, result: Any) -> Any:
     grad = F.op("index_put", F.zeros_like(A), adjugates, indices=(singular,))
     rhs = _pick(F, _eye_like(F, g[0] * result, np.asarray(F.raw(pivots))), ~singular)
     return F.op("index_put", grad, _solve_adjoint(F, _pick(F, A, ~singular), rhs), indices=(~singular,))
+
+
+def _det_grad_from_lu(d: np.ndarray, lu: np.ndarray, pivots: np.ndarray, adjoint: bool) -> np.ndarray:
+    """PyTorch's det gradient outside grad mode: (det * grad) A^{-H} solved with the saved LU (of Aᵀ when
+    `adjoint` is false), a zero pivot replaced by eps (so a singular A gets det * grad = 0 times that)."""
+    lu = lu.copy()
+    n = lu.shape[-1]
+    i = np.arange(n)
+    diag = lu[..., i, i]
+    lu[..., i, i] = np.where(diag == 0, np.finfo(lu.dtype).eps, diag)
+    rhs = np.asarray(d)[..., None, None] * np.eye(n, dtype=lu.dtype)
+    return _lu_solve_arrays(lu, pivots, rhs, adjoint)
 
 
 def _pick(F: Any, t: Any, mask: np.ndarray) -> Any:
