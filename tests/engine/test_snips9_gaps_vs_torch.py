@@ -43,6 +43,17 @@ A = torch.tensor([[1.0, 2.0], [2.0, 4.0]], requires_grad=True)
 g, = torch.autograd.grad(torch.det(A), A, create_graph=True)  # in grad mode: the adjugate (through the SVD)
 print(g)
 """,
+    "functional_jacobian_and_hessian_strategy_options": """
+jacobian, hessian = torch.autograd.functional.jacobian, torch.autograd.functional.hessian
+for kw in [dict(strategy="forward-mode"), dict(strategy="bogus"), dict(vectorize=True, strict=True),
+           dict(strategy="bogus", vectorize=True), dict(strategy="forward-mode", vectorize=True, create_graph=True),
+           dict(strategy="forward-mode", strict=True), dict(strategy="forward-mode", vectorize=True)]:
+    run(str(kw), lambda: jacobian(lambda x: x * 2, torch.tensor([1.0, 2.0]), **kw))
+for kw in [dict(outer_jacobian_strategy="forward-mode"), dict(outer_jacobian_strategy="bogus"),
+           dict(vectorize=True, outer_jacobian_strategy="bogus"), dict(vectorize=True, strict=True),
+           dict(vectorize=True)]:
+    run(str(kw), lambda: hessian(lambda x: (x ** 3).sum(), torch.tensor([1.0, 2.0]), **kw))
+""",
 }
 
 _NUMBER = re.compile(r"-?\d+\.?\d*(?:e[-+]?\d+)?")
