@@ -27,6 +27,55 @@ def _finish(array: np.ndarray, requires_grad: bool, source: Any = None) -> Tenso
     return t
 
 
+def _int_like(x: Any) -> bool:
+    """An element PyTorch's parser takes as an int: an int (a bool too), a NumPy integer or an integer 0-d tensor."""
+    if isinstance(x, (int, np.integer)):
+        return True
+    return isinstance(x, Tensor) and x._data.ndim == 0 and x._data.dtype.kind in "iub"
+
+
+def _type_name(x: Any) -> str:
+    tp = type(x)
+    if isinstance(x, Tensor) or tp.__module__ == "builtins":
+        return "Tensor" if isinstance(x, Tensor) else tp.__name__
+    return f"{tp.__module__}.{tp.__name__}"
+
+
+_RAND_SIGNATURES = (
+    " * (tuple of ints size, *, torch.Generator generator, Tensor out = None, torch.dtype dtype = None, "
+    "torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n"
+    " * (tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+    "torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n")
+
+
+def check_size(size: Sequence, name: str, position: int = 1, keywords: dict | None = None) -> None:
+    """PyTorch's TypeErrors for a size that is not ints: zeros(2.0), zeros((2.0,)), zeros(2, 3.0)..."""
+    given = {k: v for k, v in (keywords or {}).items() if v is not None and v is not False}
+    if name in ("rand", "randn") and size and not isinstance(size[0], (tuple, list)) and not _int_like(size[0]) \
+            and (len(size) > 1 or given):
+        names = {"dtype": "torch.dtype", "generator": "torch._C.Generator", "device": "torch.device"}
+        got = [_type_name(x) for x in size] + [f"{k}={names.get(k, _type_name(v))}" for k, v in given.items()]
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({', '.join(got)}), but "
+                        f"expected one of:\n{_RAND_SIGNATURES}")
+    if len(size) == 1 and not isinstance(size[0], (tuple, list)):
+        x = size[0]
+        if not _int_like(x) or isinstance(x, bool) or name == "full":
+            raise TypeError(f"{name}(): argument 'size' (position {position}) must be tuple of ints, not {_type_name(x)}")
+        return
+    items = size[0] if len(size) == 1 else size
+    for i, x in enumerate(items):
+        if _int_like(x):
+            continue
+        if i == 0 and len(size) == 1:
+            raise TypeError(f"{name}(): argument 'size' (position {position}) must be tuple of ints, but found "
+                            f"element of type {_type_name(x)} at pos 0")
+        if i == 0 and name in ("zeros", "ones", "empty"):
+            raise TypeError(f"{name}() takes 1 positional argument but {len(size)} were given")
+        if i > 0:
+            raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
+                            f"\"type must be tuple of ints,but got {_type_name(x)}\"")
+
+
 def _size(size: Sequence) -> tuple:
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         shape = tuple(int(s) for s in size[0])
@@ -194,6 +243,7 @@ def _filled(fill: Any, size: Sequence, dtype: Any, requires_grad: bool) -> Tenso
 
 def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     devices.check(device, creating=True)
+    check_size(size, "zeros")
     flat = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
     if any(int(s) < 0 for s in flat):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
@@ -202,11 +252,13 @@ def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool
 
 def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     devices.check(device, creating=True)
+    check_size(size, "ones")
     return _filled(1, size, dtype, requires_grad)
 
 
 def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     devices.check(device, creating=True)
+    check_size(size, "empty")
     return _filled(0, size, dtype, requires_grad)
 
 
@@ -217,6 +269,7 @@ def full(size: Sequence, fill_value: Any, dtype: Any = None, device: Any = None,
         dtype = dtypes.bool_ if isinstance(fill_value, bool) else (
             dtypes.int64 if isinstance(fill_value, int) else
             dtypes.default_complex() if isinstance(fill_value, complex) else dtypes.default_float)
+    check_size((size,), "full")
     return _filled(fill_value, (tuple(size),), dtype, requires_grad)
 
 
@@ -378,6 +431,8 @@ def _check_std(std: Any) -> None:
 def rand(*size: Any, generator: Any = None, dtype: Any = None, device: Any = None,
          requires_grad: bool = False) -> Tensor:
     devices.check(device, creating=True)
+    check_size(size, "rand", keywords={"generator": generator, "dtype": dtype, "device": device,
+                                        "requires_grad": requires_grad})
     shape = _size(size)
     np_dtype = _float_dtype(dtype, "check_uniform_bounds")
     if np_dtype.kind == "c":  # real and imaginary parts drawn in turn, as into view_as_real
@@ -390,6 +445,8 @@ def rand(*size: Any, generator: Any = None, dtype: Any = None, device: Any = Non
 def randn(*size: Any, generator: Any = None, dtype: Any = None, device: Any = None,
           requires_grad: bool = False) -> Tensor:
     devices.check(device, creating=True)
+    check_size(size, "randn", keywords={"generator": generator, "dtype": dtype, "device": device,
+                                         "requires_grad": requires_grad})
     shape = _size(size)
     np_dtype = _float_dtype(dtype, "normal_kernel_cpu")
     if np_dtype.kind == "c":  # PyTorch: normal_(0, 1/sqrt(2)) of the (..., 2) real view
@@ -408,6 +465,7 @@ def randint(low: Any = None, high: Any = None, size: Any = None, *, generator: A
         low, high = 0, low
     if low is None:  # randint(high=n, size=...)
         low = 0
+    check_size((size,), "randint", 2)
     shape = tuple(int(s) for s in size)
     values = _gen(generator).random_from_to(_numel(shape), int(low), int(high)).reshape(shape)
     np_dtype = dtypes.to_numpy(dtype) or np.dtype(np.int64)
@@ -774,7 +832,9 @@ def empty_like(input: Tensor, dtype: Any = None, requires_grad: bool = False, **
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
-    if isinstance(array, np.ndarray) and array.dtype.byteorder == ">":
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {_type_name(array)})")
+    if array.dtype.byteorder == ">":
         raise ValueError(_BYTE_ORDER)
     return _finish(np.asarray(array), False)
 

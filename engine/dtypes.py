@@ -122,14 +122,14 @@ def to_numpy(d: dtype | type | None) -> np.dtype | None:
         return d
     if isinstance(d, dtype):
         return d.np
-    if d is float:
-        return default_float.np
+    if d is float:  # PyTorch reads the Python types as double, long, bool and cdouble
+        return float64.np
     if d is int:
         return int64.np
     if d is bool:
         return bool_.np
     if d is complex:
-        return default_complex().np
+        return complex128.np
     raise TypeError(f"dtype must be a torch.dtype, got {d!r}")
 
 

@@ -312,13 +312,13 @@ def scatter_reduced(input: Tensor, dim: int, index: Tensor, src: Any, reduce: st
 
     if reduce not in ("add", "multiply"):
         raise RuntimeError("reduce argument must be either add or multiply.")
-    _, others, attrs = _scatter_args(input, dim, index, src)
     if isinstance(src, Tensor) and not _scatter_reduce_warned[0]:
         _scatter_reduce_warned[0] = True
         warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
                       "future PyTorch release. Use torch.scatter_reduce instead for more reduction options. "
                       "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:225.)",
                       UserWarning, stacklevel=3)
+    _, others, attrs = _scatter_args(input, dim, index, src)
     idx = attrs["index"]
     out = input._data.copy()
     if idx.size:

@@ -264,6 +264,12 @@ def _optional_dims(dim: Any, ndim: int) -> Any:
     return None if dim is None else _dim_tuple(dim, ndim)
 
 
+def _axes(dim: Any, ndim: int) -> Any:
+    """NumPy's axis for a reduction over `dim` (checked): None for all; none at all for dim 0 or -1 of a 0-d tensor."""
+    dims = _optional_dims(dim, ndim)
+    return () if dims is not None and not ndim else dims
+
+
 def _wrap_dim(dim: int, ndim: int) -> int:
     """`dim` as a non-negative index (a 0-d tensor has one dim, -1 or 0), or PyTorch's IndexError."""
     n = builtins.max(ndim, 1)
@@ -1092,8 +1098,8 @@ frac = _unary(ops.FRAC)
 silu = _unary(ops.SILU)
 
 
-def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
-    if decimals:
+def round(input: Tensor, *, decimals: Any = None) -> Tensor:  # noqa: A001
+    if decimals is not None:  # round.decimals (RoundBackward1), even for decimals=0
         return apply(ops.ROUND_DECIMALS, (input,), {"decimals": decimals})
     return apply(ops.ROUND, (input,))
 
@@ -1303,7 +1309,7 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
                            f"{input.dtype.legacy}")
     dims = _optional_dims(dim, input._data.ndim)
-    count = np.sum(~np.isnan(input._data), axis=dims, keepdims=keepdim)
+    count = np.sum(~np.isnan(input._data), axis=_axes(dims, input._data.ndim), keepdims=keepdim)
     return div(nansum(input, dims, keepdim, dtype=dtype), _constant(np.asarray(count, np.int64)))
 
 
@@ -1735,6 +1741,10 @@ def _scatter_args(input: Tensor, dim: int, index: Tensor, src: Any) -> tuple:
     idx = index._data
     if idx.dtype not in (np.int32, np.int64):
         raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
+    if isinstance(src, Tensor) and src._data.dtype != input._data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if idx.size:
+        _check_scatter_shapes(input, wrapped, idx, src)
     size = input._data.shape[wrapped] if input._data.ndim else 1
     if idx.size and (idx.min() < 0 or idx.max() >= size):
         bad = idx.min() if idx.min() < 0 else idx.max()
@@ -1747,6 +1757,27 @@ def _scatter_args(input: Tensor, dim: int, index: Tensor, src: Any) -> tuple:
     if src._data.shape != idx.shape:  # only the index-shaped corner of src is read
         src = getitem(src, tuple(slice(0, n) for n in idx.shape))
     return ops.SCATTER, (src,), attrs
+
+
+def _check_scatter_shapes(input: Tensor, dim: int, idx: np.ndarray, src: Any) -> None:
+    """PyTorch's scatter_shape_check: index has self's number of dims and is no larger than self (apart from
+    dim) nor than a tensor src."""
+    shape = input._data.shape
+    if builtins.max(idx.ndim, 1) != builtins.max(len(shape), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    src_shape = src._data.shape if isinstance(src, Tensor) else None
+    for d in range(idx.ndim):
+        if src_shape is not None:
+            _wrap_dim(d, len(src_shape))
+    ishape, sshape = idx.shape or (1,), (shape or (1,))
+    bad = builtins.any(d != dim and ishape[d] > sshape[d] for d in range(len(ishape)))
+    if src_shape is not None:
+        bad = bad or builtins.any(ishape[d] > (src_shape or (1,))[d] for d in range(len(ishape)))
+    if bad:
+        msg = f"Expected index {list(idx.shape)} to be no larger than self {list(shape)} apart from dimension {dim}"
+        if src_shape is not None:
+            msg += f" and to be no larger size than src {list(src_shape)}"
+        raise RuntimeError(msg)
 
 
 def take_along_dim(input: Tensor, indices: Tensor, dim: int) -> Tensor:
@@ -1871,7 +1902,8 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
 
 def flip(input: Tensor, dims: Any) -> Tensor:
     n = input._data.ndim
-    return apply(ops.FLIP, (input,), {"dims": tuple(_wrap_dim(d, n) for d in _dim_tuple(dims, n))})
+    dims = tuple(_wrap_dim(d, n) for d in _dim_tuple(dims, n))
+    return apply(ops.FLIP, (input,), {"dims": dims if n else ()})
 
 
 def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
@@ -1926,11 +1958,11 @@ def equal(input: Tensor, other: Tensor) -> bool:
 
 
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
-    return _constant(np.all(input._data, axis=_optional_dims(dim, input._data.ndim), keepdims=keepdim))
+    return _constant(np.all(input._data, axis=_axes(dim, input._data.ndim), keepdims=keepdim))
 
 
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
-    return _constant(np.any(input._data, axis=_optional_dims(dim, input._data.ndim), keepdims=keepdim))
+    return _constant(np.any(input._data, axis=_axes(dim, input._data.ndim), keepdims=keepdim))
 
 
 def logical_not(input: Tensor) -> Tensor:
@@ -1953,7 +1985,7 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
 
 
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
-    axis = _optional_dims(dim, input._data.ndim)
+    axis = _axes(dim, input._data.ndim)
     return _constant(np.asarray(np.count_nonzero(input._data, axis=axis), np.int64))
 
 
@@ -3216,6 +3248,8 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
     if dim is None:
         outputs = apply(ops.UNIQUE, (input,))
     else:
+        if not input._data.ndim:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         outputs = apply(ops.UNIQUE_DIM, (input,), {"dim": _wrap_dim(dim, input._data.ndim)})
     return _unique_outputs(outputs, return_inverse, return_counts)
 

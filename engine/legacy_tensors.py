@@ -90,6 +90,8 @@ def dtype_of_type(value: Any) -> Any:
         if name in _TYPES:
             return _TYPES[name]
         raise ValueError(f"invalid type: '{value}'")
+    if value in (float, int, bool, complex):  # x.type(float): PyTorch takes a Python type for its name
+        raise ValueError(f"invalid type: '{value.__name__}'")
     return value
 
 

@@ -39,6 +39,16 @@ def _inplace_unary(rule: Any) -> Any:
     return method
 
 
+def _pin_memory(self: Tensor, device: Any = None) -> Tensor:
+    raise RuntimeError("Cannot access accelerator device when none is available.")  # PyTorch's CPU-only build
+
+
+def _round_(self: Tensor, *, decimals: Any = None) -> Tensor:
+    if decimals is None:
+        return f._inplace(self, ops.ROUND, ())
+    return f._inplace(self, ops.ROUND_DECIMALS, (), {"decimals": decimals})
+
+
 def _pow_(self: Tensor, exponent: Any) -> Tensor:
     if isinstance(exponent, Tensor):
         return f._inplace(self, ops.POW_TENSOR, (exponent,))
@@ -206,7 +216,7 @@ METHODS = {
     "take_along_dim": f.take_along_dim, "unbind": f.unbind, "split": f.split, "chunk": f.chunk,
     "unsafe_split": f.unsafe_split, "unsafe_chunk": f.unsafe_chunk,
     "tril": f.tril, "triu": f.triu, "repeat_interleave": f.repeat_interleave,
-    "clone": f.clone, "to": _to, "type": _type, "type_as": f.type_as,
+    "clone": f.clone, "to": _to, "type": _type, "pin_memory": _pin_memory, "is_pinned": lambda self, device=None: False, "type_as": f.type_as,
     "double": _convert("float64"), "float": _convert("float32"), "half": _convert("float16"),
     "bfloat16": _convert("bfloat16"),
     "long": _convert("int64"), "int": _convert("int32"), "short": _convert("int16"),
@@ -222,7 +232,7 @@ METHODS = {
     "exp_": _inplace_unary(ops.EXP), "log_": _inplace_unary(ops.LOG), "sin_": _inplace_unary(ops.SIN),
     "cos_": _inplace_unary(ops.COS), "sqrt_": _inplace_unary(ops.SQRT), "abs_": _inplace_unary(ops.ABS),
     "relu_": _relu_, "sigmoid_": _inplace_unary(ops.SIGMOID), "tanh_": _inplace_unary(ops.TANH),
-    "floor_": _inplace_unary(ops.FLOOR), "round_": _inplace_unary(ops.ROUND),
+    "floor_": _inplace_unary(ops.FLOOR), "round_": _round_,
     "sign_": _inplace_unary(ops.SIGN), "reciprocal_": _inplace_unary(ops.RECIPROCAL),
     "clamp_": _clamp_, "clip_": _clamp_, "clamp_min_": _inplace_binary(ops.CLAMP_MIN, "min"),
     "clamp_max_": _inplace_binary(ops.CLAMP_MAX, "max"), "masked_fill_": _masked_fill_,

@@ -32,7 +32,7 @@ def rule(name: str, node: str, forward: Any, grads: tuple, formulas: tuple, **op
 
 def _unsqueeze_reduced(F: Any, g: Any, dim: Any, keepdim: bool, ndim: int) -> Any:
     """Put back the dimensions a reduction over `dim` removed, so `g` broadcasts to the input."""
-    if keepdim or dim is None:
+    if keepdim or dim is None or ndim == 0:
         return g
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     return F.unsqueeze_dims(g, tuple(sorted(d % ndim for d in dims)))
@@ -272,6 +272,8 @@ def _sum(a: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> A
     """np.sum without its Python layers: the same ufunc reduction (in `dtype` if given)."""
     if dtype is not None:
         a = np.asarray(a).astype(dtype)
+    if dim is not None and not np.ndim(a):  # dim 0 or -1 of a 0-d tensor: nothing to reduce
+        dim = ()
     return np.add.reduce(a, dim, None, None, keepdim)
 
 
@@ -280,6 +282,8 @@ def _mean(a: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> 
     same division by the count (as an intp, like NumPy). In `dtype` if given."""
     if dtype is not None:
         a = np.asarray(a).astype(dtype)
+    if dim is not None and not np.ndim(a):  # dim 0 or -1 of a 0-d tensor: nothing to reduce
+        dim = ()
     dtype = getattr(a, "dtype", None)
     if type(a) is not np.ndarray or (dtype is not _F32 and dtype is not _F64) or not a.size:
         return np.mean(a, axis=dim, keepdims=keepdim)
@@ -309,10 +313,10 @@ MEAN_DIM = rule(
     "mean_dim", "MeanBackward1", _mean,
     (lambda F, g, dim, keepdim, self_sym_numel, self_sym_sizes: F.expand(
         _unsqueeze_reduced(F, g, dim, keepdim, len(self_sym_sizes)), self_sym_sizes)
-        * (float(np.prod([self_sym_sizes[d] for d in ((dim,) if isinstance(dim, int) else dim)]))
+        * (float(_count(tuple(self_sym_sizes), dim))
            ** -1) if F is ArrayMath else F.op(
         "div_scalar", F.expand(_unsqueeze_reduced(F, g, dim, keepdim, len(self_sym_sizes)), self_sym_sizes),
-        other=int(np.prod([self_sym_sizes[d] for d in ((dim,) if isinstance(dim, int) else dim)]))),),
+        other=int(_count(tuple(self_sym_sizes), dim))),),
     ("grad / n, expanded along dim",), defaults={"keepdim": False}, exact_dtype=True)
 
 # --- matrix products ----------------------------------------------------------------------------
@@ -378,7 +382,7 @@ SQUEEZE = rule("squeeze", "SqueezeBackward0", lambda a: np.squeeze(a),
                (lambda F, g, self_sym_sizes: _unsqueeze_to(F, g, self_sym_sizes),),
                ("grad unsqueezed back to self",), view=True)
 SQUEEZE_DIM = rule("squeeze_dim", "SqueezeBackward1", lambda a, dim: np.squeeze(a, dim)
-                   if a.shape[dim] == 1 else a,
+                   if a.ndim and a.shape[dim] == 1 else a,
                    (lambda F, g, dim, self_sym_sizes: _unsqueeze_to(F, g, self_sym_sizes, (dim,)),),
                    ("grad unsqueezed back to self",), view=True)
 CLONE = rule("clone", "CloneBackward0",
@@ -411,8 +415,10 @@ def erf_array(a: Any) -> Any:
 def _tuple_dims(dim: Any, ndim: int) -> tuple[int, ...]:
     if dim is None:
         return tuple(range(ndim))
+    if ndim == 0:  # dim 0 or -1 of a 0-d tensor: no axis to reduce
+        return ()
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    return tuple(d % max(ndim, 1) for d in dims)
+    return tuple(d % ndim for d in dims)
 
 
 def _unsq(F: Any, g: Any, dim: Any, keepdim: bool, ndim: int) -> Any:
@@ -818,8 +824,11 @@ SGN = rule("sgn", "SgnBackward0", _sign, (lambda F, g, result, self: F.zeros_lik
 SIGN = rule("sign", "SignBackward0", _sign, (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
 FLOOR = rule("floor", "FloorBackward0", _not_for("b", "floor_vml_cpu", np.floor), (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
 CEIL = rule("ceil", "CeilBackward0", _not_for("b", "ceil_vml_cpu", np.ceil), (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
-ROUND = rule("round", "RoundBackward0", np.round, (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
-ROUND_DECIMALS = rule("round_decimals", "RoundBackward1", lambda a, decimals: np.round(a, decimals),
+ROUND = rule("round", "RoundBackward0", _not_for("b", "round_vml_cpu", np.round), (lambda F, g: F.zeros_like(g),), ("0",),
+             elementwise=True)
+# round.decimals: PyTorch's kernel has no integer version, not even for decimals=0 (then round_vml_cpu's message)
+ROUND_DECIMALS = rule("round_decimals", "RoundBackward1", lambda a, decimals: _not_for(
+                          "biu", "round_vml_cpu" if decimals == 0 else "round_cpu", np.round)(a, decimals),
                       (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
 TRUNC = rule("trunc", "TruncBackward0", _not_for("b", "trunc_vml_cpu", np.trunc), (lambda F, g: F.zeros_like(g),), ("0",), elementwise=True)
 FRAC = rule("frac", "FracBackward0", _not_for("biu", "frac_cpu", lambda a: a - np.trunc(a)), (lambda F, g: g,), ("grad",),
@@ -912,8 +921,13 @@ SOFTPLUS = rule(
         a * beta > threshold, a, np.logaddexp(0, a * beta) / beta)),
     (lambda F, g, beta, self, threshold: F.softplus_backward(g, self, beta=beta, threshold=threshold),),
     ("grad * σ(beta * self)",), elementwise=True, defaults={"beta": 1.0, "threshold": 20.0})
+def _hardtanh(a: Any, min_val: float = -1.0, max_val: float = 1.0) -> Any:
+    out = np.clip(a, min_val, max_val)
+    return out.astype(a.dtype) if a.dtype.kind in "iu" else out  # integer tensors stay integer, as PyTorch's clamp
+
+
 HARDTANH = rule(
-    "hardtanh", "HardtanhBackward0", lambda a, min_val=-1.0, max_val=1.0: np.clip(a, min_val, max_val),
+    "hardtanh", "HardtanhBackward0", _hardtanh,
     (lambda F, g, max_val, min_val, self: F.hardtanh_backward(g, self, min_val=min_val, max_val=max_val),),
     ("grad * (min_val < self < max_val)",), elementwise=True, defaults={"min_val": -1.0, "max_val": 1.0})
 LOGSIGMOID = rule("logsigmoid", "LogSigmoidBackward0", lambda a, buffer=None: -np.logaddexp(0, -a),
@@ -1403,6 +1417,8 @@ NANMEDIAN_DIM = rule("nanmedian_dim", "NanmedianBackward1",
 
 def _nansum(a: Any, dim: Any = None, keepdim: bool = False) -> Any:
     """The sum with NaNs counted as zero (int64 for integer input, as PyTorch's)."""
+    if dim is not None and not a.ndim:  # dim 0 or -1 of a 0-d tensor: nothing to reduce
+        dim = ()
     return np.nansum(a, axis=dim, keepdims=keepdim, dtype=np.int64 if a.dtype.kind in "biu" else a.dtype)
 
 
@@ -1465,7 +1481,7 @@ SQUEEZE_DIMS = rule("squeeze_dims", "SqueezeBackward2",
                     (lambda F, g, dim, self_sym_sizes: _unsqueeze_to(F, g, self_sym_sizes, dim),),
                     ("grad unsqueezed back to self",), view=True)
 SQUEEZE_INPLACE = rule("squeeze_inplace", "SqueezeBackward4", lambda a, dim: np.squeeze(a, dim)
-                       if a.shape[dim] == 1 else a,
+                       if a.ndim and a.shape[dim] == 1 else a,
                        (lambda F, g, dim, self_sym_sizes: _unsqueeze_to(F, g, self_sym_sizes, (dim,)),),
                        ("grad unsqueezed back to self",))
 REPEAT = rule(
@@ -1621,16 +1637,26 @@ STACK = rule("stack", "StackBackward0", lambda *arrays, dim: np.stack(arrays, ax
 
 
 # --- scatter: what value-selecting reductions record under create_graph ----------------------------
+def _put_at_index(out: np.ndarray, dim: int, index: Any, values: Any) -> None:
+    """out[index along dim] = values, writing only where index has entries (np.put_along_axis would
+    broadcast a smaller index across the other dims)."""
+    index = np.asarray(index)
+    if out.ndim and index.ndim == out.ndim:
+        out[_gather_index(index, dim)] = values
+    else:
+        np.put_along_axis(out, index, values, dim)
+
+
 def _scatter(a: Any, src: Any, dim: int, index: Any) -> Any:
     out = np.array(a, copy=True)
-    np.put_along_axis(out, np.asarray(index), src, dim)
+    _put_at_index(out, dim, index, src)
     return out
 
 
 def _scattered(shape: tuple, dim: int, index: Any) -> np.ndarray:
     """True where a scatter along dim at index writes."""
     mask = np.zeros(shape, bool)
-    np.put_along_axis(mask, np.asarray(index), True, dim)
+    _put_at_index(mask, dim, index, True)
     return mask
 
 
@@ -2978,6 +3004,7 @@ COPY = rule("copy_", "CopyBackwards",
             lambda a, src: np.broadcast_to(np.asarray(src), np.shape(a)).astype(np.asarray(a).dtype),
             (lambda F, g: F.zeros_like(g), lambda F, g: g), ("0", "grad summed to src's shape"),
             inputs=("self", "src"), exact_dtype=True)
+COPY.node_cls.name = lambda self: "torch::autograd::CopyBackwards"  # PyTorch's C++ name
 FILL = rule("fill_", "FillBackward2", lambda a, value: np.full(np.shape(a), value, np.asarray(a).dtype),
             (lambda F, g: F.zeros_like(g),), ("0",), exact_dtype=True)
 FILL_TENSOR = rule("fill_tensor", "FillBackward3",
@@ -4130,6 +4157,9 @@ def _det_grad(F: Any, g: Any, A: Any, LU: Any, pivots: Any, result: Any) -> Any:
         return F.zeros_like(A)
     det = np.asarray(F.raw(result))
     singular = np.abs(det) < 100 * float(np.finfo(a.dtype).eps)
+    if F is ArrayMath and a.dtype.kind == "f":
+        return _det_grad_from_lu(g[0] * result, np.asarray(F.raw(LU)), np.asarray(F.raw(pivots)),
+                                 not a.flags.c_contiguous)
     if singular.all():
         return _det_grad_singular(F, g[0], A)
     if not singular.any():
@@ -4138,6 +4168,18 @@ def _det_grad(F: Any, g: Any, A: Any, LU: Any, pivots: Any, result: Any) -> Any:
     grad = F.op("index_put", F.zeros_like(A), adjugates, indices=(singular,))
     rhs = _pick(F, _eye_like(F, g[0] * result, np.asarray(F.raw(pivots))), ~singular)
     return F.op("index_put", grad, _solve_adjoint(F, _pick(F, A, ~singular), rhs), indices=(~singular,))
+
+
+def _det_grad_from_lu(d: np.ndarray, lu: np.ndarray, pivots: np.ndarray, adjoint: bool) -> np.ndarray:
+    """PyTorch's det gradient outside grad mode: (det * grad) A^{-H} solved with the saved LU (of Aᵀ when
+    `adjoint` is false), a zero pivot replaced by eps (so a singular A gets det * grad = 0 times that)."""
+    lu = lu.copy()
+    n = lu.shape[-1]
+    i = np.arange(n)
+    diag = lu[..., i, i]
+    lu[..., i, i] = np.where(diag == 0, np.finfo(lu.dtype).eps, diag)
+    rhs = np.asarray(d)[..., None, None] * np.eye(n, dtype=lu.dtype)
+    return _lu_solve_arrays(lu, pivots, rhs, adjoint)
 
 
 def _pick(F: Any, t: Any, mask: np.ndarray) -> Any:
@@ -6109,3 +6151,9 @@ MULTILABEL_MARGIN_LOSS = rule(
     "multilabel_margin_loss", "MultilabelMarginLossBackward0", _multilabel_margin, (_multilabel_margin_grad,),
     ("grad * (number of active hinges against x[i] - number of active hinges of x[j]) / classes",),
     extra_saves=("target", "is_target"), defaults={"reduction": 1})
+
+# PyTorch's CPU kernels of these activations have float versions only: bool and integer tensors raise
+for _r, _kernel in ((LEAKY_RELU, "leaky_relu_cpu"), (LEAKY_RELU_INPLACE, "leaky_relu_cpu"), (MISH, "mish_cpu"),
+                    (HARDSWISH, "hardswish_cpu"), (HARDSIGMOID, "hardsigmoid_cpu"), (LOGSIGMOID, "log_sigmoid_cpu"),
+                    (HARDSHRINK, "hardshrink_cpu"), (SOFTSHRINK, "softshrink_check"), (GLU, "glu_cpu")):
+    _r.forward = _not_for("biu", _kernel, _r.forward)

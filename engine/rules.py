@@ -501,13 +501,19 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
         result = results
     if rule.view:
         source = inputs[0]
+        # PyTorch: a view of an inference tensor is an inference tensor (in or out of inference
+        # mode) and never requires grad; a view of a normal tensor is a normal tensor
+        source_inference = source._inference
+        if source_inference:
+            mask = 0
         for r in results:
             r._vc = source._vc
             extra = r._extras()
             extra.base = source._base if source._base is not None else source
             extra.version = source._vc[0]
             extra.no_grad_view = not track
-        if not track and source._requires_grad:
+            extra.inference = source_inference
+        if not track and source._requires_grad and not source_inference:
             # PyTorch: a view made without grad mode still requires grad when its base does, but
             # no gradient flows through it (it has no grad_fn and no accumulator)
             for r in results:

@@ -206,7 +206,8 @@ class Tensor(metaclass=_TorchClass):
         if self._requires_grad:
             return True
         extra = self._extra  # a view requires grad when its base does, even one that came to in place
-        return extra is not None and extra.base is not None and extra.base._requires_grad
+        # (a view of an inference tensor never does)
+        return extra is not None and extra.base is not None and extra.base._requires_grad and not extra.inference
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
@@ -325,6 +326,8 @@ class Tensor(metaclass=_TorchClass):
 
     def detach(self) -> "Tensor":
         t = Tensor._make(self._data, None, self._vc)  # shares storage and the version counter
+        if t._inference != self._inference:  # inference-ness follows the source, as for views
+            t._inference = self._inference
         _observe_new(t, self)
         return t
 
@@ -420,11 +423,18 @@ class Tensor(metaclass=_TorchClass):
     def numpy(self, force: bool = False) -> np.ndarray:
         if self._requires_grad and not force:
             raise RuntimeError(messages.NUMPY_REQUIRES_GRAD)
+        if self._data.dtype.byteorder == ">":  # bfloat16 (see dtypes.BF16): NumPy has no such type
+            raise TypeError("Got unsupported ScalarType BFloat16")
         return self._data
 
     def __array__(self, dtype: Any = None) -> np.ndarray:
         """np.asarray(t) / np.array(t): the tensor's values (refused when it requires grad), as torch."""
-        array = self.numpy()
+        if self._data.dtype.byteorder == ">":  # bfloat16: the engine's own kernels read tensors through NumPy
+            if self._requires_grad:
+                raise RuntimeError(messages.NUMPY_REQUIRES_GRAD)
+            array = self._data
+        else:
+            array = self.numpy()
         return array if dtype is None else array.astype(dtype, copy=False)
 
     def __float__(self) -> float:

@@ -103,6 +103,22 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
              vectorize: bool = False, strategy: str = "reverse-mode") -> Any:
     from engine import functions as f
 
+    assert strategy in ("forward-mode", "reverse-mode"), (
+        'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your function has more outputs '
+        'than inputs, "forward-mode" tends to be more performant. Otherwise, prefer to use "reverse-mode".')
+    if strategy == "forward-mode":  # PyTorch's option checks; the values are the same by reverse mode
+        if create_graph:
+            raise NotImplementedError("torch.autograd.functional.jacobian: `create_graph=True` and "
+                                      '`strategy="forward-mode"` are not supported together (yet). Please either '
+                                      'set `create_graph=False` or `strategy="reverse-mode"`.')
+        if strict:
+            raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are '
+                               'not supported together (yet). Please either set `strict=False` or '
+                               '`strategy="reverse-mode"`.')
+        if not vectorize:
+            _checked(inputs, "inputs", "jacobian")
+            raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+                                      "only implemented for `vectorize=True`.")
     tuple_in, ins = _checked(inputs, "inputs", "jacobian")
     with enable_grad():
         ins = _prepare(ins, create_graph)
@@ -144,6 +160,8 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
 
 def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False,
             vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode") -> Any:
+    assert outer_jacobian_strategy in ("forward-mode", "reverse-mode"), (
+        'Expected strategy to be either "forward-mode" or "reverse-mode".')
     tuple_in, ins = _checked(inputs, "inputs", "hessian")
 
     def gradient(*xs: Tensor) -> Any:
@@ -160,7 +178,8 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
                     "would be violated by a linear function for example).")
         return grads if tuple_in else grads[0]
 
-    return jacobian(gradient, inputs, create_graph=create_graph, strict=strict)
+    return jacobian(gradient, inputs, create_graph=create_graph, strict=strict, vectorize=vectorize,
+                    strategy=outer_jacobian_strategy)
 
 
 def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:

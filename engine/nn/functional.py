@@ -41,6 +41,11 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    kind = input._data.dtype.kind
+    if kind == "b":
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if kind == "u" and (min_val < 0 or max_val < 0):
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     attrs = {"min_val": min_val, "max_val": max_val}
     return f._inplace(input, ops.HARDTANH, (), attrs) if inplace else apply(ops.HARDTANH, (input,), attrs)
 
@@ -57,6 +62,8 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
     return apply(ops.GELU, (input,), {"approximate": approximate})
 
 
@@ -152,6 +159,8 @@ def softplus(input: Tensor, beta: float = 1, threshold: float = 20) -> Tensor:
 
 def logsigmoid(input: Tensor) -> Tensor:
     # PyTorch's node also keeps a `buffer` (exp(-|x|)) for its kernel.
+    if input._data.dtype.kind in "biu":
+        raise NotImplementedError(f"\"log_sigmoid_cpu\" not implemented for '{input.dtype.legacy}'")
     return apply(ops.LOGSIGMOID, (input,), {"buffer": np.exp(-np.abs(input._data))})
 
 
@@ -1022,6 +1031,8 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     _warn_size(input, target)
     a, b = _broadcast_pair(input, target)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     loss_checks.pointwise_kernel("smooth_l1_cpu", a, b)
     r = _reduction(reduction, size_average, reduce)
     if beta == 0.0:
@@ -1033,6 +1044,8 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
                weight: Any = None) -> Tensor:
     _warn_size(input, target)
     a, b = _broadcast_pair(input, target)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
     loss_checks.pointwise_kernel("huber_cpu", a, b)
     return apply(ops.HUBER_LOSS, (a, b), {"reduction": _reduction(reduction), "delta": delta})
 
@@ -1100,8 +1113,11 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                          size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
     loss_checks.bce_target(input, target, weight)
     data = input._data
-    if data.size and (data.min() < 0 or data.max() > 1):
+    if data.size and not ((data >= 0) & (data <= 1)).all():  # NaN too
         raise RuntimeError("all elements of input should be between 0 and 1")
+    t = target._data
+    if t.size and not ((t >= 0) & (t <= 1)).all():
+        raise RuntimeError("all elements of target should be between 0 and 1")
     w = None if weight is None else np.broadcast_to(weight._data, data.shape)
     return apply(ops.BCE, (input, target), {"weight": w, "reduction": _reduction(reduction, size_average, reduce)})
 
