@@ -266,8 +266,7 @@ def _optional_dims(dim: Any, ndim: int) -> Any:
 
 def _axes(dim: Any, ndim: int) -> Any:
     """NumPy's axis for a reduction over `dim` (checked): None for all; none at all for dim 0 or -1 of a 0-d tensor."""
-    dims = _optional_dims(dim, ndim)
-    return () if dims is not None and not ndim else dims
+    return ops.reduction_axes(_optional_dims(dim, ndim), ndim)
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:
@@ -1766,9 +1765,9 @@ def _check_scatter_shapes(input: Tensor, dim: int, idx: np.ndarray, src: Any) ->
     if builtins.max(idx.ndim, 1) != builtins.max(len(shape), 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     src_shape = src._data.shape if isinstance(src, Tensor) else None
-    for d in range(idx.ndim):
-        if src_shape is not None:
-            _wrap_dim(d, len(src_shape))
+    if src_shape is not None:
+        for d in range(idx.ndim):
+            _wrap_dim(d, len(src_shape))  # PyTorch's IndexError when src has fewer dims than index
     ishape, sshape = idx.shape or (1,), (shape or (1,))
     bad = builtins.any(d != dim and ishape[d] > sshape[d] for d in range(len(ishape)))
     if src_shape is not None:

@@ -43,6 +43,10 @@ def _pin_memory(self: Tensor, device: Any = None) -> Tensor:
     raise RuntimeError("Cannot access accelerator device when none is available.")  # PyTorch's CPU-only build
 
 
+def _is_pinned(self: Tensor, device: Any = None) -> bool:
+    return False  # nothing is pinned without an accelerator
+
+
 def _round_(self: Tensor, *, decimals: Any = None) -> Tensor:
     if decimals is None:
         return f._inplace(self, ops.ROUND, ())
@@ -216,7 +220,8 @@ METHODS = {
     "take_along_dim": f.take_along_dim, "unbind": f.unbind, "split": f.split, "chunk": f.chunk,
     "unsafe_split": f.unsafe_split, "unsafe_chunk": f.unsafe_chunk,
     "tril": f.tril, "triu": f.triu, "repeat_interleave": f.repeat_interleave,
-    "clone": f.clone, "to": _to, "type": _type, "pin_memory": _pin_memory, "is_pinned": lambda self, device=None: False, "type_as": f.type_as,
+    "clone": f.clone, "to": _to, "type": _type, "pin_memory": _pin_memory, "is_pinned": _is_pinned,
+    "type_as": f.type_as,
     "double": _convert("float64"), "float": _convert("float32"), "half": _convert("float16"),
     "bfloat16": _convert("bfloat16"),
     "long": _convert("int64"), "int": _convert("int32"), "short": _convert("int16"),

@@ -268,13 +268,16 @@ ABS = rule("abs", "AbsBackward0", _not_for("b", "abs_cpu", np.abs),
            ("grad * sign(self)",), elementwise=True, scalar=abs)
 
 # --- reductions ---------------------------------------------------------------------------------
+def reduction_axes(dim: Any, ndim: int) -> Any:
+    """NumPy's axis for a reduction over `dim`: none at all for dim 0 or -1 of a 0-d tensor (nothing to reduce)."""
+    return () if dim is not None and not ndim else dim
+
+
 def _sum(a: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
     """np.sum without its Python layers: the same ufunc reduction (in `dtype` if given)."""
     if dtype is not None:
         a = np.asarray(a).astype(dtype)
-    if dim is not None and not np.ndim(a):  # dim 0 or -1 of a 0-d tensor: nothing to reduce
-        dim = ()
-    return np.add.reduce(a, dim, None, None, keepdim)
+    return np.add.reduce(a, reduction_axes(dim, np.ndim(a)), None, None, keepdim)
 
 
 def _mean(a: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
@@ -282,8 +285,7 @@ def _mean(a: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> 
     same division by the count (as an intp, like NumPy). In `dtype` if given."""
     if dtype is not None:
         a = np.asarray(a).astype(dtype)
-    if dim is not None and not np.ndim(a):  # dim 0 or -1 of a 0-d tensor: nothing to reduce
-        dim = ()
+    dim = reduction_axes(dim, np.ndim(a))
     dtype = getattr(a, "dtype", None)
     if type(a) is not np.ndarray or (dtype is not _F32 and dtype is not _F64) or not a.size:
         return np.mean(a, axis=dim, keepdims=keepdim)
@@ -1417,9 +1419,7 @@ NANMEDIAN_DIM = rule("nanmedian_dim", "NanmedianBackward1",
 
 def _nansum(a: Any, dim: Any = None, keepdim: bool = False) -> Any:
     """The sum with NaNs counted as zero (int64 for integer input, as PyTorch's)."""
-    if dim is not None and not a.ndim:  # dim 0 or -1 of a 0-d tensor: nothing to reduce
-        dim = ()
-    return np.nansum(a, axis=dim, keepdims=keepdim, dtype=np.int64 if a.dtype.kind in "biu" else a.dtype)
+    return np.nansum(a, axis=reduction_axes(dim, a.ndim), keepdims=keepdim, dtype=np.int64 if a.dtype.kind in "biu" else a.dtype)
 
 
 def _nansum_grad(F: Any, g: Any, dim: Any, keepdim: bool, self: Any) -> Any:
@@ -4150,16 +4150,17 @@ def _solve_adjoint(F: Any, A: Any, rhs: Any) -> Any:
 
 
 def _det_grad(F: Any, g: Any, A: Any, LU: Any, pivots: Any, result: Any) -> Any:
-    """linalg_det_backward: the solution of A^H G = det * grad * I; for (nearly) singular A the adjugate
-    through the SVD. In a batch mixing both, each case is computed on its matrices and put in place."""
+    """linalg_det_backward: outside grad mode for real A, PyTorch's solve with the saved LU (_det_grad_from_lu);
+    otherwise the solution of A^H G = det * grad * I, and for (nearly) singular A the adjugate through the
+    SVD. In a batch mixing both, each case is computed on its matrices and put in place."""
     a = np.asarray(F.raw(A))
     if not a.size:
         return F.zeros_like(A)
-    det = np.asarray(F.raw(result))
-    singular = np.abs(det) < 100 * float(np.finfo(a.dtype).eps)
     if F is ArrayMath and a.dtype.kind == "f":
         return _det_grad_from_lu(g[0] * result, np.asarray(F.raw(LU)), np.asarray(F.raw(pivots)),
                                  not a.flags.c_contiguous)
+    det = np.asarray(F.raw(result))
+    singular = np.abs(det) < 100 * float(np.finfo(a.dtype).eps)
     if singular.all():
         return _det_grad_singular(F, g[0], A)
     if not singular.any():
@@ -6153,7 +6154,7 @@ MULTILABEL_MARGIN_LOSS = rule(
     extra_saves=("target", "is_target"), defaults={"reduction": 1})
 
 # PyTorch's CPU kernels of these activations have float versions only: bool and integer tensors raise
+# (logsigmoid checks in F.logsigmoid, before it computes its buffer)
 for _r, _kernel in ((LEAKY_RELU, "leaky_relu_cpu"), (LEAKY_RELU_INPLACE, "leaky_relu_cpu"), (MISH, "mish_cpu"),
-                    (HARDSWISH, "hardswish_cpu"), (HARDSIGMOID, "hardsigmoid_cpu"), (LOGSIGMOID, "log_sigmoid_cpu"),
-                    (HARDSHRINK, "hardshrink_cpu"), (SOFTSHRINK, "softshrink_check"), (GLU, "glu_cpu")):
+                    (HARDSWISH, "hardswish_cpu"), (HARDSIGMOID, "hardsigmoid_cpu"), (HARDSHRINK, "hardshrink_cpu"), (SOFTSHRINK, "softshrink_check"), (GLU, "glu_cpu")):
     _r.forward = _not_for("biu", _kernel, _r.forward)

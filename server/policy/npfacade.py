@@ -62,7 +62,7 @@ class NumpyFunction:
     __slots__ = ("_fn", "_name", "_to_array", "_limit")
 
     def __init__(self, fn: Callable[..., Any], name: str, to_array: Callable[[Any], np.ndarray],
-                 limit: Callable[[], int] = lambda: npsizes.DEFAULT_MAX_ELEMENTS) -> None:
+                 limit: Callable[[], int] = npsizes.default_limit) -> None:
         object.__setattr__(self, "_fn", fn)
         object.__setattr__(self, "_name", name)
         object.__setattr__(self, "_to_array", to_array)
@@ -133,8 +133,7 @@ def _result(value: Any, name: str) -> Any:
 
 
 def facade_attrs(to_array: Callable[[Any], np.ndarray | None],
-                 limit: Callable[[], int] = lambda: npsizes.DEFAULT_MAX_ELEMENTS,
-                 ) -> tuple[dict[str, Any], dict[str, Any]]:
+                 limit: Callable[[], int] = npsizes.default_limit) -> tuple[dict[str, Any], dict[str, Any]]:
     """The names of the `numpy` facade and of its `linalg` sub-facade; `limit()` is the run's element limit."""
     top: dict[str, Any] = dict(_CONSTANTS)
     for name in _CREATION + _MATH:

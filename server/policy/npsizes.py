@@ -32,6 +32,10 @@ class ArraySizeLimit(SandboxLimit):
     error_type = "LimitReached"
 
 
+def default_limit() -> int:
+    return DEFAULT_MAX_ELEMENTS
+
+
 def limit_from(observe: Any) -> Callable[[], int]:
     """The current run's element limit: the one the tracer attached to the engine (`observe.current.limits`)."""
     def limit() -> int:
