@@ -60,7 +60,7 @@ def ensure_python(extras: str) -> None:
         say("creating the virtual environment .venv")
         run(sys.executable, "-m", "venv", VENV)
         run(python(), "-m", "pip", "install", "--quiet", "--upgrade", "pip")
-    key = digest(ROOT / "pyproject.toml")
+    key = digest(ROOT / "pyproject.toml", ROOT / "server" / "pkg")  # server/pkg: what the install copies
     # The [test] install holds everything the plain one does, so either satisfies `serve`.
     if fresh("python", key + extras) or (not extras and fresh("python", key + "[test]")):
         return
