@@ -6,7 +6,10 @@
 
 import { DYNAMIC_LINES } from "./replay";
 import { shapeText } from "./format";
+import { shownTensors } from "./trace/lookup";
 import type { NodeInfo, TensorInfo, Trace } from "./trace/types";
+
+export { shownTensors };
 
 /** Nodes that share a source line, drawn as one box until the user expands it. */
 export interface Group {
@@ -96,24 +99,6 @@ export function gradFnHistory(trace: Trace): Map<string, string[]> {
     history.set(ev.tensor, list);
   }
   return history;
-}
-
-/** Which tensors get a box of their own (the others are represented by their grad_fn node). */
-export function shownTensors(trace: Trace): TensorInfo[] {
-  const inputs = new Set<string>();
-  for (const n of trace.nodes) for (const i of n.inputs) if (i) inputs.add(i);
-  const roots = new Set<string>();
-  for (const ev of trace.events) {
-    if (ev.kind === "backward_begin") for (const r of ev.roots) roots.add(r.tensor);
-  }
-  const accumulated = new Set(trace.nodes.filter((n) => n.kind === "accumulate").map((n) => n.variable));
-  return trace.tensors.filter(
-    (t) =>
-      t.names.length > 0 ||
-      roots.has(t.id) ||
-      accumulated.has(t.id) ||
-      (t.is_leaf && (t.requires_grad || inputs.has(t.id))),
-  );
 }
 
 /** Groups of op nodes by source line, or null when the graph is small enough to draw whole. */

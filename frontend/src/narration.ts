@@ -58,7 +58,11 @@ export function narrate(ev: TraceEvent | null, lookup: TraceLookup): string {
     case "inplace": {
       const who = lookup.tensorName(ev.tensor);
       const fn = ev.node ? `, its grad_fn is now ${lookup.nodeName(ev.node)}` : "";
-      const names = (ev.aliases ?? []).map((a) => lookup.tensorName(a.tensor));
+      // Only aliases the user can see: a graph box or a grad_fn node (not, say, the tensor a
+      // module wrapped into a Parameter, which shares the parameter's memory).
+      const names = (ev.aliases ?? [])
+        .filter((a) => lookup.isShown(a.tensor) || lookup.tensors.get(a.tensor)?.grad_fn)
+        .map((a) => lookup.tensorName(a.tensor));
       const shared = names.length ? ` ${names.join(", ")} ${names.length > 1 ? "share" : "shares"} its memory and changed too.` : "";
       return `In-place change: ${who} is now ${formatValue(ev.value)} (version ${ev.version})${fn}.${shared}`;
     }

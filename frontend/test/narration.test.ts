@@ -37,4 +37,14 @@ describe("narration", () => {
     const said = views.events.map((e) => narrate(e, new TraceLookup(views)));
     expect(said).toContain("In-place change: y is now [10.0, 20.0] (version 1), its grad_fn is now MulBackward0. v shares its memory and changed too.");
   });
+
+  it("leaves out the tensors a module wrapped into its parameters, which the graph does not show", () => {
+    const mlp = validateTrace(goldenTraces().find(([f]) => f === "mlp_step.json")![1]);
+    const lookup = new TraceLookup(mlp);
+    const said = mlp.events.filter((e) => e.kind === "inplace").map((e) => narrate(e, lookup));
+    expect(said.length).toBeGreaterThan(0);
+    for (const s of said) expect(s).not.toMatch(/tensor t\d+/);
+    // an alias that is visible (the output of a node) is still named
+    expect(said.some((s) => /the output of \w+ shares its memory/.test(s))).toBe(true);
+  });
 });

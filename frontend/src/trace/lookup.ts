@@ -9,6 +9,7 @@ export class TraceLookup {
   /** AccumulateGrad node id for each leaf tensor id. */
   readonly accumulatorOf = new Map<string, string>();
   private readonly lines: string[];
+  private shown: Set<string> | null = null;
 
   constructor(readonly trace: Trace) {
     for (const t of trace.tensors) this.tensors.set(t.id, t);
@@ -31,6 +32,12 @@ export class TraceLookup {
       if (n) return `the output of ${n.name}`;
     }
     return `tensor ${id}`;
+  }
+
+  /** Whether the graph draws the tensor as a box of its own (see shownTensors). */
+  isShown(id: string): boolean {
+    this.shown ??= new Set(shownTensors(this.trace).map((t) => t.id));
+    return this.shown.has(id);
   }
 
   nodeName(id: string | null | undefined): string {
@@ -97,4 +104,22 @@ function contains(span: Span, line: number, col: number): boolean {
   if (line === span.line && col < span.col) return false;
   if (line === span.end_line && col >= span.end_col) return false;
   return true;
+}
+
+/** Which tensors get a box of their own (the others are represented by their grad_fn node). */
+export function shownTensors(trace: Trace): TensorInfo[] {
+  const inputs = new Set<string>();
+  for (const n of trace.nodes) for (const i of n.inputs) if (i) inputs.add(i);
+  const roots = new Set<string>();
+  for (const ev of trace.events) {
+    if (ev.kind === "backward_begin") for (const r of ev.roots) roots.add(r.tensor);
+  }
+  const accumulated = new Set(trace.nodes.filter((n) => n.kind === "accumulate").map((n) => n.variable));
+  return trace.tensors.filter(
+    (t) =>
+      t.names.length > 0 ||
+      roots.has(t.id) ||
+      accumulated.has(t.id) ||
+      (t.is_leaf && (t.requires_grad || inputs.has(t.id))),
+  );
 }
