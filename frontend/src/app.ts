@@ -6,6 +6,7 @@
 import "./style.css";
 import { ApiError, fetchExamples, fetchTrace } from "./api";
 import { groupByLine, toDot, type Grouping } from "./dot";
+import { iterationLabel, iterationWindows, nextPassStart, passStarts, previousPassStart, windowAt, windowTrace, type IterationWindow } from "./iterations";
 import { DEFAULT_PANES, PANES, parseEmbedOptions, shareSnippets, type EmbedOptions, type HeightMessage, type Pane } from "./embed";
 import { fillTemplate, type OfflineData } from "./offline-data";
 import { Player } from "./player";
@@ -42,7 +43,8 @@ export interface PageApi {
   readonly step: number;
   /** The code in the editor (or the code pane). */
   readonly code: string;
-  seek(step: number): void;
+  /** Moves to a step; resolves once the graph drawn is the one for that step. */
+  seek(step: number): Promise<void>;
   svg(): string;
   png(scale?: number): Promise<string>;
 }
@@ -53,13 +55,31 @@ const STORAGE_KEY = "gradstep.code";
 const PLAY_ICON = "M5 3v10l8-5z";
 const PAUSE_ICON = "M4 3h3v10H4zM9 3h3v10H9z";
 
+/** What the graph view draws: the whole trace, or one iteration of a training loop. */
+interface Scene {
+  /** "all", or "w<index>" for one iteration window. */
+  id: string;
+  /** The iteration drawn (null: the whole graph). */
+  window: IterationWindow | null;
+  trace: Trace;
+  /** Source-line groups of a large graph (null when drawn whole). */
+  grouping: Grouping | null;
+}
+
 interface Loaded {
   trace: Trace;
   lookup: TraceLookup;
   replay: Replay;
-  /** Source-line groups of a large graph (null when drawn whole). */
-  grouping: Grouping | null;
   expanded: Set<string>;
+  /** The iterations of a loop that builds a new graph per backward pass (null: drawn whole). */
+  iterations: IterationWindow[] | null;
+  passStarts: number[];
+  scenes: Map<string, Scene>;
+  /** Laid-out SVG per scene and drawing options, so going back to an iteration is instant. */
+  svgs: Map<string, string>;
+  /** Layout key of what is on screen, and the drawings under way. */
+  drawnKey: string | null;
+  drawing: Map<string, Promise<void>>;
 }
 
 const els = {
@@ -89,6 +109,9 @@ const els = {
   gallery: byTestId<HTMLSelectElement>("gallery"),
   savedToggle: byTestId<HTMLInputElement>("toggle-saved"),
   expandAll: byTestId<HTMLButtonElement>("expand-all"),
+  iterationBar: byTestId("iteration-bar"),
+  iteration: byTestId("iteration"),
+  allIterations: byTestId<HTMLInputElement>("toggle-all-iterations"),
   zoomIn: byTestId<HTMLButtonElement>("zoom-in"),
   zoomOut: byTestId<HTMLButtonElement>("zoom-out"),
   zoomFit: byTestId<HTMLButtonElement>("zoom-fit"),
@@ -122,6 +145,7 @@ const inspector = new Inspector(els.inspector);
 let loaded: Loaded | null = null;
 let selected: string | null = null;
 let showSaved = false;
+let showAllIterations = false;
 let running: AbortController | null = null;
 let runCount = 0;
 
@@ -166,7 +190,7 @@ const editor = new CodeEditor({
   onPick: (line, col) => {
     // Clicking code selects the node that expression created (while the code is what was traced).
     if (!loaded || editor.code !== loaded.trace.code) return;
-    const id = loaded.lookup.elementAt(line, col);
+    const id = loaded.lookup.elementAt(line, col, sceneAt(loaded, player.current.step).window?.ids);
     if (id) graph.select(id);
   },
 });
@@ -192,6 +216,7 @@ function phaseText(frame: Frame, replay: Replay): string {
 }
 
 function showFrame(): void {
+  if (redrawForStep()) return;
   performance.mark("gs-step-start");
   const frame = currentFrame();
   const s = player.current;
@@ -217,6 +242,7 @@ function showFrame(): void {
     return;
   }
   graph.apply(frame);
+  showIteration(loaded, s.step);
   showNarration(frame);
   els.phase.textContent = phaseText(frame, loaded.replay);
   els.phase.dataset["phase"] = frame.error ? "error" : frame.phase;
@@ -290,47 +316,118 @@ function describeError(trace: Trace, step: number | null): string {
   return `${e.type}: ${e.message}${where}${at}`;
 }
 
-/** Lays the graph out (in the worker) and puts it on screen; the current step is kept. */
-async function draw(): Promise<void> {
-  if (!loaded) return;
-  const { trace, replay, grouping, expanded } = loaded;
-  els.expandAll.hidden = grouping === null || [...grouping.groups.keys()].every((g) => expanded.has(g));
+/** The scene drawn at a step: its iteration window, or the whole graph. */
+function sceneAt(l: Loaded, step: number): Scene {
+  const w = l.iterations && !showAllIterations ? windowAt(l.iterations, step) : null;
+  const id = w ? `w${w.index}` : "all";
+  let scene = l.scenes.get(id);
+  if (!scene) {
+    const trace = w ? windowTrace(l.trace, w) : l.trace;
+    scene = { id, window: w, trace, grouping: groupByLine(trace) };
+    l.scenes.set(id, scene);
+  }
+  return scene;
+}
+
+/** Identifies one layout: the scene, its grouping and the options that change the DOT. */
+function layoutKey(l: Loaded, scene: Scene): string {
+  const groups = scene.grouping ? [...l.expanded].filter((g) => scene.grouping!.groups.has(g)).sort().join(",") : "-";
+  return `${scene.id}|saved=${showSaved ? 1 : 0}|groups=${groups}`;
+}
+
+/** When the player moved into another iteration, draws it (at once from the cache); true if that showed the step. */
+function redrawForStep(): boolean {
+  const l = loaded;
+  if (!l || l.drawnKey === null) return false;
+  const key = layoutKey(l, sceneAt(l, player.current.step));
+  if (key === l.drawnKey || l.drawing.has(key)) return false;
+  void draw();
+  return l.drawnKey === key;
+}
+
+function showIteration(l: Loaded, step: number): void {
+  const windows = l.iterations;
+  els.iterationBar.hidden = windows === null;
+  if (windows) els.iteration.textContent = iterationLabel(windows, step);
+}
+
+/** Lays out the current step's scene (in the worker, or from the cache) and puts it on screen. */
+function draw(): Promise<void> {
+  const l = loaded;
+  if (!l) return Promise.resolve();
+  const scene = sceneAt(l, player.current.step);
+  const key = layoutKey(l, scene);
+  const under = l.drawing.get(key);
+  if (under) return under;
+  const job = drawScene(l, scene, key);
+  l.drawing.set(key, job);
+  void job.finally(() => {
+    if (l.drawing.get(key) === job) l.drawing.delete(key);
+  });
+  return job;
+}
+
+async function drawScene(l: Loaded, scene: Scene, key: string): Promise<void> {
+  const { trace, grouping } = scene;
+  els.expandAll.hidden = grouping === null || [...grouping.groups.keys()].every((g) => l.expanded.has(g));
   if (trace.nodes.length === 0 && trace.tensors.length === 0) {
     graph.clear(trace.status === "ok" ? "This snippet builds no autograd graph." : "Nothing to draw: the snippet stopped before building a graph.");
   } else {
-    performance.mark("gs-layout-start");
-    const dot = toDot(trace, { saved: showSaved, widths: replay.widths, grouping, expanded });
-    let svg: string;
-    try {
-      svg = await layout.render(dot);
-    } catch (e) {
-      if (!(e instanceof LayoutTimeout) || loaded?.trace !== trace) throw e;
-      // Too big to lay out whole: fall back to groups by source line, all collapsed.
-      const forced = grouping ?? groupByLine(trace, 0);
-      if (!forced || (grouping && expanded.size === 0)) {
-        graph.clear(`This graph is too large to draw (${e.message}).`);
-        return;
+    let svg = l.svgs.get(key);
+    if (svg === undefined) {
+      performance.mark("gs-layout-start");
+      const dot = toDot(trace, { saved: showSaved, widths: l.replay.widths, grouping, expanded: l.expanded });
+      try {
+        svg = await layout.render(dot);
+      } catch (e) {
+        if (!(e instanceof LayoutTimeout) || loaded !== l) throw e;
+        // Too big to lay out whole: fall back to groups by source line, all collapsed.
+        const forced = grouping ?? groupByLine(trace, 0);
+        if (!forced || (grouping && l.expanded.size === 0)) {
+          graph.clear(`This graph is too large to draw (${e.message}).`);
+          return;
+        }
+        scene.grouping = forced;
+        l.expanded = new Set();
+        els.status.textContent = "This graph is too large to lay out in full: it is shown grouped by source line.";
+        return draw();
       }
-      loaded.grouping = forced;
-      loaded.expanded = new Set();
-      els.status.textContent = "This graph is too large to lay out in full: it is shown grouped by source line.";
-      return draw();
+      if (loaded !== l) return;
+      performance.mark("gs-layout-end");
+      performance.measure("gs-layout", "gs-layout-start", "gs-layout-end");
+      l.svgs.set(key, svg);
+      // The player moved on to another iteration while this one was laid out: draw that one instead.
+      const wanted = layoutKey(l, sceneAt(l, player.current.step));
+      if (wanted !== key) return wanted === l.drawnKey ? undefined : draw();
     }
-    if (loaded?.trace !== trace) return;
-    performance.mark("gs-layout-end");
-    graph.show(svg, trace, grouping, expanded);
-    performance.mark("gs-draw-end");
-    performance.measure("gs-layout", "gs-layout-start", "gs-layout-end");
-    performance.measure("gs-draw", "gs-layout-start", "gs-draw-end");
+    graph.show(svg, trace, grouping, l.expanded);
   }
+  l.drawnKey = key;
   showFrame();
   els.graph.dataset["drawn"] = String(Number(els.graph.dataset["drawn"] ?? "0") + 1);
+}
+
+/** Resolves once no drawing is under way (the graph on screen is the current step's). */
+async function graphSettled(): Promise<void> {
+  for (let l = loaded; l && l.drawing.size > 0; l = loaded) await Promise.allSettled([...l.drawing.values()]);
 }
 
 async function load(trace: Trace, step: number | null): Promise<void> {
   const lookup = new TraceLookup(trace);
   const replay = new Replay(trace, lookup);
-  loaded = { trace, lookup, replay, grouping: groupByLine(trace), expanded: new Set() };
+  const iterations = iterationWindows(trace);
+  loaded = {
+    trace,
+    lookup,
+    replay,
+    expanded: new Set(),
+    iterations,
+    passStarts: passStarts(trace),
+    scenes: new Map(),
+    svgs: new Map(),
+    drawnKey: null,
+    drawing: new Map(),
+  };
   selected = null;
   showError(trace.status === "ok" ? null : describeError(trace, replay.errorStep));
   showStdout(trace);
@@ -399,8 +496,14 @@ els.gotoError.addEventListener("click", () => {
   }
 });
 els.expandAll.addEventListener("click", () => {
-  if (!loaded?.grouping) return;
-  for (const g of loaded.grouping.groups.keys()) loaded.expanded.add(g);
+  if (!loaded) return;
+  const grouping = sceneAt(loaded, player.current.step).grouping;
+  if (!grouping) return;
+  for (const g of grouping.groups.keys()) loaded.expanded.add(g);
+  void draw();
+});
+els.allIterations.addEventListener("change", () => {
+  showAllIterations = els.allIterations.checked;
   void draw();
 });
 els.savedToggle.addEventListener("change", () => {
@@ -463,6 +566,13 @@ async function downloadLesson(): Promise<void> {
   }
 }
 
+/** PageDown/PageUp: to the start of another backward pass, if there is one. */
+function jumpTo(step: number | null): void {
+  if (step === null) return;
+  player.pause();
+  player.seek(step);
+}
+
 function inEditable(target: EventTarget | null): boolean {
   if (!(target instanceof Element)) return false;
   return !!target.closest(".cm-editor, input, select, textarea, button, [contenteditable], summary");
@@ -494,6 +604,12 @@ document.addEventListener("keydown", (e) => {
       break;
     case "End":
       player.last();
+      break;
+    case "PageDown":
+      jumpTo(loaded ? nextPassStart(loaded.passStarts, player.current.step) : null);
+      break;
+    case "PageUp":
+      jumpTo(loaded ? previousPassStart(loaded.passStarts, player.current.step) : null);
       break;
     default:
       return;
@@ -585,6 +701,7 @@ return {
   seek(step: number) {
     player.pause();
     player.seek(step);
+    return graphSettled();
   },
   svg: () => graphSvg(els.graph),
   png: (scale = 2) => graphPng(els.graph, scale),

@@ -70,11 +70,11 @@ export class TraceLookup {
     return input !== undefined ? (n.inputs[input] ?? null) : null;
   }
 
-  /** The smallest node span (or tensor span for leaves) that contains a source position. */
-  elementAt(line: number, col: number): string | null {
+  /** The smallest node span (or tensor span for leaves) that contains a source position, among `ids` if given. */
+  elementAt(line: number, col: number, ids?: ReadonlySet<string>): string | null {
     let best: { id: string; size: number } | null = null;
     const consider = (id: string, span: Span | null): void => {
-      if (!span || !contains(span, line, col)) return;
+      if (!span || !contains(span, line, col) || (ids && !ids.has(id))) return;
       const size = (span.end_line - span.line) * 10000 + (span.end_col - span.col);
       if (!best || size < best.size) best = { id, size };
     };
