@@ -309,6 +309,8 @@ export class GraphView {
    */
   private follow(id: string | null): void {
     if (!id || !this.svg || !this.zoomer) return;
+    const t0 = this.zoomState;
+    if (t0.k === 1 && t0.x === 0 && t0.y === 0) return; // fitted: the viewBox holds the whole graph
     const drawn = this.drawnAs(id);
     const geo = this.geometry();
     const c = geo?.centers.get(drawn);
