@@ -385,6 +385,7 @@ async function drawScene(l: Loaded, scene: Scene, key: string): Promise<void> {
         const forced = grouping ?? groupByLine(trace, 0);
         if (!forced || (grouping && l.expanded.size === 0)) {
           graph.clear(`This graph is too large to draw (${e.message}).`);
+          l.drawnKey = key;
           return;
         }
         scene.grouping = forced;
@@ -401,6 +402,7 @@ async function drawScene(l: Loaded, scene: Scene, key: string): Promise<void> {
       if (wanted !== key) return wanted === l.drawnKey ? undefined : draw();
     }
     graph.show(svg, trace, grouping, l.expanded);
+    if (selected) graph.select(selected); // the inspector's element stays marked in the new drawing
   }
   l.drawnKey = key;
   showFrame();
