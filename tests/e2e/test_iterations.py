@@ -7,10 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from server.export import offline_html
 from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.test_player import load_example
 from tests.e2e.test_skeleton import type_code
 
 LOOP = """import torch
@@ -174,3 +176,25 @@ def test_embed_offline_lesson_and_export_show_the_iteration(page: Page, server_u
     svg = offline.evaluate("(s) => window.gradstep.seek(s).then(() => window.gradstep.svg())", starts[9])
     drawn = {n for ops in iterations for n in ops if f'data-node-id="{n}"' in svg}
     assert drawn == iterations[9]
+
+
+@pytest.mark.parametrize(("example_id", "label"), [
+    ("sgd_step", "iteration 1 of 3"),
+    ("accumulate_and_zero", "iteration 1 of 3"),
+    ("retain_graph", None),  # three passes through one retained graph
+    ("higher_order", None),  # the second pass differentiates what the first one built
+    ("mlp_step", None),
+])
+def test_only_separate_graphs_get_the_iteration_view(page: Page, server_url: str, example_id: str,
+                                                     label: str | None) -> None:
+    page.goto(server_url)
+    trace = load_example(page, example_id)
+    bar = page.get_by_test_id("iteration-bar")
+    if label is None:
+        expect(bar).to_be_hidden()
+        # The whole graph: every op node of the trace is drawn.
+        ops = [n for n in trace["nodes"] if n["kind"] != "accumulate"]
+        expect(page.locator("[data-testid=graph] g.node.gs-op, [data-testid=graph] g.node.gs-custom")).to_have_count(len(ops))
+    else:
+        expect(bar).to_be_visible()
+        expect(page.get_by_test_id("iteration")).to_have_text(label)
