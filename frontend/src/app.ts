@@ -6,8 +6,8 @@
 import "./style.css";
 import { ApiError, fetchExamples, fetchTrace } from "./api";
 import { groupByLine, toDot, type Grouping } from "./dot";
-import { iterationLabel, iterationWindows, nextPassStart, passStarts, previousPassStart, windowAt, windowTrace, type IterationWindow } from "./iterations";
 import { DEFAULT_PANES, PANES, parseEmbedOptions, shareSnippets, type EmbedOptions, type HeightMessage, type Pane } from "./embed";
+import { iterationLabel, iterationWindows, nextPassStart, passStarts, previousPassStart, windowAt, windowTrace, type IterationWindow } from "./iterations";
 import { fillTemplate, type OfflineData } from "./offline-data";
 import { Player } from "./player";
 import { Replay, type Frame } from "./replay";
