@@ -294,7 +294,7 @@ function apply(ev: TraceEvent, s: State, idx: Index): StepInfo {
       delete s.buffered[ev.node];
       s.nodeGrads[ev.node] = ev.contribution;
       info.sum = formatSum([ev.before ?? "0", ev.contribution], ev.after);
-      s.accumulated[ev.node] = info.sum;
+      s.accumulated[ev.node] = info.sum.length <= NODE_SUM_CHARS ? info.sum : `grad ${formatValue(ev.after)}`;
       show(s, ev.node, touched);
       show(s, ev.tensor, touched);
       touched.push(ev.node, ev.tensor);
@@ -352,12 +352,16 @@ function tensorLabel(s: State, id: string): string[] {
   return [s.visible.has(id) && v ? `= ${formatValue(v)}` : "", gradLine];
 }
 
+/** A sum longer than this is shown on its node as the total only (the sum line above the graph
+ * spells it out): the node box is as wide as its widest label over the whole run. */
+export const NODE_SUM_CHARS = 32;
+
 function nodeLabel(s: State, id: string, kind: string, info: StepInfo): string[] {
   const acc = s.accumulated[id];
   const waiting = s.buffered[id];
   const got = s.nodeGrads[id];
   // The step that sums several contributions shows the sum on the node itself.
-  if (info.active === id && info.sum) return [info.sum];
+  if (info.active === id && info.sum && info.sum.length <= NODE_SUM_CHARS) return [info.sum];
   if (kind === "accumulate" && acc && s.ran.has(id)) return [acc];
   if (waiting) return [`grad ${formatValue(waiting)}`];
   if (got && s.ran.has(id)) return [`grad ${formatValue(got)}`];

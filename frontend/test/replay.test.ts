@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { buildFrames, labelWidths, startStep } from "../src/replay";
 import { formatValue } from "../src/format";
-import { handMade } from "./fixtures";
+import { goldenTraces, handMade } from "./fixtures";
+import { validateTrace } from "../src/trace/validate";
 
 const trace = handMade("mul_sin");
 const frames = buildFrames(trace);
@@ -84,5 +85,23 @@ describe("replay of an error trace", () => {
   });
   it("starts at the end when nothing ran backward", () => {
     expect(startStep(ef)).toBe(ef.length - 1);
+  });
+});
+
+describe("replay of a training step on matrices", () => {
+  const mlp = validateTrace(goldenTraces().find(([f]) => f === "sgd_step.json" || f === "mlp_step.json")![1]);
+  const mlpFrames = buildFrames(mlp);
+
+  it("keeps a long AccumulateGrad sum above the graph and shows the new .grad on the node", () => {
+    let long = 0;
+    mlp.events.forEach((ev, i) => {
+      if (ev.kind !== "accumulate") return;
+      const f = mlpFrames[i]!;
+      if (f.sum!.length <= 32) return;
+      long += 1;
+      expect(f.sum).toContain(" = ");
+      expect(f.labels[ev.node]).toEqual([`grad ${formatValue(ev.after)}`]);
+    });
+    expect(long).toBeGreaterThan(0);
   });
 });
