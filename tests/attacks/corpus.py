@@ -1807,3 +1807,51 @@ dl = DataLoader(TensorDataset(torch.ones(4, 1)), batch_size=2, num_workers=2)
 m = torch.nn.Linear(1, 1)
 print(len(list(dl)), list(m.state_dict(prefix='enc.')), print, type(print))
 """, OK)
+
+# --- red team 10: tensors saved for backward swapped for others of another shape -----------------------------------
+# conv's weight gradient built its windows from the gradient's shape over the saved input: an unpack hook (or the
+# `cloned` dict of allow_mutation_on_saved_tensors) handing back a smaller input made them read past its array (heap
+# memory came back as the weight's gradient)
+_SWAP = "import torch\nimport torch.nn.functional as F\n"
+for i, code in enumerate([
+    "x = torch.randn(2, 2, 8, 8)\nw = torch.randn(2, 2, 3, 3, requires_grad=True)\nsmall = torch.zeros(2, 2, 2, 2)\n"
+    "with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: small if t.shape == (2, 2, 8, 8) else t):\n"
+    "    y = F.conv2d(x, w, padding=1)\ny.sum().backward()\nprint(w.grad)",
+    "with torch.autograd.graph.allow_mutation_on_saved_tensors() as ctx:\n    x = torch.randn(1, 1, 4096)\n"
+    "    w = torch.randn(1, 1, 3, requires_grad=True)\n    y = F.conv1d(x, w, dilation=2)\n    for k in ctx.original:\n"
+    "        if ctx.original[k].shape == (1, 1, 4096):\n            ctx.cloned[k] = torch.zeros(1, 1, 8)\n"
+    "    y.sum().backward()\nprint(w.grad)",
+    "x = torch.randn(1, 1, 64, 64)\nw = torch.randn(1, 1, 5, 5, requires_grad=True)\n"
+    "with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: torch.zeros(1, 1, 1, 1) if t.shape == x.shape else t):\n"
+    "    y = F.conv2d(x, w, stride=1)\ny.sum().backward()\nprint(w.grad.flatten().tolist())",
+    "x = torch.randn(1, 1, 6, 6, 6)\nw = torch.randn(1, 1, 2, 2, 2, requires_grad=True)\n"
+    "with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: torch.zeros(1, 1, 1, 1, 1) if t.shape == x.shape else t):\n"
+    "    y = F.conv3d(x, w, stride=2)\ny.sum().backward()\nprint(w.grad)",
+    "with torch.autograd.graph.allow_mutation_on_saved_tensors() as ctx:\n    x = torch.randn(4, requires_grad=True)\n"
+    "    y = x * x\n    for k in ctx.original:\n        ctx.cloned[k] = print\n    y.sum().backward()",
+    "with torch.autograd.graph.allow_mutation_on_saved_tensors() as ctx:\n    x = torch.randn(4, requires_grad=True)\n"
+    "    y = x * x\n    for k in ctx.original:\n        ctx.original[k] = torch.ones(100000, dtype=torch.complex128)\n"
+    "    y.sum().backward()",
+    "with torch.autograd.graph.allow_mutation_on_saved_tensors() as ctx:\n    x = torch.ones(2, requires_grad=True)\n"
+    "    y = x * 1\n    z = y * y\n    for k in ctx.original:\n        print(k.__dict__, ctx._values)",
+    "with torch.autograd.graph.allow_mutation_on_saved_tensors() as ctx:\n    ctx.original = print",
+]):
+    case("redteam10", f"saved_swap_{i:02d}", _SWAP + code)
+case("redteam10", "saved_swap_transposed", _SWAP + "x = torch.randn(1, 1, 6, 6)\nw = torch.randn(1, 1, 3, 3, requires_grad=True)\n"
+     "with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: torch.zeros(1, 1, 1, 1) if t.shape == x.shape else t):\n"
+     "    y = F.conv_transpose2d(x, w, stride=2)\ny.sum().backward()\nprint(w.grad)", ANY)
+case("redteam10", "saved_swap_controls", _SWAP + """
+x = torch.randn(1, 2, 7, 7, requires_grad=True)
+w = torch.randn(3, 2, 3, 3, requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda t: t):
+    y = F.conv2d(x, w, stride=2, padding=1, dilation=2)
+    z = F.max_pool2d(x, 3, 2, 1, ceil_mode=True) + F.avg_pool2d(x, 3, 2, 1, ceil_mode=True)
+(y.sum() + z.sum()).backward()
+with torch.autograd.graph.allow_mutation_on_saved_tensors() as ctx:
+    a = torch.ones(3, requires_grad=True)
+    b = a * 1
+    c = b * b
+    b.add_(1)
+    c.sum().backward()
+print(w.grad.shape, x.grad.shape, a.grad)
+""", OK)
