@@ -37,6 +37,11 @@ def _pad(x: np.ndarray, before: tuple, after: tuple, value: Any = 0) -> np.ndarr
 
 def _windows(x: np.ndarray, kernel: tuple, stride: tuple, dilation: tuple, out: tuple) -> np.ndarray:
     """A read-only view (N, C, *out, *kernel) of the windows of a padded x."""
+    for size, k, st, dl, n in zip(x.shape[2:], kernel, stride, dilation, out):
+        if n > 0 and k > 0 and (st < 1 or dl < 1 or (n - 1) * st + (k - 1) * dl >= size):
+            # only when a tensor saved for backward was swapped for one of another shape (unpack hooks)
+            raise RuntimeError(f"convolution windows do not fit the input: {tuple(out)} windows of {tuple(kernel)} "
+                               f"over an input of spatial size {tuple(x.shape[2:])}")
     spatial = x.strides[2:]
     shape = x.shape[:2] + tuple(out) + tuple(kernel)
     strides = x.strides[:2] + tuple(s * st for s, st in zip(spatial, stride)) + tuple(

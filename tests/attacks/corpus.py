@@ -1807,3 +1807,153 @@ dl = DataLoader(TensorDataset(torch.ones(4, 1)), batch_size=2, num_workers=2)
 m = torch.nn.Linear(1, 1)
 print(len(list(dl)), list(m.state_dict(prefix='enc.')), print, type(print))
 """, OK)
+
+# --- red team 10: tensors saved for backward swapped for others of another shape -----------------------------------
+# conv's weight gradient built its windows from the gradient's shape over the saved input: an unpack hook (or the
+# `cloned` dict of allow_mutation_on_saved_tensors) handing back a smaller input made them read past its array (heap
+# memory came back as the weight's gradient)
+_SWAP = "import torch\nimport torch.nn.functional as F\n"
+for i, code in enumerate([
+    "x = torch.randn(2, 2, 8, 8)\nw = torch.randn(2, 2, 3, 3, requires_grad=True)\nsmall = torch.zeros(2, 2, 2, 2)\n"
+    "with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: small if t.shape == (2, 2, 8, 8) else t):\n"
+    "    y = F.conv2d(x, w, padding=1)\ny.sum().backward()\nprint(w.grad)",
+    "with torch.autograd.graph.allow_mutation_on_saved_tensors() as ctx:\n    x = torch.randn(1, 1, 4096)\n"
+    "    w = torch.randn(1, 1, 3, requires_grad=True)\n    y = F.conv1d(x, w, dilation=2)\n    for k in ctx.original:\n"
+    "        if ctx.original[k].shape == (1, 1, 4096):\n            ctx.cloned[k] = torch.zeros(1, 1, 8)\n"
+    "    y.sum().backward()\nprint(w.grad)",
+    "x = torch.randn(1, 1, 64, 64)\nw = torch.randn(1, 1, 5, 5, requires_grad=True)\n"
+    "with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: torch.zeros(1, 1, 1, 1) if t.shape == x.shape else t):\n"
+    "    y = F.conv2d(x, w, stride=1)\ny.sum().backward()\nprint(w.grad.flatten().tolist())",
+    "x = torch.randn(1, 1, 6, 6, 6)\nw = torch.randn(1, 1, 2, 2, 2, requires_grad=True)\n"
+    "with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: torch.zeros(1, 1, 1, 1, 1) if t.shape == x.shape else t):\n"
+    "    y = F.conv3d(x, w, stride=2)\ny.sum().backward()\nprint(w.grad)",
+    "with torch.autograd.graph.allow_mutation_on_saved_tensors() as ctx:\n    x = torch.randn(4, requires_grad=True)\n"
+    "    y = x * x\n    for k in ctx.original:\n        ctx.cloned[k] = print\n    y.sum().backward()",
+    "with torch.autograd.graph.allow_mutation_on_saved_tensors() as ctx:\n    x = torch.randn(4, requires_grad=True)\n"
+    "    y = x * x\n    for k in ctx.original:\n        ctx.original[k] = torch.ones(100000, dtype=torch.complex128)\n"
+    "    y.sum().backward()",
+    "with torch.autograd.graph.allow_mutation_on_saved_tensors() as ctx:\n    x = torch.ones(2, requires_grad=True)\n"
+    "    y = x * 1\n    z = y * y\n    for k in ctx.original:\n        print(k.__dict__, ctx._values)",
+    "with torch.autograd.graph.allow_mutation_on_saved_tensors() as ctx:\n    ctx.original = print",
+]):
+    case("redteam10", f"saved_swap_{i:02d}", _SWAP + code)
+case("redteam10", "saved_swap_transposed", _SWAP + "x = torch.randn(1, 1, 6, 6)\nw = torch.randn(1, 1, 3, 3, requires_grad=True)\n"
+     "with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: torch.zeros(1, 1, 1, 1) if t.shape == x.shape else t):\n"
+     "    y = F.conv_transpose2d(x, w, stride=2)\ny.sum().backward()\nprint(w.grad)", ANY)
+case("redteam10", "saved_swap_controls", _SWAP + """
+x = torch.randn(1, 2, 7, 7, requires_grad=True)
+w = torch.randn(3, 2, 3, 3, requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda t: t):
+    y = F.conv2d(x, w, stride=2, padding=1, dilation=2)
+    z = F.max_pool2d(x, 3, 2, 1, ceil_mode=True) + F.avg_pool2d(x, 3, 2, 1, ceil_mode=True)
+(y.sum() + z.sum()).backward()
+with torch.autograd.graph.allow_mutation_on_saved_tensors() as ctx:
+    a = torch.ones(3, requires_grad=True)
+    b = a * 1
+    c = b * b
+    b.add_(1)
+    c.sum().backward()
+print(w.grad.shape, x.grad.shape, a.grad)
+""", OK)
+
+# --- red team 10: what else was tried and held ---------------------------------------------------------------------
+for i, code in enumerate([
+    # format strings: attribute and index access refused however the template is built; widths are output
+    "print('{0.__class__}'.format(1))",
+    "s = '{0.__class__}'\nprint(s.format(1))",
+    "s = '{0' + '.__globals__}'\nprint(str.format(s, print))",
+    "import torch\nx = torch.ones(3)\nprint(x.__format__('{0.__class__}'))",
+    "import torch\nprint('{0:{1}}'.format(torch.ones(1), '{0.__class__}'))",
+    "print('{x.__class__.__mro__}'.format(x=1))",
+    "print('{0[__builtins__]}'.format({}))",
+    # exceptions carry only args: no traceback, context, cause, notes, groups
+    "import torch\ntry:\n    torch.ones(2) @ torch.ones(3)\nexcept Exception as e:\n    print(e.__traceback__)",
+    "import torch\ntry:\n    torch.ones(2) @ torch.ones(3)\nexcept Exception as e:\n    print(e.__context__, e.__cause__)",
+    "import torch\ntry:\n    torch.ones(2) @ torch.ones(3)\nexcept Exception as e:\n    print(e.with_traceback(None))",
+    "import torch\ntry:\n    torch.ones(2) @ torch.ones(3)\nexcept Exception as e:\n    e.add_note('x')",
+    "try:\n    raise ValueError(1)\nexcept* ValueError as eg:\n    print(eg.exceptions)",
+    "try:\n    try:\n        1 / 0\n    except ZeroDivisionError:\n        raise KeyError(2)\nexcept KeyError as e:\n    print(getattr(e, '__context__'))",
+    "def f():\n    raise StopIteration(print)\ntry:\n    f()\nexcept StopIteration as e:\n    print(e.value)",
+    # annotations are refused where they would run outside the guards
+    "x: print('annotation ran') = 5",
+    # distributions: lazy properties hand out no descriptors that bind to other objects
+    "import torch\np = torch.distributions.Bernoulli.logits\nprint(p.wrapped.__globals__)",
+    "import torch\np = torch.distributions.Bernoulli.logits\nprint(p.__get__)",
+    "import torch\nq = torch.distributions.Bernoulli.logits.setter(print)\nprint(q.fset)",
+    "import torch\nprint(torch.distributions.Bernoulli.logits.fget.__code__)",
+    "import torch\nfrom torch.distributions import kl\nkl.register_kl(torch.distributions.Normal, str)(getattr)\n"
+    "print(kl.kl_divergence(torch.distributions.Normal(0., 1.), '__dict__'))",
+    "import torch\nimport torch.distributions as D\nprint(D.Normal(0., 1.).expand((2,), print))",
+    # torch.func and utils: names reached through paths and collate
+    "import torch\nfrom torch.func import functional_call\nm = torch.nn.Linear(2, 2)\n"
+    "print(functional_call(m, {'weight.__class__': torch.ones(2, 2)}, (torch.ones(2),)))",
+    "import torch\nfrom torch.func import functional_call\nm = torch.nn.Linear(2, 2)\n"
+    "print(functional_call(m, ({'weight': torch.ones(2, 2)}, {'__dict__': torch.ones(1)}), (torch.ones(2),)))",
+    "import torch\nfrom torch.func import functional_call\nm = torch.nn.Linear(2, 2)\nprint(functional_call(m, {'training': print}, (torch.ones(2),)))",
+    "import torch\nfrom torch.func import functional_call\nm = torch.nn.Linear(2, 2)\nm.cls = torch.nn.Linear\n"
+    "print(functional_call(m, {'cls.evil': torch.ones(1)}, (torch.ones(2),)))",
+    "import torch\nfrom torch.utils.data import default_collate\nclass P(object):\n    pass\nprint(default_collate([P(), P()]))",
+    "import torch\nl = torch.nn.MSELoss(**{'__array_interface__': {'data': (0, False)}})",
+    # tensors: attribute writes stay within PyTorch's
+    "import torch\nx = torch.ones(2)\nx.is_sparse = True",
+    "import torch\nx = torch.ones(2, requires_grad=True)\nx.data = print",
+    "import torch\nx = torch.ones(2)\nx.shape = (1000,)",
+    "import torch\nx = torch.ones(2)\nx.numpy = print",
+    "import torch\nx = torch.ones(2)\nx.__class__ = torch.nn.Parameter",
+    "import torch\nx = torch.ones(2)\nclass A(object):\n    pass\nprint(x.as_subclass(A))",
+    "import torch\nx = torch.ones(2, requires_grad=True)\nx.grad = torch.ones(3, dtype=torch.complex64)",
+    "import torch\nx = torch.ones(2)\ndel x.grad",
+    "import torch\nm = torch.nn.Linear(1, 1)\ndel m._parameters",
+    "import torch\nimport torch.distributions as D\nD.Normal.arg_constraints = {}",
+    "import torch\nprint(torch.distributions.Distribution.set_default_validate_args.__globals__)",
+]):
+    case("redteam10", f"rt10_held_{i:02d}", code)
+for i, code in enumerate([
+    "print('{:>1000000000}'.format(1))",
+    "print('%*d' % (10**9, 1))",
+    "print(f\"{1:{10**9}}\")",
+    "x = 10 ** 10 ** 8\nprint(x > 0)",
+    "print(len(str(2 ** 100000)))",
+    "a = []\nfor i in range(100000):\n    a = [a]\nprint(a)",
+    "d = {}\nfor i in range(100000):\n    d = {'k': d}\nprint(d)",
+    "def f(n):\n    return f(n + 1)\nf(0)",
+    "import numpy as np\nprint(np.diag(np.ones(3), k=10**5).shape)",
+    "import numpy as np\nprint(np.repeat(np.ones(2), [10**9, 1]).shape)",
+    "import numpy as np\nprint(np.zeros_like(np.ones(3), shape=(10**5, 10**5)).shape)",
+    "import numpy as np\nimport torch\nprint(torch.from_numpy(np.broadcast_to(1.0, (10**6, 10**6))).sum())",
+    "b = bytes(10**10)",
+    "s = 'x' * (10**9)\nprint(len(s))",
+]):
+    case("redteam10", f"rt10_sizes_{i:02d}", code, STOPPED)
+case("redteam10", "rt10_map_location_callable", "import torch, io\nb = io.BytesIO()\ntorch.save(torch.ones(2), b)\nb.seek(0)\n"
+     "print(torch.load(b, map_location=lambda s, l: s.__class__))", ANY)
+case("redteam10", "held_controls", """
+import torch
+import numpy as np
+import torch.distributions as D
+from torch.nn.modules.module import register_module_forward_hook
+seen = []
+h = register_module_forward_hook(lambda m, i, o: seen.append(type(m).__name__))
+torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.ReLU())(torch.ones(1, 2))
+h.remove()
+x = torch.tensor(1.5)
+b = D.Bernoulli(probs=torch.tensor(0.3))
+print(seen, f"{x:.3f}", '{:.2e}'.format(x), '%.2f' % x, '%(a)s' % {'a': torch.ones(1)}, f"{x=}")
+print(D.Bernoulli.logits.fget(b), np.histogram(np.array([0.0, 1.0] + [0.5] * 10), bins='auto')[0].shape)
+""", OK)
+
+# --- state a run changes in the engine and the interpreter dies with its process (checked by the next run) --------------
+for i, code in enumerate([
+    "import torch\ntorch.set_default_dtype(torch.float64)",
+    "import torch\ntorch.set_printoptions(precision=1, sci_mode=True)",
+    "import torch\ntorch.autograd.set_detect_anomaly(True)",
+    "import torch\nfrom torch.nn.modules.module import register_module_forward_hook\nregister_module_forward_hook(lambda m, i, o: o * 0)",
+    "import warnings\nwarnings.simplefilter('error')",
+    "import torch\ntorch.distributions.Distribution.set_default_validate_args(False)",
+    "import torch\nimport torch.distributions as D\nD.kl.register_kl(D.Normal, D.Normal)(lambda p, q: 123)",
+    "import torch\ntorch.backends.cudnn.deterministic = True",
+    "import torch\nimport torch.distributions as D\nD.Normal.arg_constraints['evil'] = D.constraints.real\ndel D.Normal.arg_constraints['scale']",
+    "import torch\ndef g():\n    with torch.no_grad():\n        yield 1\nit = g()\nnext(it)\nkeep = [it]",
+    "import torch\ndef g():\n    with torch.autograd.graph.saved_tensors_hooks(lambda t: 0, lambda p: p):\n        yield 1\nit = g()\nnext(it)\nkeep = [it]",
+]):
+    case("persistence", f"engine_state_{i:02d}", code, ANY)

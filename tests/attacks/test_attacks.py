@@ -87,9 +87,17 @@ def test_state_does_not_persist_between_requests(sandbox, canary):
         "import torch\nimport math\n"
         "print(torch.is_grad_enabled(), torch.ones(2).tolist(), math.pi, torch.float32.itemsize)\n"
         "x = torch.ones(2, requires_grad=True)\n(x * 3).sum().backward()\nprint(x.grad.tolist())\n"
-        "try:\n    print(counter)\nexcept NameError:\n    print('fresh')\n")
+        "try:\n    print(counter)\nexcept NameError:\n    print('fresh')\n"
+        "import warnings\nimport torch.distributions as D\n"
+        "print(torch.get_default_dtype(), torch.tensor([1.123456789]), torch.is_anomaly_enabled(),\n"
+        "      torch.nn.Identity()(torch.ones(1)), torch.backends.cudnn.deterministic)\n"
+        "print(D.kl.kl_divergence(D.Normal(0., 1.), D.Normal(0., 1.)), sorted(D.Normal.arg_constraints))\n"
+        "try:\n    D.Normal(0., -1.)\nexcept ValueError:\n    print('validated')\n"
+        "warnings.warn('not an error')\nprint('warned')\n")
     trace = _check(body, canary, frozenset({"ok"}))
-    assert trace["stdout"] == "True [1.0, 1.0] 3.141592653589793 4\n[3.0, 3.0]\nfresh\n"
+    assert trace["stdout"] == ("True [1.0, 1.0] 3.141592653589793 4\n[3.0, 3.0]\nfresh\n"
+                               "torch.float32 tensor([1.1235]) False tensor([1.]) False\n"
+                               "tensor(0.) ['loc', 'scale']\nvalidated\nwarned\n")
 
 
 # --- the process layer alone (no policy): raw Python inside the confined child ------------------------------
