@@ -1406,6 +1406,7 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
         unbiased, dim = dim, None
     _check_std_var(input, "std and var")
     dims = _optional_dims(dim, input._data.ndim)
+    _warn_no_dof("var", input, dims, _correction(unbiased, correction))
     return apply(ops.VAR, (input,), {"dim": dims, "correction": _correction(unbiased, correction),
                                      "keepdim": keepdim})
 
@@ -1416,6 +1417,7 @@ def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
         unbiased, dim = dim, None
     _check_std_var(input, "std and var")
     dims = _optional_dims(dim, input._data.ndim)
+    _warn_no_dof("std", input, dims, _correction(unbiased, correction))
     return apply(ops.STD, (input,), {"dim": dims, "correction": _correction(unbiased, correction),
                                      "keepdim": keepdim})
 
@@ -1435,12 +1437,27 @@ def _check_std_var(input: Tensor, name: str) -> None:
         raise RuntimeError(f"{name} only support floating point and complex dtypes")
 
 
+def _warn_no_dof(name: str, input: Tensor, dims: Any, correction: Any) -> None:
+    """PyTorch's warning when the correction leaves no degrees of freedom (input numel divided by
+    output numel, at most the correction); twice for complex input (real and imaginary parts)."""
+    shape = input._data.shape
+    out = math.prod(n for d, n in enumerate(shape) if d not in dims) if dims else 1
+    if math.prod(shape) / builtins.max(out, 1) - (1 if correction is None else correction) > 0:
+        return
+    import warnings
+    for _ in range(2 if input._data.dtype.kind == "c" else 1):
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                      "reduction factor (input numel divided by output numel). (Triggered internally at "
+                      "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)", UserWarning, stacklevel=3)
+
+
 def _stat_mean(rule: Rule, input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any) -> tuple:
     """(var or std, mean): a plain tuple of two outputs of one node, as in PyTorch."""
     if isinstance(dim, bool):
         unbiased, dim = dim, None
     _check_std_var(input, "var_mean" if rule is ops.VAR_MEAN else "std_mean")
     dims = _optional_dims(dim, input._data.ndim)
+    _warn_no_dof("var_mean" if rule is ops.VAR_MEAN else "std_mean", input, dims, _correction(unbiased, correction))
     return tuple(apply(rule, (input,), {"dim": dims, "correction": _correction(unbiased, correction),
                                         "keepdim": keepdim}))
 

@@ -287,7 +287,9 @@ def _mean(a: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> 
         a = np.asarray(a).astype(dtype)
     dim = reduction_axes(dim, np.ndim(a))
     dtype = getattr(a, "dtype", None)
-    if type(a) is not np.ndarray or (dtype is not _F32 and dtype is not _F64) or not a.size:
+    if type(a) is np.ndarray and not a.size:  # nan (0 / 0) without NumPy's "Mean of empty slice"
+        return np.true_divide(np.add.reduce(a, dim, None, None, keepdim), 0)
+    if type(a) is not np.ndarray or (dtype is not _F32 and dtype is not _F64):
         return np.mean(a, axis=dim, keepdims=keepdim)
     total = np.add.reduce(a, dim, None, None, keepdim)
     count = a.size if dim is None else math.prod([a.shape[d] for d in ((dim,) if type(dim) is int else dim)])
@@ -511,7 +513,7 @@ def _var(a: Any, dim: Any = None, correction: Any = None, keepdim: bool = False,
     axis = None if dim is None else _tuple_dims(dim, a.ndim)
     n = _count(a.shape, dim)
     x = _wide(a)
-    mean = np.mean(x, axis=axis, keepdims=True)
+    mean = _mean(x, axis, True)
     d = x - mean
     if d.dtype.kind == "c":  # |x - mean|², real
         out = np.sum(d.real ** 2 + d.imag ** 2, axis=axis, keepdims=keepdim) / max(n - c, 0)
@@ -1154,7 +1156,7 @@ def _with_mean(stat: Any) -> Any:
 
     def forward(a: Any, dim: Any = None, correction: Any = None, keepdim: bool = False) -> tuple:
         axis = None if dim is None else _tuple_dims(dim, a.ndim)
-        mean = np.mean(_wide(a), axis=axis, keepdims=keepdim).astype(a.dtype)
+        mean = _mean(_wide(a), axis, keepdim).astype(a.dtype)
         return stat(a, dim, correction, keepdim), mean
 
     return forward
