@@ -185,7 +185,10 @@ from engine import legacy_tensors as _legacy_tensors  # noqa: E402
 _legacy_tensors.install(globals())  # torch.Tensor([1, 2]), torch.FloatTensor(2, 3), isinstance(x, torch.LongTensor)
 from engine import numpy_names as _numpy_names  # noqa: E402
 
-_numpy_names.install(globals())  # x.max(axis=1), torch.stack(ts, axis=1), torch.randn(size=(2, 3))
+_numpy_names.install(globals())  # x.max(axis=1), torch.stack(ts, axis=1)
+from engine import size_keywords as _size_keywords  # noqa: E402
+
+_size_keywords.install(globals())  # torch.randn(size=(2, 3)), x.view(size=(3, 2)), x.permute(dims=(1, 0))
 from engine.compare_ops import gcd, lcm, nextafter  # noqa: E402
 from engine.nn.more_functional import pdist  # noqa: E402
 

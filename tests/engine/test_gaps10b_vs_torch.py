@@ -29,6 +29,39 @@ x = torch.tensor([1.], requires_grad=True)
 x.std().backward()
 print(x.grad)
 """,
+    "sizes_given_by_keyword": """
+x = torch.arange(6.).reshape(2, 3)
+torch.manual_seed(0)
+for c in ["torch.zeros(size=(2,3))", "torch.ones(size=[2])", "torch.randn(size=(2,))", "torch.rand(size=(2,))",
+          "torch.empty(size=(2,)).shape", "torch.full(size=(2,), fill_value=1.)", "torch.full((2,), fill_value=1.)",
+          "x.new_zeros(size=(2,))", "x.new_ones(size=[1, 2])", "x.new_empty(size=(2,)).shape", "x.new_full(size=(2,), fill_value=3.)",
+          "x.view(size=(3, 2))", "x.view(size=(-1,))", "x.reshape(shape=(3, 2))", "x.reshape(shape=[6])",
+          "x.expand(size=(2, 2, 3))", "x.permute(dims=(1, 0))", "x.permute(dims=[1, 0])", "x.repeat(repeats=(1, 2))",
+          "torch.zeros(shape=(2,))", "torch.zeros((2,), size=(2,))", "torch.zeros(2, size=(2,))", "torch.ones(shape=(2,))",
+          "torch.randn(shape=(2,))", "torch.empty(shape=(2,))", "torch.full(shape=(2,), fill_value=1.)",
+          "torch.zeros(size=2)", "torch.zeros(size=(2,), dtype=torch.int64)", "torch.reshape(x, shape=(3, 2))",
+          "torch.permute(x, dims=(1, 0))", "x.view(shape=(3, 2))", "x.reshape(size=(3, 2))", "x.expand(shape=(2, 3))",
+          "x.permute(1, 0, dims=(1, 0))", "x.repeat(2, repeats=(2,))", "x.view(6, size=(6,))", "x.reshape(6, shape=(6,))",
+          "x.expand(2, 3, size=(2, 3))", "x.new_zeros(2, size=(2,))", "x.new_zeros(shape=(2,))", "torch.rand(2, size=(2,))",
+          "torch.randn(size=2)", "torch.tile(x, dims=(1, 2))", "x.tile(dims=(2,))", "x.sum_to_size(size=(1, 3))",
+          "torch.zeros(foo=1)", "torch.zeros((2,), foo=1)", "torch.zeros()", "torch.full(fill_value=1.)", "torch.full((2,))",
+          "torch.full(size=(2,))", "torch.full((2,), 1., size=(2,))", "torch.full((2,), 1., foo=1)",
+          "torch.randn(size=(2,), shape=(2,))", "torch.randn(foo=2)", "torch.zeros(size=(2,), foo=1)", "torch.zeros(size=(2.5,))",
+          "torch.zeros(size=None)", "torch.zeros(size=torch.Size([2]))", "torch.ones(size=(2,), shape=(1,))",
+          "x.view(size=(3, 2), foo=1)", "x.view()", "x.view(foo=1)", "x.reshape()", "x.reshape(foo=1)", "x.reshape(shape=6)",
+          "x.view(size=6)", "x.expand()", "x.expand(size=6)", "x.permute()", "x.permute(dims=1)", "x.repeat()",
+          "x.repeat(repeats=2)", "x.new_zeros()", "x.new_zeros(size=2)", "x.new_full((2,))", "x.new_full(fill_value=1)",
+          "x.new_full(shape=(2,), fill_value=1)", "x.new_full((2,), 1, size=(2,))", "x.new_empty(size=(2,), shape=(2,))",
+          "x.new_zeros(size=(2,), dtype=torch.int64)", "x.view(size=[3, -1])", "x.view(size=torch.Size([6]))",
+          "x.expand(size=[-1, 3])", "x.view(2, 3, size=(6,))", "x.permute((1, 0), dims=(1, 0))", "torch.randn(2, size=(2,), foo=1)",
+          "x.view(size=(6,), bar=1, foo=1)", "torch.randn()", "torch.rand()", "torch.tensor(1.).permute()",
+          "x.view(size=(2.5, 1))", "x.view(size=[1.5, 2.5])", "x.view(size=(1, 2), dtype=torch.float32)",
+          "torch.randn(size=[2], requires_grad=True, foo=True)", "torch.tile(x)", "x.tile(2, dims=(2,))", "torch.reshape(x)"]:
+    run(c, lambda: eval(c))
+y = x.clone().requires_grad_()
+print(y.view(size=(3, 2)).grad_fn.name(), y.reshape(shape=(6,)).grad_fn.name(), y.permute(dims=(1, 0)).grad_fn.name())
+print(x.clone().resize_(size=(3, 2)).shape, torch.full(fill_value=2, size=(1,)), torch.zeros(size=(2,), requires_grad=True))
+""",
 }
 
 
