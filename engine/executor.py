@@ -69,10 +69,10 @@ class Pass:
                 try:
                     if node._plain and _unhooked(extra) and _complete(grads):
                         if obs is None:
-                            sent = backward_node(node, grads, create_graph)
+                            sent = backward_node(node, grads, create_graph, reach)
                         else:
                             obs.node_started(node, grads)
-                            sent = backward_node(node, grads, create_graph)
+                            sent = backward_node(node, grads, create_graph, reach)
                             obs.node_finished(node, grads, sent)
                     else:
                         sent = self._execute(node, grads, obs)

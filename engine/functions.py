@@ -1770,8 +1770,6 @@ def _scatter_args(input: Tensor, dim: int, index: Tensor, src: Any) -> tuple:
         return ops.SCATTER_VALUE, (), {**attrs, "value": src.item() if hasattr(src, "item") else src}
     if src._data.dtype != input._data.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-    if src._data.shape != idx.shape:  # only the index-shaped corner of src is read
-        src = getitem(src, tuple(slice(0, n) for n in idx.shape))
     return ops.SCATTER, (src,), attrs
 
 

@@ -907,8 +907,16 @@ def _saved_tensor(t: Tensor, is_output: bool) -> SavedTensor:
     return s
 
 
-def backward_node(node: Node, grads: Sequence, create_graph: bool) -> tuple:
-    """Gradients for each of `node`'s inputs (None where not needed), summed to input shapes."""
+def _check_grad_shape(node: Node, i: int, got: tuple, shape: tuple) -> None:
+    """PyTorch's validate_outputs: a gradient must be the input's shape or one it expands to (then summed)."""
+    if got != shape and (len(shape) > len(got) or any(s != d and s != 1 for s, d in zip(shape[::-1], got[::-1]))):
+        raise RuntimeError(f"Function {type(node).__name__} returned an invalid gradient at index {i} - got "
+                           f"{list(got)} but expected shape compatible with {list(shape)}")
+
+
+def backward_node(node: Node, grads: Sequence, create_graph: bool, reach: Any = None) -> tuple:
+    """Gradients for each of `node`'s inputs (None where not needed: no edge, or an edge outside `reach`,
+    what an autograd.grad pass gets to), summed to input shapes."""
     rule = node.rule
     if create_graph:
         from engine.functions import TensorMath as F
@@ -929,7 +937,7 @@ def backward_node(node: Node, grads: Sequence, create_graph: bool) -> tuple:
     i = -1
     for target in node._next:
         i += 1
-        if target is None:
+        if target is None or (reach is not None and target not in reach):
             out.append(None)
             continue
         fn, slots, context = plans[0 if variadic else i]
@@ -961,8 +969,10 @@ def backward_node(node: Node, grads: Sequence, create_graph: bool) -> tuple:
             kind = type(gi)
             if kind is _NDARRAY:
                 if gi.shape != shape:
+                    _check_grad_shape(node, i, gi.shape, shape)
                     gi = F.sum_to(gi, shape)
             elif kind is not _F32S or shape:
+                _check_grad_shape(node, i, gi._data.shape if isinstance(gi, Tensor) else np.shape(gi), shape)
                 gi = F.sum_to(gi, shape)
         out.append(gi)
     attrs = node._attrs

@@ -62,6 +62,45 @@ y = x.clone().requires_grad_()
 print(y.view(size=(3, 2)).grad_fn.name(), y.reshape(shape=(6,)).grad_fn.name(), y.permute(dims=(1, 0)).grad_fn.name())
 print(x.clone().resize_(size=(3, 2)).shape, torch.full(fill_value=2, size=(1,)), torch.zeros(size=(2,), requires_grad=True))
 """,
+    "scatter_with_a_larger_src": """
+src = torch.arange(1., 13.).reshape(3, 4).requires_grad_()
+base = torch.zeros(3, 5, requires_grad=True)
+idx = torch.tensor([[0, 1], [2, 0]])
+def t(name, f):
+    src.grad = None; base.grad = None
+    try:
+        out = f()
+        print(name, out)
+        (out * torch.arange(15.).reshape(3, 5)).sum().backward()
+        print(src.grad, base.grad)
+    except Exception as e:
+        print(name, type(e).__name__, e)
+t("scatter", lambda: base.scatter(1, idx, src))
+t("scatter_add", lambda: base.scatter_add(1, idx, src))
+t("scatter0", lambda: torch.scatter(base, 0, torch.tensor([[1, 2, 0]]), src))
+for r in ["sum", "amax", "amin", "prod", "mean"]:
+    t("reduce " + r, lambda: torch.scatter_reduce(base, 1, idx, src, r))
+    t("reduce noself " + r, lambda: torch.scatter_reduce(base, 1, idx, src, r, include_self=False))
+t("scatter_", lambda: base.clone().scatter_(1, idx, src))
+t("scatter_add_", lambda: base.clone().scatter_add_(1, idx, src))
+t("same shape", lambda: base.scatter(1, idx, src[:2, :2]))
+t("src rows bigger only", lambda: base.scatter(1, idx, src[:, :2]))
+t("3d", lambda: torch.zeros(2, 3, 5, requires_grad=True).scatter(2, torch.tensor([[[0, 1]]]),
+                                                                 torch.ones(2, 2, 3, requires_grad=True)).sum(0))
+out = base.scatter(1, idx, src)
+print(out.grad_fn.next_functions[1][0].variable is src)
+print(torch.autograd.grad(out.sum(), base))
+src2 = torch.arange(1., 7.).reshape(3, 2).requires_grad_()
+for r in ["amax", "amin", "prod", "sum", "mean"]:
+    src2.grad = None
+    try:
+        out = torch.scatter_reduce(base, 1, torch.tensor([[0, 1]]), src2, r)
+        print(out)
+        out.sum().backward()
+        print(r, src2.grad)
+    except Exception as e:
+        print(r, e)
+""",
 }
 
 
