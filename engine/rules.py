@@ -521,6 +521,8 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
         if not single:
             for i, r in enumerate(results):
                 r._view_of_multi = (rule.node_name[: -len("Backward0")], i)
+        if source._data.dtype.kind == "c":
+            _keep_conj_bit(source, results)
     node = None
     if mask:
         data = result._data if single else None
@@ -912,6 +914,16 @@ def _check_grad_shape(node: Node, i: int, got: tuple, shape: tuple) -> None:
     if got != shape and (len(shape) > len(got) or any(s != d and s != 1 for s, d in zip(shape[::-1], got[::-1]))):
         raise RuntimeError(f"Function {type(node).__name__} returned an invalid gradient at index {i} - got "
                            f"{list(got)} but expected shape compatible with {list(shape)}")
+
+
+def _keep_conj_bit(source: Tensor, views: tuple) -> None:
+    """Views of a conjugate view are conjugate views too (is_conj(), numpy() refused), as in PyTorch."""
+    from engine.complex_ops import _CONJ_VIEWS, is_conj
+
+    if is_conj(source):
+        for v in views:
+            if v._data.dtype.kind == "c":
+                _CONJ_VIEWS[id(v)] = v
 
 
 def backward_node(node: Node, grads: Sequence, create_graph: bool, reach: Any = None) -> tuple:

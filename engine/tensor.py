@@ -70,6 +70,12 @@ def _warn_scalar_of_grad(t: "Tensor") -> None:
         )
 
 
+def _keep_conj_bit(source: "Tensor", t: "Tensor") -> None:
+    from engine.rules import _keep_conj_bit as keep
+
+    keep(source, (t,))
+
+
 class Tensor(metaclass=_TorchClass):
     __slots__ = (
         "_data",
@@ -328,6 +334,8 @@ class Tensor(metaclass=_TorchClass):
         t = Tensor._make(self._data, None, self._vc)  # shares storage and the version counter
         if t._inference != self._inference:  # inference-ness follows the source, as for views
             t._inference = self._inference
+        if self._data.dtype.kind == "c":
+            _keep_conj_bit(self, t)
         _observe_new(t, self)
         return t
 
@@ -369,6 +377,8 @@ class Tensor(metaclass=_TorchClass):
     def data(self) -> "Tensor":
         # Shares storage but not the version counter: changes through .data go unnoticed.
         t = Tensor._make(self._data)
+        if self._data.dtype.kind == "c":
+            _keep_conj_bit(self, t)
         _observe_new(t, self)
         return t
 
@@ -425,6 +435,9 @@ class Tensor(metaclass=_TorchClass):
             raise RuntimeError(messages.NUMPY_REQUIRES_GRAD)
         if self._data.dtype.byteorder == ">":  # bfloat16 (see dtypes.BF16): NumPy has no such type
             raise TypeError("Got unsupported ScalarType BFloat16")
+        if self._data.dtype.kind == "c" and not force and self.is_conj():
+            raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use "
+                               "tensor.resolve_conj().numpy() instead.")
         return self._data
 
     def __array__(self, dtype: Any = None) -> np.ndarray:

@@ -101,6 +101,28 @@ for r in ["amax", "amin", "prod", "sum", "mean"]:
     except Exception as e:
         print(r, e)
 """,
+    "numpy_and_views_of_conjugate_views": """
+import numpy as np
+z = torch.tensor([1 + 2j, 3 - 1j])
+c = z.conj()
+r = torch.tensor([1., 2.])
+for s in ["c.numpy()", "c.is_conj()", "z.is_conj()", "c.resolve_conj()", "c.resolve_conj().is_conj()", "c.resolve_conj().numpy()",
+          "c", "c.conj()", "c.conj().is_conj()", "r.conj().is_conj()", "r.conj().numpy()", "torch.conj(z).is_conj()",
+          "c.conj_physical().is_conj()", "c.clone().is_conj()", "(c + 0).is_conj()", "c.tolist()", "c[0].is_conj()", "c[0].item()",
+          "c.numpy(force=True)", "torch.resolve_conj(c)", "c.imag", "c.real", "torch.view_as_real(c)", "c.detach().is_conj()",
+          "c.to(torch.complex128).is_conj()", "c.contiguous().is_conj()", "c.unsqueeze(0).is_conj()", "c.reshape(2, 1).is_conj()",
+          "c.conj_physical()", "c.resolve_conj() is c", "z.resolve_conj() is z", "c.sum()", "c.conj().numpy()",
+          "np.asarray(c)", "np.array(c)", "c.expand(1, 2).is_conj()", "c.flip(0).is_conj()", "c.select(0, 0).is_conj()",
+          "c.narrow(0, 0, 1).is_conj()", "c.view_as(c).is_conj()", "c.flatten().is_conj()", "c.unbind()[0].is_conj()",
+          "c.split(1)[0].is_conj()", "c.data.is_conj()", "c.view(2, 1).is_conj()", "c[None].numpy()", "c.detach().numpy()",
+          "c.resolve_conj()[0].is_conj()", "c[0].conj().is_conj()", "c.unsqueeze(0).conj().numpy()", "c.chunk(1)[0].is_conj()"]:
+    run(s, lambda: eval(s))
+x = torch.tensor([1 + 1j, 2 - 1j], requires_grad=True)
+y = x.conj()
+print(y.is_conj(), y[0].is_conj(), y.detach().is_conj())
+(y[0] * y[1]).abs().backward()
+print(x.grad)
+""",
 }
 
 
