@@ -908,6 +908,10 @@ def fill_(self: Tensor, value: Any) -> Tensor:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
         return _inplace(self, ops.FILL_TENSOR, (value,))
+    if type(value) is int:
+        from engine.creation import scalar_int
+
+        value = scalar_int(value, self._data.dtype)
     return _inplace(self, ops.FILL, (), {"value": value})
 
 

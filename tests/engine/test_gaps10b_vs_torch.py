@@ -123,6 +123,25 @@ print(y.is_conj(), y[0].is_conj(), y.detach().is_conj())
 (y[0] * y[1]).abs().backward()
 print(x.grad)
 """,
+    "python_ints_out_of_range": """
+for s in ["torch.tensor([10**30])", "torch.tensor(2**63)", "torch.tensor([1, 2**64])", "torch.tensor(10**30, dtype=torch.float32)",
+          "torch.tensor(2**63 - 1)", "torch.tensor(-2**63)", "torch.tensor(-2**63 - 1)", "torch.tensor([2**63])",
+          "torch.tensor([1., 2**64])", "torch.tensor([2**64, 1.])", "torch.tensor(2**64, dtype=torch.float64)",
+          "torch.tensor(10**400, dtype=torch.float64)", "torch.tensor([10**400])", "torch.tensor(2**31, dtype=torch.int32)",
+          "torch.tensor(300, dtype=torch.uint8)", "torch.tensor(-1, dtype=torch.uint8)", "torch.tensor([300], dtype=torch.int8)",
+          "torch.tensor([[1, 2], [3, 10**20]])", "torch.tensor((1, 2**70))", "torch.tensor(2**63, dtype=torch.int64)",
+          "torch.tensor(10**30, dtype=torch.bool)", "torch.tensor(10**30, dtype=torch.complex64)", "torch.tensor([True, 2**64])",
+          "torch.as_tensor([10**30])", "torch.tensor([1+0j, 2**64])", "torch.tensor(2**63, dtype=torch.float16)",
+          "torch.tensor(-129, dtype=torch.int8)", "torch.tensor(-256, dtype=torch.uint8)", "torch.tensor(-255, dtype=torch.uint8)",
+          "torch.tensor(2**63, dtype=torch.int32)", "torch.tensor([1, 2**63], dtype=torch.int16)", "torch.tensor(2**40, dtype=torch.int16)",
+          "torch.tensor([1, 2**63])", "torch.tensor([1., 10**400])", "torch.tensor([1, 2**63], dtype=torch.float32)",
+          "torch.tensor([2**70, 1j])", "torch.tensor([[1, -1], [2, 3]], dtype=torch.uint8)", "torch.tensor([1, 2], dtype=torch.int8)",
+          "torch.full((2,), 2**63)", "torch.full((2,), -2**63 - 1)", "torch.full((2,), 2**64)", "torch.full((2,), 300, dtype=torch.int8)",
+          "torch.full((2,), 2**63, dtype=torch.int32)", "torch.full((1,), -1, dtype=torch.uint8)",
+          "torch.zeros(2, dtype=torch.int8).fill_(300)", "torch.full((2,), 2**40, dtype=torch.int16)", "torch.full((2,), 2**63, dtype=torch.bool)",
+          "torch.full((2,), -2**63, dtype=torch.int64)", "torch.zeros(2).fill_(2**63)", "torch.zeros(2, dtype=torch.uint8).fill_(-1)"]:
+    run(s, lambda: eval(s))
+""",
 }
 
 
