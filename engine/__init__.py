@@ -207,3 +207,6 @@ def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, traini
     return more_functional.rrelu(input, lower, upper, training, True, generator)
 from engine.nn.functional import pairwise_distance  # noqa: E402
 from engine.creation import range_ as range  # noqa: E402,A004 - torch.range (deprecated, warns)
+from engine.tensor import refuse_writes as _refuse_writes  # noqa: E402
+
+_refuse_writes()  # t.shape = ... raises as in PyTorch; t.my_name = ... is a program's own attribute

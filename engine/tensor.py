@@ -87,6 +87,7 @@ class Tensor(metaclass=_TorchClass):
         "_accumulator",
         "_extra",
         "__weakref__",
+        "__dict__",  # attributes a program sets on a tensor (t.name = "w"), as PyTorch allows
     )
 
     # NumPy defers to Tensor's operators (ndarray * tensor calls Tensor.__rmul__).
@@ -363,6 +364,10 @@ class Tensor(metaclass=_TorchClass):
             new._requires_grad = True
         if self._grad is not None and not isinstance(self, Parameter):
             new._grad = self._grad.__deepcopy__(memo)
+        if self.__dict__ and not isinstance(self, Parameter):  # Parameter's deepcopy drops them, as in PyTorch
+            import copy
+
+            new.__dict__.update(copy.deepcopy(self.__dict__, memo))
         memo[id(self)] = new
         return new
 
@@ -370,6 +375,8 @@ class Tensor(metaclass=_TorchClass):
         """copy.copy: a new leaf sharing the storage (PyTorch rebuilds it from its storage)."""
         new = type(self)._make(self._data)
         new._requires_grad = self._requires_grad
+        if self.__dict__:
+            new.__dict__.update(self.__dict__)
         _observe_new(new, self)
         return new
 
@@ -605,3 +612,18 @@ def scalar_tensor(value: Any) -> Tensor:
     else:
         array = np.asarray(value, np.float64 if isinstance(value, float) else None)
     return Tensor._make(array)
+
+
+def refuse_writes() -> None:
+    """Tensor's read-only properties (shape, dtype, is_leaf, T...) refuse assignment with PyTorch's message
+    (other attribute names are free for a program's own use)."""
+    for name, prop in list(vars(Tensor).items()):
+        if isinstance(prop, property) and prop.fset is None and not name.startswith("_"):
+            setattr(Tensor, name, property(prop.fget, _refuse(name), None, prop.__doc__))
+
+
+def _refuse(name: str) -> Any:
+    def refuse(self: Tensor, value: Any) -> None:
+        raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
+
+    return refuse

@@ -142,9 +142,93 @@ for s in ["torch.tensor([10**30])", "torch.tensor(2**63)", "torch.tensor([1, 2**
           "torch.full((2,), -2**63, dtype=torch.int64)", "torch.zeros(2).fill_(2**63)", "torch.zeros(2, dtype=torch.uint8).fill_(-1)"]:
     run(s, lambda: eval(s))
 """,
+    "attributes_set_on_tensors": """
+import copy
+t = torch.ones(2)
+t.my_name = "w"
+print(t.my_name)
+setattr(t, 'foo', 1)
+print(hasattr(t, 'foo'), getattr(t, 'foo'), hasattr(t, 'bar'))
+del t.foo
+print(hasattr(t, 'foo'))
+run("missing", lambda: t.missing)
+run("getattr missing", lambda: getattr(t, 'missing'))
+run("dict", lambda: t.__dict__)
+def delit():
+    del t.nothere
+run("del missing", delit)
+p = torch.nn.Parameter(torch.ones(2))
+p.tag = 3
+print(p.tag, p.__dict__, p)
+run("p missing", lambda: p.missing)
+x = torch.ones(2, requires_grad=True)
+y = x * 2
+y.note = "hi"
+print(y.note, y.grad_fn.name(), y.requires_grad, y)
+y.sum().backward()
+print(x.grad)
+run("detach keeps attr", lambda: y.detach().note)
+run("clone keeps attr", lambda: y.clone().note)
+t.grad = torch.zeros(2)
+t.requires_grad = True
+t.data = torch.tensor([5., 6.])
+print(t.grad, t.requires_grad, t)
+for name in ["shape", "dtype", "is_leaf", "ndim", "device", "T", "layout", "output_nr", "retains_grad", "is_cuda"]:
+    run("set " + name, lambda: setattr(t, name, 1))
+run("getattr default", lambda: getattr(t, 'zzz', 7))
+m = torch.nn.Linear(2, 2)
+m.weight.label = "W"
+print(m.weight.label, [getattr(q, 'label', None) for q in m.parameters()])
+t.__dict__['q'] = 5
+print(t.q, sorted(t.__dict__), torch.ones(1).__dict__)
+w = torch.ones(2)
+w.tag = [1]
+w2 = copy.deepcopy(w)
+print(w2.tag, w2.tag is w.tag, copy.copy(w).tag)
+run("parameter deepcopy", lambda: copy.deepcopy(p).tag)
+""",
 }
 
 
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
 def test_program_output_matches_torch(name: str) -> None:
     assert_matches_torch(PRELUDE + SNIPPETS[name])
+
+
+SANDBOXED_ATTRIBUTES = """
+t = torch.ones(2)
+t.my_name = "w"
+setattr(t, "foo", 1)
+print(t.my_name, t.foo, hasattr(t, "bar"), getattr(t, "foo"), getattr(t, "zz", 7))
+del t.foo
+print(hasattr(t, "foo"))
+p = torch.nn.Parameter(torch.ones(1))
+p.tag = 3
+print(p.tag)
+m = torch.nn.Linear(1, 1)
+m.weight.label = "W"
+print([getattr(q, "label", None) for q in m.parameters()])
+for name in ["shape", "dtype", "is_leaf", "grad_fn"]:
+    try:
+        setattr(t, name, 1)
+    except AttributeError as e:
+        print(e)
+try:
+    t.zz
+except AttributeError as e:
+    print(e)
+"""
+
+
+def test_sandboxed_programs_set_their_own_tensor_attributes_but_not_methods() -> None:
+    import json
+
+    from server.sandbox import Sandbox
+    from tests.engine.programs import run_program
+
+    expected = run_program(torch, SANDBOXED_ATTRIBUTES)
+    with Sandbox(workers=1, timeout_s=10.0) as sandbox:
+        trace = json.loads(sandbox.run("import torch\n" + SANDBOXED_ATTRIBUTES))
+        assert (trace["status"], trace["stdout"]) == ("ok", expected)
+        trace = json.loads(sandbox.run("import torch\nx = torch.ones(2)\nx.tolist = print"))
+        assert trace["status"] == "error" and trace["error"]["type"] == "PolicyError"
