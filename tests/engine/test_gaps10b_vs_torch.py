@@ -187,6 +187,31 @@ w2 = copy.deepcopy(w)
 print(w2.tag, w2.tag is w.tag, copy.copy(w).tag)
 run("parameter deepcopy", lambda: copy.deepcopy(p).tag)
 """,
+    "state_dict_destination_prefix_keep_vars": """
+from collections import OrderedDict
+torch.manual_seed(0)
+m = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.BatchNorm1d(2))
+m.register_buffer("scratch", torch.ones(1), persistent=False)
+d = {}
+r = m.state_dict(destination=d)
+print(r is d, type(r).__name__, list(r), hasattr(r, "_metadata"))
+od = OrderedDict()
+r = m.state_dict(destination=od, prefix='p.', keep_vars=True)
+print(r is od, list(r), r['p.0.weight'].requires_grad, r['p.0.weight'] is m[0].weight, type(r).__name__)
+r = m.state_dict(prefix='q.')
+print(list(r), r._metadata)
+r = m.state_dict(od, 'x.')
+print(list(r))
+run("positional", lambda: list(m.state_dict(None, 'y.')))
+run("positional keep_vars", lambda: m.state_dict(None, '', True)['0.bias'].requires_grad)
+run("keep_vars", lambda: m.state_dict(keep_vars=True)['0.bias'].requires_grad)
+run("normal", lambda: m.state_dict()['0.bias'].requires_grad)
+run("meta", lambda: m.state_dict()._metadata)
+run("od meta", lambda: getattr(od, '_metadata', None))
+run("lin", lambda: torch.nn.Linear(1, 1).state_dict(destination={}, prefix='a.'))
+m2 = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.BatchNorm1d(2))
+print(m2.load_state_dict(m.state_dict(destination=OrderedDict())))
+""",
 }
 
 
