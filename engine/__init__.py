@@ -210,3 +210,6 @@ from engine.creation import range_ as range  # noqa: E402,A004 - torch.range (de
 from engine.tensor import refuse_writes as _refuse_writes  # noqa: E402
 
 _refuse_writes()  # t.shape = ... raises as in PyTorch; t.my_name = ... is a program's own attribute
+from engine import meta as _meta  # noqa: E402
+
+_meta.install(globals())  # torch.empty(2, 3, device='meta'), torch.empty_like(x, device='meta')

@@ -106,6 +106,11 @@ _BYTE_ORDER = ("given numpy array has byte order different from the native byte 
 
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     devices.check(device, creating=True)
+    if device is not None:
+        from engine import meta
+
+        if meta.is_meta_device(device):
+            return meta.emptied(tensor(data, dtype, None, requires_grad))
     if isinstance(data, np.ndarray) and data.dtype.byteorder == ">":
         raise ValueError(_BYTE_ORDER)
     if type(data) is np.ndarray and dtype is None and data.dtype.kind in "fiubc":

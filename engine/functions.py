@@ -705,9 +705,19 @@ def _compare(np_fn: Any, ordering: str | None = None) -> Any:
             promoted = promoted_arrays([a, b])
             if promoted is not None:
                 a, b = promoted[0]
-        return _constant(np_fn(a, b))
+        return _meta_like(_constant(np_fn(a, b)), input, other)
 
     return fn
+
+
+def _meta_like(out: Tensor, *inputs: Any) -> Tensor:
+    """out (made without rules.apply) as a meta tensor when an input is one (see engine.meta)."""
+    if builtins.any(isinstance(x, Tensor) and x._extra is not None and x._extra.meta for x in inputs):
+        from engine.meta import check_devices, mark
+
+        check_devices(inputs)
+        mark(out)
+    return out
 
 
 lt, le, gt, ge = (_compare(f, name) for f, name in ((np.less, "lt"), (np.less_equal, "le"), (np.greater, "gt"),
@@ -916,6 +926,8 @@ def fill_(self: Tensor, value: Any) -> Tensor:
 
 
 def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
+    if isinstance(src, Tensor) and src.is_meta and not self.is_meta:
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
     return _inplace(self, ops.COPY, (src,))
 
 
@@ -1374,8 +1386,8 @@ def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
         raise RuntimeError("argmax(): does not support complex input")
     _check_arg_reduction("argmax", input, dim)
     if dim is None:
-        return _constant(np.asarray(np.argmax(input._data), np.int64))
-    return _constant(np.argmax(input._data, axis=dim, keepdims=keepdim).astype(np.int64))
+        return _meta_like(_constant(np.asarray(np.argmax(input._data), np.int64)), input)
+    return _meta_like(_constant(np.argmax(input._data, axis=dim, keepdims=keepdim).astype(np.int64)), input)
 
 
 def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
@@ -1383,8 +1395,8 @@ def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
         raise RuntimeError("argmin(): does not support complex input")
     _check_arg_reduction("argmin", input, dim)
     if dim is None:
-        return _constant(np.asarray(np.argmin(input._data), np.int64))
-    return _constant(np.argmin(input._data, axis=dim, keepdims=keepdim).astype(np.int64))
+        return _meta_like(_constant(np.asarray(np.argmin(input._data), np.int64)), input)
+    return _meta_like(_constant(np.argmin(input._data, axis=dim, keepdims=keepdim).astype(np.int64)), input)
 
 
 def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -1942,7 +1954,7 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         complex_ops.warn_discarded_imaginary()
     if np_dtype.kind in "fc" and input._requires_grad:
         return apply(ops.TO_COPY, (input,), {"dtype": np_dtype, "self_dtype": input._data.dtype})
-    return _constant(dtypes.cast(input._data, np_dtype))
+    return _meta_like(_constant(dtypes.cast(input._data, np_dtype)), input)
 
 
 def type_as(input: Tensor, other: Tensor) -> Tensor:
@@ -1950,15 +1962,15 @@ def type_as(input: Tensor, other: Tensor) -> Tensor:
 
 
 def isnan(input: Tensor) -> Tensor:
-    return _constant(np.isnan(input._data))
+    return _meta_like(_constant(np.isnan(input._data)), input)
 
 
 def isinf(input: Tensor) -> Tensor:
-    return _constant(np.isinf(input._data))
+    return _meta_like(_constant(np.isinf(input._data)), input)
 
 
 def isfinite(input: Tensor) -> Tensor:
-    return _constant(np.isfinite(input._data))
+    return _meta_like(_constant(np.isfinite(input._data)), input)
 
 
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
@@ -1976,23 +1988,23 @@ def equal(input: Tensor, other: Tensor) -> bool:
 
 
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
-    return _constant(np.all(input._data, axis=_axes(dim, input._data.ndim), keepdims=keepdim))
+    return _meta_like(_constant(np.all(input._data, axis=_axes(dim, input._data.ndim), keepdims=keepdim)), input)
 
 
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
-    return _constant(np.any(input._data, axis=_axes(dim, input._data.ndim), keepdims=keepdim))
+    return _meta_like(_constant(np.any(input._data, axis=_axes(dim, input._data.ndim), keepdims=keepdim)), input)
 
 
 def logical_not(input: Tensor) -> Tensor:
-    return _constant(np.logical_not(input._data))
+    return _meta_like(_constant(np.logical_not(input._data)), input)
 
 
 def logical_and(input: Tensor, other: Tensor) -> Tensor:
-    return _constant(np.logical_and(input._data, _raw(other)))
+    return _meta_like(_constant(np.logical_and(input._data, _raw(other))), input, other)
 
 
 def logical_or(input: Tensor, other: Tensor) -> Tensor:
-    return _constant(np.logical_or(input._data, _raw(other)))
+    return _meta_like(_constant(np.logical_or(input._data, _raw(other))), input, other)
 
 
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:

@@ -431,6 +431,7 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
     wide = rule.exact_dtype
     bf16 = False
     cplx = False
+    meta = False
     for x in inputs:
         if isinstance(x, Tensor):
             a = x._data
@@ -440,6 +441,8 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
                     from engine.sparse_coo import dispatch
 
                     return dispatch(rule, inputs, attrs)
+                if extra.meta:
+                    meta = True
                 if track and extra.version != x._vc[0]:
                     x.grad_fn  # a view whose base changed in place gets its new grad_fn (see Tensor.grad_fn)
             if x._requires_grad and track:
@@ -477,6 +480,10 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
                 shapes.append(np.shape(a))
         arrays.append(a)
         bit <<= 1
+    if meta:
+        from engine.meta import check_devices
+
+        check_devices(inputs)
     promoted = None
     if rule.promotes:
         promoted = promoted_arrays(arrays)
@@ -499,6 +506,11 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
         results = tuple(_new_tensor(_bf16_result(rule, _as_result(o, wide), arrays, attrs, bf16), inference)
                         for o in out)
         result = results
+    if meta:
+        from engine.meta import mark
+
+        for r in results:
+            mark(r)
     if rule.view:
         source = inputs[0]
         # PyTorch: a view of an inference tensor is an inference tensor (in or out of inference

@@ -76,6 +76,13 @@ def _keep_conj_bit(source: "Tensor", t: "Tensor") -> None:
     keep(source, (t,))
 
 
+def _keep_meta(source: "Tensor", t: "Tensor") -> None:
+    if source._extra is not None and source._extra.meta:
+        from engine.meta import mark
+
+        mark(t)
+
+
 class Tensor(metaclass=_TorchClass):
     __slots__ = (
         "_data",
@@ -161,7 +168,15 @@ class Tensor(metaclass=_TorchClass):
 
     @property
     def device(self) -> dtypes.device:
+        if self._extra is not None and self._extra.meta:
+            from engine.meta import META
+
+            return META
         return _CPU
+
+    @property
+    def is_meta(self) -> bool:
+        return self._extra is not None and self._extra.meta
 
     @property
     def is_cuda(self) -> bool:
@@ -337,6 +352,7 @@ class Tensor(metaclass=_TorchClass):
             t._inference = self._inference
         if self._data.dtype.kind == "c":
             _keep_conj_bit(self, t)
+        _keep_meta(self, t)
         _observe_new(t, self)
         return t
 
@@ -386,6 +402,7 @@ class Tensor(metaclass=_TorchClass):
         t = Tensor._make(self._data)
         if self._data.dtype.kind == "c":
             _keep_conj_bit(self, t)
+        _keep_meta(self, t)
         _observe_new(t, self)
         return t
 
@@ -432,12 +449,19 @@ class Tensor(metaclass=_TorchClass):
     def item(self) -> Any:
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        if self._extra is not None and self._extra.meta:
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         return self._data.reshape(()).item()
 
     def tolist(self) -> Any:
+        if self._extra is not None and self._extra.meta:
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         return self._data.tolist()
 
     def numpy(self, force: bool = False) -> np.ndarray:
+        if self._extra is not None and self._extra.meta:
+            raise TypeError("can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the tensor to "
+                            "host memory first.")
         if self._requires_grad and not force:
             raise RuntimeError(messages.NUMPY_REQUIRES_GRAD)
         if self._data.dtype.byteorder == ">":  # bfloat16 (see dtypes.BF16): NumPy has no such type
@@ -485,7 +509,7 @@ class Tensor(metaclass=_TorchClass):
                 f"Boolean value of Tensor with {'no values' if self._data.size == 0 else 'more than one value'} "
                 "is ambiguous"
             )
-        return bool(self._data.reshape(()).item())
+        return bool(self.item())
 
     def __len__(self) -> int:
         if self._data.ndim == 0:
@@ -535,6 +559,7 @@ class TensorExtras:
     __slots__ = ("base", "version", "view_of_multi", "retains_grad", "post_acc_hooks", "inference",
                  "no_grad_view")
     sparse = False  # a sparse tensor's extras say so (engine.sparse_coo), for rules.apply
+    meta = False  # a meta tensor's extras say so (engine.meta)
 
     def __init__(self, inference: bool = False) -> None:
         self.base: Tensor | None = None

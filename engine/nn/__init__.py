@@ -474,6 +474,10 @@ class Module:
             for b in self.buffers():  # floating-point buffers (running statistics) too, not counters
                 if b.is_floating_point():
                     b._data = dtypes.cast(b._data, target.np)
+        from engine import meta
+
+        if any(meta.is_meta_device(d) for d in (*filter(devices.is_device, args), kwargs.get("device"))):
+            meta.to_meta_in_place(self)
         return self
 
     def double(self) -> "Module":
@@ -833,7 +837,12 @@ class Linear(Module):
             self.bias = Parameter(creation.empty(out_features, dtype=dtype))
         else:
             self.register_parameter("bias", None)
-        self.reset_parameters()
+        from engine import meta
+
+        if meta.is_meta_device(device):
+            meta.to_meta_in_place(self)  # shapes and dtypes only: initialising them draws nothing
+        else:
+            self.reset_parameters()
 
     def reset_parameters(self) -> None:
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))

@@ -212,6 +212,46 @@ run("lin", lambda: torch.nn.Linear(1, 1).state_dict(destination={}, prefix='a.')
 m2 = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.BatchNorm1d(2))
 print(m2.load_state_dict(m.state_dict(destination=OrderedDict())))
 """,
+    "meta_tensors": """
+x = torch.empty(2, 3, device='meta')
+print(x, x.is_meta, x.device, x.shape, x.dtype)
+torch.manual_seed(0)
+y = torch.randn(4, device='meta')
+print(y, torch.randn(2))
+for s in ["x + 1", "(x * x).sum()", "x.t()", "x @ torch.empty(3, 4, device='meta')", "x.to('meta')", "torch.ones(2).to('meta')",
+          "torch.empty_like(x)", "torch.empty_like(torch.ones(2), device='meta')", "torch.zeros(2, device='meta')",
+          "x.item()", "x.tolist()", "x.numpy()", "x[0]", "x.is_meta", "torch.ones(2).is_meta", "x.to(torch.float64)",
+          "torch.zeros(2, dtype=torch.int64, device='meta')", "x.sum().item()", "x.to('cpu')", "x.cpu()", "x + torch.ones(2, 3)",
+          "torch.ones(2, 3, device='meta').requires_grad_()", "torch.tensor([1., 2.], device='meta')", "x.view(3, 2)",
+          "x.device.type", "str(x.device)", "torch.full((2,), 3., device='meta')", "torch.arange(3, device='meta')",
+          "x == x", "x.mean(0)", "x.relu()", "torch.empty(0, device='meta')", "torch.empty((), device='meta')", "bool(x.sum())",
+          "float(torch.empty((), device='meta'))", "x.clone()", "x.new_zeros(2)", "torch.zeros_like(x)"]:
+    run(s, lambda: eval(s))
+lin = torch.nn.Linear(3, 4, device='meta')
+print(lin, lin.weight, [p.is_meta for p in lin.parameters()])
+print(lin(torch.empty(2, 3, device='meta')))
+w = torch.ones(2, requires_grad=True, device='meta')
+z = (w * 2).sum()
+print(z, z.grad_fn.name())
+z.backward()
+print(w.grad)
+m = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.ReLU()).to('meta')
+print(m[0].weight, m[0].bias.device)
+print(m(torch.empty(5, 2, device='meta')))
+print(torch.nn.Linear(2, 2, device='meta', bias=False).weight)
+""",
+    "meta_tensor_ops_and_conversions": """
+x = torch.empty(2, 3, device='meta')
+for s in ['torch.ones(2,3) + x', 'x + torch.tensor(1.)', 'torch.tensor(1.) * x', 'x.add_(1)', 'x.copy_(torch.ones(2,3))', 'torch.ones(2,3).copy_(x)', 'x.uniform_()', 'x.fill_(2)', 'x[torch.tensor([0])]', 'torch.cat([x, x])', 'torch.stack([x, torch.ones(2,3)])', 'x.max()', 'x.max(0)', 'x.argmax()', 'x.sort(0)', 'torch.empty(2, device="meta").bool().any()', 'x.to("meta", torch.float64)', 'x.detach()', 'x.data', 'x.type(torch.float64)', 'x.double()', 'x.half()', 'x.int()', 'x.shape', 'x.numel()', 'x.stride()', 'x.element_size()', 'len(x)', 'list(x)', 'x.softmax(0)', 'x.exp().log()', 'torch.nn.functional.relu(x)', 'x.new_tensor([1.])', 'x.new_empty(3)', 'str(x)', 'x.to(device="meta")', 'torch.ones(2, requires_grad=True).to("meta")', 'torch.ones(2, dtype=torch.int64).to("meta")', 'x.to("cpu")', 'x.to(torch.device("meta"))', 'torch.empty(2, 3, dtype=torch.float64, device="meta")', 'torch.randn(2, 2, device=torch.device("meta"))', 'torch.empty_like(x)', 'torch.zeros_like(x, dtype=torch.int32)', 'torch.rand_like(x)', 'x.is_meta', 'x.device', 'torch.device("meta")', 'torch.ones(2, 3, device="meta", requires_grad=True).sum()', 'x.sum(0, keepdim=True)', 'x.reshape(-1)', 'x.unsqueeze(0).expand(4, 2, 3)', 'x.mean()', 'x > 0', 'x.clamp(0, 1)', 'torch.where(x > 0, x, x)', 'x.t().contiguous()', 'x.view(6)[2:]', 'torch.nn.functional.linear(x, torch.empty(4, 3, device="meta"))', 'torch.nn.functional.mse_loss(x, x)']:
+    run(s, lambda: eval(s))
+torch.manual_seed(0)
+torch.randn(3, device='meta'); torch.rand(2, device='meta'); torch.nn.Linear(4, 4, device='meta')
+print(torch.rand(2))
+w = torch.ones(2, 3, device='meta', requires_grad=True)
+(w * 2).sum().backward()
+print(w.grad, w.grad.is_meta)
+print(torch.nn.Linear(2, 3, device='meta').state_dict())
+""",
 }
 
 
