@@ -185,7 +185,10 @@ from engine import legacy_tensors as _legacy_tensors  # noqa: E402
 _legacy_tensors.install(globals())  # torch.Tensor([1, 2]), torch.FloatTensor(2, 3), isinstance(x, torch.LongTensor)
 from engine import numpy_names as _numpy_names  # noqa: E402
 
-_numpy_names.install(globals())  # x.max(axis=1), torch.stack(ts, axis=1), torch.randn(size=(2, 3))
+_numpy_names.install(globals())  # x.max(axis=1), torch.stack(ts, axis=1)
+from engine import size_keywords as _size_keywords  # noqa: E402
+
+_size_keywords.install(globals())  # torch.randn(size=(2, 3)), x.view(size=(3, 2)), x.permute(dims=(1, 0))
 from engine.compare_ops import gcd, lcm, nextafter  # noqa: E402
 from engine.nn.more_functional import pdist  # noqa: E402
 
@@ -204,3 +207,9 @@ def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, traini
     return more_functional.rrelu(input, lower, upper, training, True, generator)
 from engine.nn.functional import pairwise_distance  # noqa: E402
 from engine.creation import range_ as range  # noqa: E402,A004 - torch.range (deprecated, warns)
+from engine.tensor import refuse_writes as _refuse_writes  # noqa: E402
+
+_refuse_writes()  # t.shape = ... raises as in PyTorch; t.my_name = ... is a program's own attribute
+from engine import meta as _meta  # noqa: E402
+
+_meta.install(globals())  # torch.empty(2, 3, device='meta'), torch.empty_like(x, device='meta')

@@ -106,6 +106,11 @@ _BYTE_ORDER = ("given numpy array has byte order different from the native byte 
 
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     devices.check(device, creating=True)
+    if device is not None:
+        from engine import meta
+
+        if meta.is_meta_device(device):
+            return meta.emptied(tensor(data, dtype, None, requires_grad))
     if isinstance(data, np.ndarray) and data.dtype.byteorder == ">":
         raise ValueError(_BYTE_ORDER)
     if type(data) is np.ndarray and dtype is None and data.dtype.kind in "fiubc":
@@ -120,6 +125,10 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     np_dtype = dtypes.to_numpy(dtype)
     try:
         array = np.array(_unwrap(data), dtype=np_dtype)
+    except OverflowError:
+        if np_dtype is None or np_dtype.kind not in "iu":
+            raise
+        array = _fitted_ints(data, np_dtype)
     except ValueError:
         _check_ragged(data)
         _raise_data_error(data, final=False)
@@ -130,6 +139,9 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         if "complex" in str(e) and np_dtype is not None and np_dtype.kind in "iu":
             raise TypeError("'complex' object cannot be interpreted as an integer") from None
         raise
+    if np_dtype is None and isinstance(data, (int, list, tuple)) and (array.dtype.kind in "Ou" or (
+            array.dtype.kind == "f" and array.size and np.abs(array).max() >= 2.0 ** 63)):
+        array = _inferred_with_big_ints(data, array)
     if np_dtype is None and isinstance(data, (np.ndarray, np.generic, Tensor)) and array.dtype.kind in "fiubc":
         return _finish(array, requires_grad)  # NumPy data and tensors keep their dtype, as in PyTorch
     if np_dtype is None and isinstance(data, (list, tuple)) and array.dtype.kind in "fiub":
@@ -146,6 +158,49 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         elif array.dtype.kind not in "b":
             _raise_data_error(data)
     return _finish(array, requires_grad)
+
+
+def _leaves(data: Any) -> list:
+    """The numbers of nested lists and tuples, in order."""
+    out, stack = [], [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(reversed(x))
+        else:
+            out.append(x)
+    return out
+
+
+_OVERFLOW = "Overflow when unpacking long long"
+
+
+def _inferred_with_big_ints(data: Any, array: np.ndarray) -> np.ndarray:
+    """Python ints beyond int64 in data given without a dtype: PyTorch's overflow error when its inferred dtype
+    is int64, else the values as floats (or complex numbers) when a float (or complex) is among them."""
+    leaves = _leaves(data)
+    kinds = {type(x) for x in leaves}
+    if complex in kinds or any(isinstance(x, np.complexfloating) for x in leaves):
+        return np.array(_unwrap(data), dtype=np.complex128)
+    if float in kinds or any(isinstance(x, np.floating) for x in leaves):
+        return np.array(_unwrap(data), dtype=np.float64)
+    if any(type(x) is int and not -2 ** 63 <= x < 2 ** 63 for x in leaves):
+        raise ValueError(_OVERFLOW)
+    return array
+
+
+def _fitted_ints(data: Any, np_dtype: np.dtype) -> np.ndarray:
+    """Python ints into an integer dtype as PyTorch converts them: an error for one beyond int64 or outside the
+    dtype's range (negative values down to -max wrap around in an unsigned dtype)."""
+    info = np.iinfo(np_dtype)
+    low = info.min if info.min else -int(info.max)
+    for x in _leaves(data):
+        if type(x) is int:
+            if not -2 ** 63 <= x < 2 ** 63:
+                raise ValueError(_OVERFLOW)
+            if not low <= x <= info.max:
+                raise RuntimeError(f"value cannot be converted to type {np_dtype.name} without overflow")
+    return np.array(_unwrap(data), dtype=np.int64).astype(np_dtype)
 
 
 def _raise_data_error(data: Any, final: bool = True) -> None:
@@ -270,7 +325,28 @@ def full(size: Sequence, fill_value: Any, dtype: Any = None, device: Any = None,
             dtypes.int64 if isinstance(fill_value, int) else
             dtypes.default_complex() if isinstance(fill_value, complex) else dtypes.default_float)
     check_size((size,), "full")
+    if type(fill_value) is int:
+        fill_value = scalar_int(fill_value, dtypes.to_numpy(dtype))
     return _filled(fill_value, (tuple(size),), dtype, requires_grad)
+
+
+_C_INT_NAMES = {"int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t", "uint8": "uint8_t"}
+
+
+def scalar_int(value: int, np_dtype: np.dtype) -> Any:
+    """A Python int as PyTorch's Scalar for a tensor of np_dtype (full, fill_): errors beyond int64 and uint64 and
+    outside an integer dtype's range (negative values down to -max wrap around in an unsigned dtype)."""
+    if value < -2 ** 63:
+        raise OverflowError("can't convert negative int to unsigned")
+    if value >= 2 ** 64:
+        raise OverflowError("int too big to convert")
+    if np_dtype.kind in "iu":
+        info = np.iinfo(np_dtype)
+        if not (info.min or -int(info.max)) <= value <= info.max:
+            raise RuntimeError(f"value cannot be converted to type {_C_INT_NAMES.get(np_dtype.name, np_dtype.name)} "
+                               "without overflow")
+        return np.array(value).astype(np_dtype)
+    return bool(value) if np_dtype.kind == "b" else value
 
 
 def _like(fill: Any, input: Tensor, dtype: Any, requires_grad: bool) -> Tensor:

@@ -69,10 +69,10 @@ class Pass:
                 try:
                     if node._plain and _unhooked(extra) and _complete(grads):
                         if obs is None:
-                            sent = backward_node(node, grads, create_graph)
+                            sent = backward_node(node, grads, create_graph, reach)
                         else:
                             obs.node_started(node, grads)
-                            sent = backward_node(node, grads, create_graph)
+                            sent = backward_node(node, grads, create_graph, reach)
                             obs.node_finished(node, grads, sent)
                     else:
                         sent = self._execute(node, grads, obs)
@@ -629,6 +629,10 @@ def _accumulate(node: AccumulateGrad, grad: Any, create_graph: bool, obs: Any, u
             else:
                 np.add(leaf._grad._data, array, out=leaf._grad._data, casting="unsafe")
             leaf._grad._vc[0] += 1
+    if leaf._extra is not None and leaf._extra.meta and leaf._grad is not None:
+        from engine.meta import mark
+
+        mark(leaf._grad)  # a meta leaf's gradient is a meta tensor
     if obs is not None and leaf._requires_grad:
         obs.grad_accumulated(node, leaf, before, grad, leaf._grad)
     hooks = leaf._post_acc_hooks

@@ -325,7 +325,7 @@ def scatter_reduced(input: Tensor, dim: int, index: Tensor, src: Any, reduce: st
         d = _wrap_dim(dim, out.ndim)
         where = list(np.indices(idx.shape))
         where[d] = idx
-        values = others[0]._data if others else np.asarray(attrs["value"], out.dtype)
+        values = others[0]._data[tuple(slice(0, n) for n in idx.shape)] if others else np.asarray(attrs["value"], out.dtype)
         ufunc = np.add if reduce == "add" else np.multiply
         ufunc.at(out.reshape(out.shape or (1,)), tuple(where), np.broadcast_to(values, idx.shape).astype(out.dtype))
     return not_implemented_result("scatter", out, (input, *others))

@@ -705,9 +705,19 @@ def _compare(np_fn: Any, ordering: str | None = None) -> Any:
             promoted = promoted_arrays([a, b])
             if promoted is not None:
                 a, b = promoted[0]
-        return _constant(np_fn(a, b))
+        return _meta_like(_constant(np_fn(a, b)), input, other)
 
     return fn
+
+
+def _meta_like(out: Tensor, *inputs: Any) -> Tensor:
+    """out (made without rules.apply) as a meta tensor when an input is one (see engine.meta)."""
+    if builtins.any(isinstance(x, Tensor) and x._extra is not None and x._extra.meta for x in inputs):
+        from engine.meta import check_devices, mark
+
+        check_devices(inputs)
+        mark(out)
+    return out
 
 
 lt, le, gt, ge = (_compare(f, name) for f, name in ((np.less, "lt"), (np.less_equal, "le"), (np.greater, "gt"),
@@ -908,10 +918,16 @@ def fill_(self: Tensor, value: Any) -> Tensor:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
         return _inplace(self, ops.FILL_TENSOR, (value,))
+    if type(value) is int:
+        from engine.creation import scalar_int
+
+        value = scalar_int(value, self._data.dtype)
     return _inplace(self, ops.FILL, (), {"value": value})
 
 
 def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
+    if isinstance(src, Tensor) and src.is_meta and not self.is_meta:
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
     return _inplace(self, ops.COPY, (src,))
 
 
@@ -1370,8 +1386,8 @@ def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
         raise RuntimeError("argmax(): does not support complex input")
     _check_arg_reduction("argmax", input, dim)
     if dim is None:
-        return _constant(np.asarray(np.argmax(input._data), np.int64))
-    return _constant(np.argmax(input._data, axis=dim, keepdims=keepdim).astype(np.int64))
+        return _meta_like(_constant(np.asarray(np.argmax(input._data), np.int64)), input)
+    return _meta_like(_constant(np.argmax(input._data, axis=dim, keepdims=keepdim).astype(np.int64)), input)
 
 
 def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
@@ -1379,8 +1395,8 @@ def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
         raise RuntimeError("argmin(): does not support complex input")
     _check_arg_reduction("argmin", input, dim)
     if dim is None:
-        return _constant(np.asarray(np.argmin(input._data), np.int64))
-    return _constant(np.argmin(input._data, axis=dim, keepdims=keepdim).astype(np.int64))
+        return _meta_like(_constant(np.asarray(np.argmin(input._data), np.int64)), input)
+    return _meta_like(_constant(np.argmin(input._data, axis=dim, keepdims=keepdim).astype(np.int64)), input)
 
 
 def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -1406,6 +1422,7 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
         unbiased, dim = dim, None
     _check_std_var(input, "std and var")
     dims = _optional_dims(dim, input._data.ndim)
+    _warn_no_dof("var", input, dims, _correction(unbiased, correction))
     return apply(ops.VAR, (input,), {"dim": dims, "correction": _correction(unbiased, correction),
                                      "keepdim": keepdim})
 
@@ -1416,6 +1433,7 @@ def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
         unbiased, dim = dim, None
     _check_std_var(input, "std and var")
     dims = _optional_dims(dim, input._data.ndim)
+    _warn_no_dof("std", input, dims, _correction(unbiased, correction))
     return apply(ops.STD, (input,), {"dim": dims, "correction": _correction(unbiased, correction),
                                      "keepdim": keepdim})
 
@@ -1435,12 +1453,27 @@ def _check_std_var(input: Tensor, name: str) -> None:
         raise RuntimeError(f"{name} only support floating point and complex dtypes")
 
 
+def _warn_no_dof(name: str, input: Tensor, dims: Any, correction: Any) -> None:
+    """PyTorch's warning when the correction leaves no degrees of freedom (input numel divided by
+    output numel, at most the correction); twice for complex input (real and imaginary parts)."""
+    shape = input._data.shape
+    out = math.prod(n for d, n in enumerate(shape) if d not in dims) if dims else 1
+    if math.prod(shape) / builtins.max(out, 1) - (1 if correction is None else correction) > 0:
+        return
+    import warnings
+    for _ in range(2 if input._data.dtype.kind == "c" else 1):
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                      "reduction factor (input numel divided by output numel). (Triggered internally at "
+                      "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)", UserWarning, stacklevel=3)
+
+
 def _stat_mean(rule: Rule, input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any) -> tuple:
     """(var or std, mean): a plain tuple of two outputs of one node, as in PyTorch."""
     if isinstance(dim, bool):
         unbiased, dim = dim, None
     _check_std_var(input, "var_mean" if rule is ops.VAR_MEAN else "std_mean")
     dims = _optional_dims(dim, input._data.ndim)
+    _warn_no_dof("var_mean" if rule is ops.VAR_MEAN else "std_mean", input, dims, _correction(unbiased, correction))
     return tuple(apply(rule, (input,), {"dim": dims, "correction": _correction(unbiased, correction),
                                         "keepdim": keepdim}))
 
@@ -1753,8 +1786,6 @@ def _scatter_args(input: Tensor, dim: int, index: Tensor, src: Any) -> tuple:
         return ops.SCATTER_VALUE, (), {**attrs, "value": src.item() if hasattr(src, "item") else src}
     if src._data.dtype != input._data.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-    if src._data.shape != idx.shape:  # only the index-shaped corner of src is read
-        src = getitem(src, tuple(slice(0, n) for n in idx.shape))
     return ops.SCATTER, (src,), attrs
 
 
@@ -1923,7 +1954,7 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         complex_ops.warn_discarded_imaginary()
     if np_dtype.kind in "fc" and input._requires_grad:
         return apply(ops.TO_COPY, (input,), {"dtype": np_dtype, "self_dtype": input._data.dtype})
-    return _constant(dtypes.cast(input._data, np_dtype))
+    return _meta_like(_constant(dtypes.cast(input._data, np_dtype)), input)
 
 
 def type_as(input: Tensor, other: Tensor) -> Tensor:
@@ -1931,15 +1962,15 @@ def type_as(input: Tensor, other: Tensor) -> Tensor:
 
 
 def isnan(input: Tensor) -> Tensor:
-    return _constant(np.isnan(input._data))
+    return _meta_like(_constant(np.isnan(input._data)), input)
 
 
 def isinf(input: Tensor) -> Tensor:
-    return _constant(np.isinf(input._data))
+    return _meta_like(_constant(np.isinf(input._data)), input)
 
 
 def isfinite(input: Tensor) -> Tensor:
-    return _constant(np.isfinite(input._data))
+    return _meta_like(_constant(np.isfinite(input._data)), input)
 
 
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
@@ -1957,23 +1988,23 @@ def equal(input: Tensor, other: Tensor) -> bool:
 
 
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
-    return _constant(np.all(input._data, axis=_axes(dim, input._data.ndim), keepdims=keepdim))
+    return _meta_like(_constant(np.all(input._data, axis=_axes(dim, input._data.ndim), keepdims=keepdim)), input)
 
 
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
-    return _constant(np.any(input._data, axis=_axes(dim, input._data.ndim), keepdims=keepdim))
+    return _meta_like(_constant(np.any(input._data, axis=_axes(dim, input._data.ndim), keepdims=keepdim)), input)
 
 
 def logical_not(input: Tensor) -> Tensor:
-    return _constant(np.logical_not(input._data))
+    return _meta_like(_constant(np.logical_not(input._data)), input)
 
 
 def logical_and(input: Tensor, other: Tensor) -> Tensor:
-    return _constant(np.logical_and(input._data, _raw(other)))
+    return _meta_like(_constant(np.logical_and(input._data, _raw(other))), input, other)
 
 
 def logical_or(input: Tensor, other: Tensor) -> Tensor:
-    return _constant(np.logical_or(input._data, _raw(other)))
+    return _meta_like(_constant(np.logical_or(input._data, _raw(other))), input, other)
 
 
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:

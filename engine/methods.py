@@ -156,6 +156,8 @@ def _relu_(self: Tensor) -> Tensor:
 
 
 def _cpu(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    if self.is_meta:
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
     return self
 
 
@@ -166,6 +168,16 @@ def _cuda(self: Tensor, device: Any = None, non_blocking: bool = False, **kwargs
 
 def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     devices.check_to(args, kwargs)
+    if self.is_meta or any(devices.is_device(a) for a in args) or kwargs.get("device") is not None:
+        from engine import meta
+
+        target = [a for a in args if devices.is_device(a)] + [kwargs.get("device")]
+        if any(meta.is_meta_device(d) for d in target):
+            out = f.to(self, *[a for a in args if not devices.is_device(a)],
+                       **{k: v for k, v in kwargs.items() if k != "device"})
+            return meta.to_meta(self if out is self else out)
+        if self.is_meta and any(d is not None for d in target):
+            raise NotImplementedError(meta.NO_DATA)
     return f.to(self, *args, **kwargs)
 
 

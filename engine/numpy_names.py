@@ -18,7 +18,6 @@ DIM_NAMES = (
     "logcumsumexp", "repeat_interleave", "take_along_dim", "flatten", "hstack", "vstack", "concat",
     "concatenate", "sum", "mean", "cat",
 )
-SIZE_NAMES = ("randn", "rand", "zeros", "ones", "empty")
 
 
 def _accepts(fn: Callable, name: str) -> bool:
@@ -50,16 +49,6 @@ def _numpy_keywords(fn: Callable) -> Callable:
     return call
 
 
-def _size_keyword(fn: Callable) -> Callable:
-    @functools.wraps(fn)
-    def call(*args: Any, **kwargs: Any) -> Any:
-        if "size" in kwargs and not args:
-            args = (kwargs.pop("size"),)
-        return fn(*args, **kwargs)
-
-    return call
-
-
 def _wrap_dims(fn: Callable) -> Callable | None:
     """fn with axis=/keepdims= translated, when it takes dim (and not already axis)."""
     if fn is None or _accepts(fn, "axis") or not (_accepts(fn, "dim") or _takes_kwargs(fn)):
@@ -76,7 +65,3 @@ def install(namespace: dict) -> None:
         wrapped = _wrap_dims(method)
         if wrapped is not None:
             setattr(Tensor, name, wrapped)
-    for name in SIZE_NAMES:
-        fn = namespace.get(name)
-        if fn is not None and not _accepts(fn, "size"):
-            namespace[name] = _size_keyword(fn)

@@ -287,7 +287,9 @@ def _mean(a: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> 
         a = np.asarray(a).astype(dtype)
     dim = reduction_axes(dim, np.ndim(a))
     dtype = getattr(a, "dtype", None)
-    if type(a) is not np.ndarray or (dtype is not _F32 and dtype is not _F64) or not a.size:
+    if type(a) is np.ndarray and not a.size:  # nan (0 / 0) without NumPy's "Mean of empty slice"
+        return np.true_divide(np.add.reduce(a, dim, None, None, keepdim), 0)
+    if type(a) is not np.ndarray or (dtype is not _F32 and dtype is not _F64):
         return np.mean(a, axis=dim, keepdims=keepdim)
     total = np.add.reduce(a, dim, None, None, keepdim)
     count = a.size if dim is None else math.prod([a.shape[d] for d in ((dim,) if type(dim) is int else dim)])
@@ -511,7 +513,7 @@ def _var(a: Any, dim: Any = None, correction: Any = None, keepdim: bool = False,
     axis = None if dim is None else _tuple_dims(dim, a.ndim)
     n = _count(a.shape, dim)
     x = _wide(a)
-    mean = np.mean(x, axis=axis, keepdims=True)
+    mean = _mean(x, axis, True)
     d = x - mean
     if d.dtype.kind == "c":  # |x - mean|², real
         out = np.sum(d.real ** 2 + d.imag ** 2, axis=axis, keepdims=keepdim) / max(n - c, 0)
@@ -1154,7 +1156,7 @@ def _with_mean(stat: Any) -> Any:
 
     def forward(a: Any, dim: Any = None, correction: Any = None, keepdim: bool = False) -> tuple:
         axis = None if dim is None else _tuple_dims(dim, a.ndim)
-        mean = np.mean(_wide(a), axis=axis, keepdims=keepdim).astype(a.dtype)
+        mean = _mean(_wide(a), axis, keepdim).astype(a.dtype)
         return stat(a, dim, correction, keepdim), mean
 
     return forward
@@ -1647,9 +1649,17 @@ def _put_at_index(out: np.ndarray, dim: int, index: Any, values: Any) -> None:
         np.put_along_axis(out, index, values, dim)
 
 
+def _index_shaped(src: Any, index: Any) -> Any:
+    """The index-shaped corner of src: all a scatter reads of a larger src (its gradient stays index-shaped)."""
+    shape = np.shape(index)
+    if np.ndim(src) == len(shape) and np.shape(src) != shape:
+        return np.asarray(src)[tuple(slice(0, n) for n in shape)]
+    return src
+
+
 def _scatter(a: Any, src: Any, dim: int, index: Any) -> Any:
     out = np.array(a, copy=True)
-    _put_at_index(out, dim, index, src)
+    _put_at_index(out, dim, index, _index_shaped(src, index))
     return out
 
 
@@ -1669,7 +1679,7 @@ def _unscattered_grad(F: Any, g: Any, dim: int, index: Any) -> Any:
 
 def _scatter_add(a: Any, src: Any, dim: int, index: Any) -> Any:
     out = np.array(a, copy=True)
-    np.add.at(out, _gather_index(np.asarray(index), dim), src)
+    np.add.at(out, _gather_index(np.asarray(index), dim), _index_shaped(src, index))
     return out
 
 
@@ -3620,17 +3630,19 @@ def _scatter_reduce_grad(index_of: int) -> Any:
         idx = np.asarray(index)
         gather = (lambda t: F.op("gather", t, dim=dim, index=idx))
         x, s = np.asarray(F.raw(self)), np.asarray(F.raw(src))
+        if reduce in ("amax", "amin", "prod") and messages.broadcast_mismatch(s.shape, idx.shape):
+            raise RuntimeError(messages.broadcast_mismatch(s.shape, idx.shape))  # src against its gathered result
         if reduce == "sum":
             grads = (g, gather(g))
         elif reduce == "mean":
             n = _scatter_counts(x.shape, x.dtype, dim, idx, include_self)
-            grads = (g / n, gather(g) / np.take_along_axis(n, idx, dim))
+            grads = (g / n, gather(g) / n[_gather_index(idx, dim)])
         elif reduce in ("amax", "amin"):
             r = np.asarray(F.raw(result))
             self_is = x == r
-            src_is = s[tuple(slice(0, k) for k in idx.shape)] == np.take_along_axis(r, idx, dim)
+            src_is = s == r[_gather_index(idx, dim)]
             count = self_is.astype(x.dtype)
-            np.add.at(count, _gather_index(idx, dim), src_is.astype(x.dtype))
+            np.add.at(count, _gather_index(idx, dim), _index_shaped(src_is, idx).astype(x.dtype))
             distributed = g / count
             grads = (F.op("mul", self_is, distributed), F.op("mul", src_is, gather(distributed)))
         else:
@@ -3652,8 +3664,8 @@ def _scatter_prod_grads(F: Any, g: Any, dim: int, include_self: bool, idx: np.nd
     grad_self = g * F.op("scatter_reduce", masked_self, src, **reduce_attrs) / masked_self
     src_zero = s == 0
     zero_counts = np.zeros(x.shape, x.dtype)
-    np.add.at(zero_counts, _gather_index(idx, dim), src_zero.astype(x.dtype))
-    single_zero = src_zero & (np.take_along_axis(zero_counts, idx, dim) == 1)
+    np.add.at(zero_counts, _gather_index(idx, dim), _index_shaped(src_zero, idx).astype(x.dtype))
+    single_zero = src_zero & (zero_counts[_gather_index(idx, dim)] == 1)
     masked_src = F.op("masked_fill", src, mask=single_zero, value=1)
     masked_src_result = F.op("scatter_reduce", self, masked_src, **reduce_attrs)
     grad_src = F.where(single_zero, gather(g * masked_src_result),

@@ -168,7 +168,13 @@ def tensor_repr(t: Any, prefix: str = "tensor(") -> str:
     indent = len(prefix)
     suffixes = []
     dtype = dtypes.from_numpy(values.dtype)
-    if values.size == 0:
+    if t.is_meta:  # no data: "..." with the device, size and (other than the default float) dtype
+        suffixes.append("device='meta'")
+        suffixes.append(f"size={tuple(values.shape)}")
+        if dtype is not dtypes.default_float:
+            suffixes.append(f"dtype={dtype!r}")
+        body = "..."
+    elif values.size == 0:
         if values.ndim != 1:
             suffixes.append(f"size={tuple(values.shape)}")
         if dtype is not dtypes.default_float:  # nothing printed shows the dtype, so always name it

@@ -431,6 +431,7 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
     wide = rule.exact_dtype
     bf16 = False
     cplx = False
+    meta = False
     for x in inputs:
         if isinstance(x, Tensor):
             a = x._data
@@ -440,6 +441,8 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
                     from engine.sparse_coo import dispatch
 
                     return dispatch(rule, inputs, attrs)
+                if extra.meta:
+                    meta = True
                 if track and extra.version != x._vc[0]:
                     x.grad_fn  # a view whose base changed in place gets its new grad_fn (see Tensor.grad_fn)
             if x._requires_grad and track:
@@ -477,6 +480,10 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
                 shapes.append(np.shape(a))
         arrays.append(a)
         bit <<= 1
+    if meta:
+        from engine.meta import check_devices
+
+        check_devices(inputs)
     promoted = None
     if rule.promotes:
         promoted = promoted_arrays(arrays)
@@ -499,6 +506,11 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
         results = tuple(_new_tensor(_bf16_result(rule, _as_result(o, wide), arrays, attrs, bf16), inference)
                         for o in out)
         result = results
+    if meta:
+        from engine.meta import mark
+
+        for r in results:
+            mark(r)
     if rule.view:
         source = inputs[0]
         # PyTorch: a view of an inference tensor is an inference tensor (in or out of inference
@@ -521,6 +533,8 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
         if not single:
             for i, r in enumerate(results):
                 r._view_of_multi = (rule.node_name[: -len("Backward0")], i)
+        if source._data.dtype.kind == "c":
+            _keep_conj_bit(source, results)
     node = None
     if mask:
         data = result._data if single else None
@@ -907,8 +921,26 @@ def _saved_tensor(t: Tensor, is_output: bool) -> SavedTensor:
     return s
 
 
-def backward_node(node: Node, grads: Sequence, create_graph: bool) -> tuple:
-    """Gradients for each of `node`'s inputs (None where not needed), summed to input shapes."""
+def _check_grad_shape(node: Node, i: int, got: tuple, shape: tuple) -> None:
+    """PyTorch's validate_outputs: a gradient must be the input's shape or one it expands to (then summed)."""
+    if got != shape and (len(shape) > len(got) or any(s != d and s != 1 for s, d in zip(shape[::-1], got[::-1]))):
+        raise RuntimeError(f"Function {type(node).__name__} returned an invalid gradient at index {i} - got "
+                           f"{list(got)} but expected shape compatible with {list(shape)}")
+
+
+def _keep_conj_bit(source: Tensor, views: tuple) -> None:
+    """Views of a conjugate view are conjugate views too (is_conj(), numpy() refused), as in PyTorch."""
+    from engine.complex_ops import _CONJ_VIEWS, is_conj
+
+    if is_conj(source):
+        for v in views:
+            if v._data.dtype.kind == "c":
+                _CONJ_VIEWS[id(v)] = v
+
+
+def backward_node(node: Node, grads: Sequence, create_graph: bool, reach: Any = None) -> tuple:
+    """Gradients for each of `node`'s inputs (None where not needed: no edge, or an edge outside `reach`,
+    what an autograd.grad pass gets to), summed to input shapes."""
     rule = node.rule
     if create_graph:
         from engine.functions import TensorMath as F
@@ -929,7 +961,7 @@ def backward_node(node: Node, grads: Sequence, create_graph: bool) -> tuple:
     i = -1
     for target in node._next:
         i += 1
-        if target is None:
+        if target is None or (reach is not None and target not in reach):
             out.append(None)
             continue
         fn, slots, context = plans[0 if variadic else i]
@@ -961,8 +993,10 @@ def backward_node(node: Node, grads: Sequence, create_graph: bool) -> tuple:
             kind = type(gi)
             if kind is _NDARRAY:
                 if gi.shape != shape:
+                    _check_grad_shape(node, i, gi.shape, shape)
                     gi = F.sum_to(gi, shape)
             elif kind is not _F32S or shape:
+                _check_grad_shape(node, i, gi._data.shape if isinstance(gi, Tensor) else np.shape(gi), shape)
                 gi = F.sum_to(gi, shape)
         out.append(gi)
     attrs = node._attrs

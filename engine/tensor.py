@@ -70,6 +70,19 @@ def _warn_scalar_of_grad(t: "Tensor") -> None:
         )
 
 
+def _keep_conj_bit(source: "Tensor", t: "Tensor") -> None:
+    from engine.rules import _keep_conj_bit as keep
+
+    keep(source, (t,))
+
+
+def _keep_meta(source: "Tensor", t: "Tensor") -> None:
+    if source._extra is not None and source._extra.meta:
+        from engine.meta import mark
+
+        mark(t)
+
+
 class Tensor(metaclass=_TorchClass):
     __slots__ = (
         "_data",
@@ -81,6 +94,7 @@ class Tensor(metaclass=_TorchClass):
         "_accumulator",
         "_extra",
         "__weakref__",
+        "__dict__",  # attributes a program sets on a tensor (t.name = "w"), as PyTorch allows
     )
 
     # NumPy defers to Tensor's operators (ndarray * tensor calls Tensor.__rmul__).
@@ -154,7 +168,15 @@ class Tensor(metaclass=_TorchClass):
 
     @property
     def device(self) -> dtypes.device:
+        if self._extra is not None and self._extra.meta:
+            from engine.meta import META
+
+            return META
         return _CPU
+
+    @property
+    def is_meta(self) -> bool:
+        return self._extra is not None and self._extra.meta
 
     @property
     def is_cuda(self) -> bool:
@@ -328,6 +350,9 @@ class Tensor(metaclass=_TorchClass):
         t = Tensor._make(self._data, None, self._vc)  # shares storage and the version counter
         if t._inference != self._inference:  # inference-ness follows the source, as for views
             t._inference = self._inference
+        if self._data.dtype.kind == "c":
+            _keep_conj_bit(self, t)
+        _keep_meta(self, t)
         _observe_new(t, self)
         return t
 
@@ -355,6 +380,10 @@ class Tensor(metaclass=_TorchClass):
             new._requires_grad = True
         if self._grad is not None and not isinstance(self, Parameter):
             new._grad = self._grad.__deepcopy__(memo)
+        if self.__dict__ and not isinstance(self, Parameter):  # Parameter's deepcopy drops them, as in PyTorch
+            import copy
+
+            new.__dict__.update(copy.deepcopy(self.__dict__, memo))
         memo[id(self)] = new
         return new
 
@@ -362,6 +391,8 @@ class Tensor(metaclass=_TorchClass):
         """copy.copy: a new leaf sharing the storage (PyTorch rebuilds it from its storage)."""
         new = type(self)._make(self._data)
         new._requires_grad = self._requires_grad
+        if self.__dict__:
+            new.__dict__.update(self.__dict__)
         _observe_new(new, self)
         return new
 
@@ -369,6 +400,9 @@ class Tensor(metaclass=_TorchClass):
     def data(self) -> "Tensor":
         # Shares storage but not the version counter: changes through .data go unnoticed.
         t = Tensor._make(self._data)
+        if self._data.dtype.kind == "c":
+            _keep_conj_bit(self, t)
+        _keep_meta(self, t)
         _observe_new(t, self)
         return t
 
@@ -415,16 +449,26 @@ class Tensor(metaclass=_TorchClass):
     def item(self) -> Any:
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        if self._extra is not None and self._extra.meta:
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         return self._data.reshape(()).item()
 
     def tolist(self) -> Any:
+        if self._extra is not None and self._extra.meta:
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         return self._data.tolist()
 
     def numpy(self, force: bool = False) -> np.ndarray:
+        if self._extra is not None and self._extra.meta:
+            raise TypeError("can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the tensor to "
+                            "host memory first.")
         if self._requires_grad and not force:
             raise RuntimeError(messages.NUMPY_REQUIRES_GRAD)
         if self._data.dtype.byteorder == ">":  # bfloat16 (see dtypes.BF16): NumPy has no such type
             raise TypeError("Got unsupported ScalarType BFloat16")
+        if self._data.dtype.kind == "c" and not force and self.is_conj():
+            raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use "
+                               "tensor.resolve_conj().numpy() instead.")
         return self._data
 
     def __array__(self, dtype: Any = None) -> np.ndarray:
@@ -465,7 +509,7 @@ class Tensor(metaclass=_TorchClass):
                 f"Boolean value of Tensor with {'no values' if self._data.size == 0 else 'more than one value'} "
                 "is ambiguous"
             )
-        return bool(self._data.reshape(()).item())
+        return bool(self.item())
 
     def __len__(self) -> int:
         if self._data.ndim == 0:
@@ -515,6 +559,7 @@ class TensorExtras:
     __slots__ = ("base", "version", "view_of_multi", "retains_grad", "post_acc_hooks", "inference",
                  "no_grad_view")
     sparse = False  # a sparse tensor's extras say so (engine.sparse_coo), for rules.apply
+    meta = False  # a meta tensor's extras say so (engine.meta)
 
     def __init__(self, inference: bool = False) -> None:
         self.base: Tensor | None = None
@@ -592,3 +637,18 @@ def scalar_tensor(value: Any) -> Tensor:
     else:
         array = np.asarray(value, np.float64 if isinstance(value, float) else None)
     return Tensor._make(array)
+
+
+def refuse_writes() -> None:
+    """Tensor's read-only properties (shape, dtype, is_leaf, T...) refuse assignment with PyTorch's message
+    (other attribute names are free for a program's own use)."""
+    for name, prop in list(vars(Tensor).items()):
+        if isinstance(prop, property) and prop.fset is None and not name.startswith("_"):
+            setattr(Tensor, name, property(prop.fget, _refuse(name), None, prop.__doc__))
+
+
+def _refuse(name: str) -> Any:
+    def refuse(self: Tensor, value: Any) -> None:
+        raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
+
+    return refuse

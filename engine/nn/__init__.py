@@ -333,23 +333,42 @@ class Module:
                 names.add(prefix + ("." if prefix else "") + name)
         return names
 
-    def state_dict(self, destination: Any = None, prefix: str = "", keep_vars: bool = False) -> OrderedDict:
-        out: OrderedDict = OrderedDict() if destination is None else destination
-        if not hasattr(out, "_metadata"):
-            out._metadata = OrderedDict()  # type: ignore[attr-defined]
-        for mod_prefix, module in self.named_modules(prefix=prefix.rstrip(".")):
-            out._metadata[mod_prefix] = {"version": type(module)._version}  # type: ignore[attr-defined]
-            dot = mod_prefix + ("." if mod_prefix else "")
-            for name, p in module._parameters.items():
-                if p is not None:
-                    out[dot + name] = p if keep_vars else p.detach()
-            skip = module.__dict__.get("_non_persistent_buffers_set", ())
-            for name, b in module._buffers.items():
-                if b is not None and name not in skip:
-                    out[dot + name] = b if keep_vars else b.detach()
-            for hook in list(module.__dict__.get("_state_dict_hooks", {}).values()):
-                hook(module, out, dot, out._metadata[mod_prefix])  # type: ignore[attr-defined]
-        return out
+    def state_dict(self, *args: Any, destination: Any = None, prefix: str = "", keep_vars: bool = False) -> Any:
+        """The parameters and persistent buffers by qualified name, into `destination` (a new OrderedDict with
+        `_metadata` by default), module by module as PyTorch does (hooks after a module's children)."""
+        if args:
+            import warnings
+
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module.state_dict "
+                          "for details.", FutureWarning, stacklevel=2)
+            if destination is None:
+                destination = args[0]
+            if len(args) > 1 and prefix == "":
+                prefix = args[1]
+            if len(args) > 2 and keep_vars is False:
+                keep_vars = args[2]
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()  # type: ignore[attr-defined]
+        local_metadata = {"version": type(self)._version}
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        skip = self.__dict__.get("_non_persistent_buffers_set", ())
+        for name, b in self._buffers.items():
+            if b is not None and name not in skip:
+                destination[prefix + name] = b if keep_vars else b.detach()
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        for hook in list(self.__dict__.get("_state_dict_hooks", {}).values()):
+            result = hook(self, destination, prefix, local_metadata)
+            if result is not None:  # a (private) hook may hand back another dict
+                destination = result
+        return destination
 
     def _register_state_dict_hook(self, hook: Any) -> Any:
         """hook(module, state_dict, prefix, local_metadata), run after the module's entries are added."""
@@ -455,6 +474,10 @@ class Module:
             for b in self.buffers():  # floating-point buffers (running statistics) too, not counters
                 if b.is_floating_point():
                     b._data = dtypes.cast(b._data, target.np)
+        from engine import meta
+
+        if any(meta.is_meta_device(d) for d in (*filter(devices.is_device, args), kwargs.get("device"))):
+            meta.to_meta_in_place(self)
         return self
 
     def double(self) -> "Module":
@@ -814,7 +837,12 @@ class Linear(Module):
             self.bias = Parameter(creation.empty(out_features, dtype=dtype))
         else:
             self.register_parameter("bias", None)
-        self.reset_parameters()
+        from engine import meta
+
+        if meta.is_meta_device(device):
+            meta.to_meta_in_place(self)  # shapes and dtypes only: initialising them draws nothing
+        else:
+            self.reset_parameters()
 
     def reset_parameters(self) -> None:
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))

@@ -152,6 +152,14 @@ ENGINE_CLASS_ATTRS = {
 CLASS_RETURNING = frozenset({("nn.utils.parametrize", "type_before_parametrizations")})
 # Tensor attributes that are read-only in PyTorch (a foreign grad_fn would reach the executor).
 TENSOR_READ_ONLY = frozenset({"grad_fn"})
+def _class_attribute(tp: type, name: str) -> Any:
+    """What `name` is on class tp (looked up without running descriptors), or None."""
+    for klass in tp.__mro__:
+        if name in vars(klass):
+            return vars(klass)[name]
+    return None
+
+
 # Plain values a state dict may hold (and tensors, and lists, tuples and dicts of them).
 _PLAIN_TYPES = (type(None), bool, int, float, complex, str)
 _PLAIN_DICTS = (dict, collections.OrderedDict, collections.defaultdict, collections.Counter)
@@ -1011,6 +1019,8 @@ class Policy:
                 if k == "node" and self._is_custom_node(obj) and name in vars(obj.ctx):
                     # what the custom Function's forward stored on ctx (`ctx.k = k`; `grad_fn.k`)
                     return self.check_value(vars(obj.ctx)[name], obj, name)
+                if k == "tensor" and name in getattr(obj, "__dict__", ()):  # the program's own (t.name = "w")
+                    return self.check_value(obj.__dict__[name], obj, name)
                 if not hasattr(type(obj), name):
                     raise AttributeError(f"'{type(obj).__name__}' object has no attribute '{name}'")
                 raise PolicyError(f"'{type(obj).__name__}.{name}' is not allowed")
@@ -1137,6 +1147,9 @@ class Policy:
         if self._tensor_cls is not None and isinstance(obj, self._tensor_cls):
             if name in TENSOR_READ_ONLY:
                 raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
+            if not isinstance(_class_attribute(tp, name), (property, type(None))):
+                # a program's own attributes are fine; one shadowing a method (x.tolist = print) is not
+                raise PolicyError(f"cannot replace the tensor method '{name}'")
             return
         if self._is_user_class(tp) or any(self._is_user_class(b) for b in tp.__mro__):
             return
