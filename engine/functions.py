@@ -3235,6 +3235,30 @@ def trapz(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
     return trapezoid(y, x, dx=dx, dim=dim)
 
 
+def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+    """Running trapezoid-rule integrals along dim: cumsum of (y[i] + y[i+1]) * spacing / 2."""
+    if (x is not None and not isinstance(x, Tensor)) or (x is not None and dx is not None):
+        got = "(Tensor, " + ("dx=" + type(dx).__name__ + ", x=Tensor" if dx is not None else type(x).__name__) + ")"
+        raise TypeError(f"cumulative_trapezoid() received an invalid combination of arguments - got {got}, but "
+                        "expected one of:\n * (Tensor y, Tensor x, *, int dim = -1)\n"
+                        " * (Tensor y, *, Number dx = 1, int dim = -1)\n")
+    d = _wrap_dim(dim, y._data.ndim)
+    pairs = add(_slice(y, d, 0, -1, 1), _slice(y, d, 1, INT64_MAX, 1))
+    if x is None:
+        step = 1.0 if dx is None else dx
+        return cumsum(apply(ops.MUL_SCALAR, (pairs,), {"other": step / 2.0}), d)
+    if x._data.ndim == 1:
+        if x._data.shape[0] != y._data.shape[d]:
+            raise RuntimeError("cumulative_trapezoid: There must be one `x` value for each sample point")
+        shape = [1] * y._data.ndim
+        shape[d] = x._data.shape[0]
+        x = view(x, *shape)
+    elif x._data.ndim < y._data.ndim:
+        x = view(x, *((1,) * (y._data.ndim - x._data.ndim) + x._data.shape))
+    spacing = sub(_slice(x, d, 1, INT64_MAX, 1), _slice(x, d, 0, -1, 1))
+    return apply(ops.DIV_SCALAR, (cumsum(mul(pairs, spacing), d),), {"other": 2.0})
+
+
 def _unique_outputs(outputs: tuple, return_inverse: bool, return_counts: bool) -> Any:
     values, inverse, counts = outputs
     extra = ([inverse] if return_inverse else []) + ([counts] if return_counts else [])

@@ -1,0 +1,47 @@
+"""Gaps found by tutorial code (cumulative_trapezoid, dtype.is_signed, RNN flatten_parameters); programs run with
+torch and with the engine print the same."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.engine.programs import RUN, assert_matches_torch
+
+torch = pytest.importorskip("torch")
+
+PRELUDE = RUN + """
+def walk(fn, d=0):
+    if fn is None:
+        return
+    print(" " * d + fn.name())
+    for n, _ in fn.next_functions:
+        walk(n, d + 2)
+"""
+
+SNIPPETS = {
+    "cumulative_trapezoid_values_graphs_and_errors": """
+y = torch.tensor([0., 1., 4., 9.], requires_grad=True)
+x = torch.tensor([0., 1., 3., 6.], requires_grad=True)
+r = torch.cumulative_trapezoid(y, x=x)
+print(r)
+walk(r.grad_fn)
+r.sum().backward()
+print(y.grad, x.grad)
+r = torch.cumulative_trapezoid(y, dx=3)
+print(r)
+walk(r.grad_fn)
+print(torch.cumulative_trapezoid(torch.ones(2, 3), x=torch.tensor([[0., 1., 3.], [0, 2, 4]]), dim=1))
+print(torch.cumulative_trapezoid(torch.arange(6.).view(2, 3), torch.tensor([0., 2.]), dim=0))
+print(torch.cumulative_trapezoid(torch.tensor([1, 2, 3])), torch.cumulative_trapezoid(torch.tensor([1, 2, 3]), dx=2))
+print(torch.cumulative_trapezoid(torch.zeros(2, 0)), torch.cumulative_trapezoid(torch.ones(2, 3), dim=0))
+print(torch.cumulative_trapezoid(torch.tensor([1., 2., 3.], dtype=torch.float64), dx=0.5))
+run("bad x", lambda: torch.cumulative_trapezoid(y, torch.tensor([0., 1.])))
+run("float x", lambda: torch.cumulative_trapezoid(y, 2.0))
+run("x and dx", lambda: torch.cumulative_trapezoid(y, x=x, dx=2))
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SNIPPETS))
+def test_program_output_matches_torch(name: str) -> None:
+    assert_matches_torch(PRELUDE + SNIPPETS[name], show_warnings=False)
