@@ -39,6 +39,11 @@ run("bad x", lambda: torch.cumulative_trapezoid(y, torch.tensor([0., 1.])))
 run("float x", lambda: torch.cumulative_trapezoid(y, 2.0))
 run("x and dx", lambda: torch.cumulative_trapezoid(y, x=x, dx=2))
 """,
+    "dtype_is_signed": """
+for d in [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16,
+          torch.bfloat16, torch.float32, torch.float64, torch.complex64, torch.complex128]:
+    print(d, d.is_signed, d.is_floating_point, d.is_complex, d.itemsize)
+""",
 }
 
 
