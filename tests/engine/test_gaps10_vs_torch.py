@@ -44,6 +44,14 @@ for d in [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.i
           torch.bfloat16, torch.float32, torch.float64, torch.complex64, torch.complex128]:
     print(d, d.is_signed, d.is_floating_point, d.is_complex, d.itemsize)
 """,
+    "rnn_flatten_parameters_is_a_no_op": """
+torch.manual_seed(0)
+for cls in [torch.nn.RNN, torch.nn.GRU, torch.nn.LSTM]:
+    m = cls(2, 3, num_layers=2)
+    print(m.flatten_parameters(), len(m.all_weights), [len(w) for w in m.all_weights])
+    out, _ = m(torch.ones(4, 1, 2))
+    print(out[-1].round(decimals=4))
+""",
 }
 
 
