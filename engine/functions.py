@@ -1386,6 +1386,8 @@ def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     if dtype is not None:
         input = input.to(dtype)
+    elif input._data.dtype.kind in "biu" and input._data.dtype != np.int64:
+        input = input.to(dtypes.int64)  # integer products are int64, as in PyTorch
     if dim is None:
         return apply(ops.PROD, (input,))
     _wrap_dim(dim, input._data.ndim)
@@ -1467,7 +1469,7 @@ def _scan(rule: Rule, input: Tensor, dim: int, dtype: Any) -> Tensor:
     if dtype is not None:
         input = input.to(dtype)
     elif input._data.dtype.kind in "biu" and input._data.dtype != np.int64:
-        input = input.to(np.int64)  # integer scans accumulate in int64, as in PyTorch
+        input = input.to(dtypes.int64)  # integer scans accumulate in int64, as in PyTorch
     wrapped = _wrap_dim(dim, input._data.ndim)
     return apply(rule, (input,), {"dim": dim if input._data.ndim else wrapped})
 
@@ -2044,7 +2046,7 @@ def trace(input: Tensor) -> Tensor:
     if input._data.ndim != 2:
         raise RuntimeError("trace: expected a matrix, but got tensor with dim " + str(input._data.ndim))
     if input._data.dtype.kind in "biu":
-        input = input.to(np.int64)  # integer traces are int64, as in PyTorch
+        input = input.to(dtypes.int64)  # integer traces are int64, as in PyTorch
     return apply(ops.TRACE, (input,))
 
 

@@ -52,6 +52,19 @@ for cls in [torch.nn.RNN, torch.nn.GRU, torch.nn.LSTM]:
     out, _ = m(torch.ones(4, 1, 2))
     print(out[-1].round(decimals=4))
 """,
+    "integer_sums_products_and_scans_keep_pytorch_dtypes": """
+u = torch.tensor([200, 100], dtype=torch.uint8)
+m = torch.tensor([[200, 100], [1, 2]], dtype=torch.uint8)
+for c in ["u.sum()", "u.prod()", "u.cumsum(0)", "u.cumprod(0)", "torch.tensor([100, 100], dtype=torch.int8).cumsum(0)",
+          "torch.tensor([True, True]).cumprod(0)", "u.cumsum(0, dtype=torch.uint8)", "u.sum(dtype=torch.uint8)",
+          "u.prod(dtype=torch.uint8)", "u.cumprod(0, dtype=torch.uint8)", "torch.tensor([1, 2], dtype=torch.int16).cumsum(0)",
+          "u.nansum()", "m.trace()", "m.prod(1)", "m.prod(0, keepdim=True)", "torch.tensor([True, False]).prod()",
+          "torch.tensor([3, 4], dtype=torch.int8).prod()", "torch.tensor([3, 4], dtype=torch.int32).prod(0)",
+          "m.sum(1, dtype=torch.uint8)", "torch.cumsum(m, 1, dtype=torch.int16)", "m.float().prod(1, dtype=torch.uint8)",
+          "m.sum(0)", "m.cumsum(0)", "torch.tensor([[1, 2]], dtype=torch.int32).trace()", "torch.tensor(7, dtype=torch.uint8).cumsum(0)",
+          "torch.tensor([100, 100], dtype=torch.int8).sum(dtype=torch.int8)", "torch.tensor([2., 3.]).cumprod(0, dtype=torch.int32)"]:
+    run(c, lambda: eval(c))
+""",
 }
 
 
