@@ -4065,6 +4065,11 @@ def _unique(a: Any, dim: Any = None, consecutive: bool = False) -> tuple:
     x = np.asarray(a)
     if consecutive:
         return _unique_consecutive(x, dim)
+    if dim is None and x.dtype.kind == "f" and np.isnan(x).any():  # each NaN is a value of its own
+        perm = np.argsort(x.reshape(-1), kind="stable")
+        values, inverse, counts = _unique_consecutive(x.reshape(-1)[perm], None)
+        inverse[perm] = inverse.copy()
+        return values, inverse.reshape(x.shape), counts
     values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True, axis=dim)
     inverse = inverse.reshape(-1) if dim is not None else inverse.reshape(x.shape)
     return values, inverse.astype(np.int64), counts.astype(np.int64)

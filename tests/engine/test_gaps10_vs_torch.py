@@ -65,6 +65,15 @@ for c in ["u.sum()", "u.prod()", "u.cumsum(0)", "u.cumprod(0)", "torch.tensor([1
           "torch.tensor([100, 100], dtype=torch.int8).sum(dtype=torch.int8)", "torch.tensor([2., 3.]).cumprod(0, dtype=torch.int32)"]:
     run(c, lambda: eval(c))
 """,
+    "unique_keeps_each_nan": """
+n = float("nan")
+x = torch.tensor([2.0, n, 1.0, n, 2.0, n])
+print(torch.unique(x, return_inverse=True, return_counts=True))
+print(torch.unique(torch.tensor([n, 1, n, 0]), return_inverse=True))
+print(torch.unique(torch.tensor([[n, 1], [n, 0]], dtype=torch.float64), sorted=False, return_inverse=True,
+                   return_counts=True))
+print(x.unique(), torch.tensor([1.0, 1.0]).unique(return_inverse=True), torch.unique_consecutive(torch.tensor([n, n, 1.0])))
+""",
 }
 
 
