@@ -3207,7 +3207,13 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
         return clone(input)
     for _ in range(builtins.min(n, result._data.shape[d])):
         length = result._data.shape[d] - 1
-        result = sub(narrow(result, d, 1, length), narrow(result, d, 0, length))
+        later, earlier = narrow(result, d, 1, length), narrow(result, d, 0, length)
+        if result._data.dtype == np.bool_:  # bool differences are logical_xor, as in PyTorch
+            from engine.bitwise import logical_xor
+
+            result = logical_xor(later, earlier)
+        else:
+            result = sub(later, earlier)
     return result
 
 

@@ -74,6 +74,12 @@ print(torch.unique(torch.tensor([[n, 1], [n, 0]], dtype=torch.float64), sorted=F
                    return_counts=True))
 print(x.unique(), torch.tensor([1.0, 1.0]).unique(return_inverse=True), torch.unique_consecutive(torch.tensor([n, n, 1.0])))
 """,
+    "diff_of_bool_tensors_is_logical_xor": """
+b = torch.tensor([True, False, False, True])
+print(torch.diff(b), torch.diff(b, n=2), torch.diff(b, prepend=torch.tensor([False])))
+print(torch.diff(torch.tensor([1, 2]), prepend=torch.tensor([True])), torch.diff(b, prepend=torch.tensor([1])))
+print(torch.diff(torch.tensor([[True, False], [True, True]]), dim=0), b.diff(n=0))
+""",
 }
 
 
