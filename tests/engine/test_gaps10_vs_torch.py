@@ -80,6 +80,36 @@ print(torch.diff(b), torch.diff(b, n=2), torch.diff(b, prepend=torch.tensor([Fal
 print(torch.diff(torch.tensor([1, 2]), prepend=torch.tensor([True])), torch.diff(b, prepend=torch.tensor([1])))
 print(torch.diff(torch.tensor([[True, False], [True, True]]), dim=0), b.diff(n=0))
 """,
+    "sequential_and_module_list_editing": """
+torch.manual_seed(0)
+s = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.ReLU(), torch.nn.Linear(3, 1))
+run("insert", lambda: s.insert(1, torch.nn.Tanh()))
+run("insert_neg", lambda: s.insert(-1, torch.nn.Dropout(0.1)))
+run("insert_bad", lambda: s.insert(9, torch.nn.Tanh()))
+run("insert_nonmodule", lambda: s.insert(0, 3))
+run("extend", lambda: s.extend([torch.nn.Sigmoid()]))
+run("setitem", lambda: (s.__setitem__(-1, torch.nn.Softplus()), s)[1])
+run("setitem_bad", lambda: s.__setitem__(10, torch.nn.ReLU()))
+run("delitem", lambda: (s.__delitem__(1), s)[1])
+run("delitem_slice", lambda: (s.__delitem__(slice(0, 2)), s, [n for n, _ in s.named_parameters()])[1:])
+run("pop", lambda: (s.pop(0), s))
+run("len", lambda: len(s))
+run("forward", lambda: torch.nn.Sequential(torch.nn.Linear(2, 2)).extend(torch.nn.Sequential(torch.nn.ReLU()))(torch.ones(1, 2)).shape)
+ml = torch.nn.ModuleList([torch.nn.Linear(1, 1), torch.nn.ReLU()])
+run("ml_insert", lambda: (ml.insert(0, torch.nn.Tanh()), ml)[1])
+run("ml_setitem", lambda: (ml.__setitem__(1, torch.nn.GELU()), ml)[1])
+run("ml_del", lambda: (ml.__delitem__(-1), ml)[1])
+run("ml_pop", lambda: (ml.pop(0), ml)[1])
+run("ml_iadd", lambda: (ml.__iadd__([torch.nn.ReLU()]), ml)[1])
+run("ml_add", lambda: ml + torch.nn.ModuleList([torch.nn.Tanh()]))
+run("ml_del_slice", lambda: (ml.__delitem__(slice(None, None, 2)), ml)[1])
+""",
+    "named_modules_remove_duplicate": """
+r = torch.nn.ReLU()
+run("nm_dup", lambda: [n for n, _ in torch.nn.Sequential(r, r).named_modules(remove_duplicate=False)])
+run("nm", lambda: [n for n, _ in torch.nn.Sequential(r, torch.nn.Sequential(r)).named_modules()])
+run("nm_prefix", lambda: [n for n, _ in torch.nn.Sequential(r, torch.nn.Sequential(r)).named_modules(prefix='net', remove_duplicate=False)])
+""",
 }
 
 
