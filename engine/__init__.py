@@ -53,6 +53,7 @@ from engine.functions import (  # noqa: E402
     aminmax, bincount, bucketize, corrcoef, cov, cummax, cummin, diff, histc, histogram, kthvalue, logcumsumexp, mode,
     searchsorted, trapezoid, trapz, unique, unique_consecutive,
 )
+from engine.functions import cumulative_trapezoid  # noqa: E402
 from engine.functions import (  # noqa: E402
     cdist, cross, det, inner, inverse, kron, logdet, matrix_power, mkldnn_rnn_layer, slogdet, tensordot, vdot,
 )

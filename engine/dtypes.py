@@ -8,7 +8,7 @@ import numpy as np
 
 
 class dtype:  # noqa: N801 - PyTorch's spelling
-    __slots__ = ("name", "np", "is_floating_point", "is_complex", "legacy", "cpp", "itemsize")
+    __slots__ = ("name", "np", "is_floating_point", "is_complex", "legacy", "cpp", "itemsize", "is_signed")
 
     def __init__(self, name: str, np_dtype: type, legacy: str, cpp: str) -> None:
         self.name = name
@@ -18,6 +18,7 @@ class dtype:  # noqa: N801 - PyTorch's spelling
         self.legacy = legacy
         self.cpp = cpp  # the C++ type's name, as some of PyTorch's messages show it
         self.itemsize = self.np.itemsize
+        self.is_signed = self.np.kind in "ifc"
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"

@@ -1402,6 +1402,8 @@ def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     if dtype is not None:
         input = input.to(dtype)
+    elif input._data.dtype.kind in "biu" and input._data.dtype != np.int64:
+        input = input.to(dtypes.int64)  # integer products are int64, as in PyTorch
     if dim is None:
         return apply(ops.PROD, (input,))
     _wrap_dim(dim, input._data.ndim)
@@ -1500,7 +1502,7 @@ def _scan(rule: Rule, input: Tensor, dim: int, dtype: Any) -> Tensor:
     if dtype is not None:
         input = input.to(dtype)
     elif input._data.dtype.kind in "biu" and input._data.dtype != np.int64:
-        input = input.to(np.int64)  # integer scans accumulate in int64, as in PyTorch
+        input = input.to(dtypes.int64)  # integer scans accumulate in int64, as in PyTorch
     wrapped = _wrap_dim(dim, input._data.ndim)
     return apply(rule, (input,), {"dim": dim if input._data.ndim else wrapped})
 
@@ -2075,7 +2077,7 @@ def trace(input: Tensor) -> Tensor:
     if input._data.ndim != 2:
         raise RuntimeError("trace: expected a matrix, but got tensor with dim " + str(input._data.ndim))
     if input._data.dtype.kind in "biu":
-        input = input.to(np.int64)  # integer traces are int64, as in PyTorch
+        input = input.to(dtypes.int64)  # integer traces are int64, as in PyTorch
     return apply(ops.TRACE, (input,))
 
 
@@ -3236,7 +3238,13 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
         return clone(input)
     for _ in range(builtins.min(n, result._data.shape[d])):
         length = result._data.shape[d] - 1
-        result = sub(narrow(result, d, 1, length), narrow(result, d, 0, length))
+        later, earlier = narrow(result, d, 1, length), narrow(result, d, 0, length)
+        if result._data.dtype == np.bool_:  # bool differences are logical_xor, as in PyTorch
+            from engine.bitwise import logical_xor
+
+            result = logical_xor(later, earlier)
+        else:
+            result = sub(later, earlier)
     return result
 
 
@@ -3264,6 +3272,30 @@ def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Ten
 
 def trapz(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
     return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+    """Running trapezoid-rule integrals along dim: cumsum of (y[i] + y[i+1]) * spacing / 2."""
+    if (x is not None and not isinstance(x, Tensor)) or (x is not None and dx is not None):
+        got = "(Tensor, " + ("dx=" + type(dx).__name__ + ", x=Tensor" if dx is not None else type(x).__name__) + ")"
+        raise TypeError(f"cumulative_trapezoid() received an invalid combination of arguments - got {got}, but "
+                        "expected one of:\n * (Tensor y, Tensor x, *, int dim = -1)\n"
+                        " * (Tensor y, *, Number dx = 1, int dim = -1)\n")
+    d = _wrap_dim(dim, y._data.ndim)
+    pairs = add(_slice(y, d, 0, -1, 1), _slice(y, d, 1, INT64_MAX, 1))
+    if x is None:
+        step = 1.0 if dx is None else dx
+        return cumsum(apply(ops.MUL_SCALAR, (pairs,), {"other": step / 2.0}), d)
+    if x._data.ndim == 1:
+        if x._data.shape[0] != y._data.shape[d]:
+            raise RuntimeError("cumulative_trapezoid: There must be one `x` value for each sample point")
+        shape = [1] * y._data.ndim
+        shape[d] = x._data.shape[0]
+        x = view(x, *shape)
+    elif x._data.ndim < y._data.ndim:
+        x = view(x, *((1,) * (y._data.ndim - x._data.ndim) + x._data.shape))
+    spacing = sub(_slice(x, d, 1, INT64_MAX, 1), _slice(x, d, 0, -1, 1))
+    return apply(ops.DIV_SCALAR, (cumsum(mul(pairs, spacing), d),), {"other": 2.0})
 
 
 def _unique_outputs(outputs: tuple, return_inverse: bool, return_counts: bool) -> Any:

@@ -273,11 +273,18 @@ def reduction_axes(dim: Any, ndim: int) -> Any:
     return () if dim is not None and not ndim else dim
 
 
+def _int_acc(a: Any) -> Any:
+    """The dtype an integer sum/product/scan keeps: NumPy would widen int8..int32 and uint8 to (u)int64;
+    PyTorch computes in the tensor's own dtype (callers convert to int64 first unless dtype= is given)."""
+    dt = np.asarray(a).dtype
+    return dt if dt.kind in "iu" else None
+
+
 def _sum(a: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
     """np.sum without its Python layers: the same ufunc reduction (in `dtype` if given)."""
     if dtype is not None:
         a = np.asarray(a).astype(dtype)
-    return np.add.reduce(a, reduction_axes(dim, np.ndim(a)), None, None, keepdim)
+    return np.add.reduce(a, reduction_axes(dim, np.ndim(a)), _int_acc(a), None, keepdim)
 
 
 def _mean(a: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
@@ -1078,10 +1085,11 @@ def _evenly_distribute(F: Any, g: Any, self: Any, result: Any) -> Any:
     return F.op("masked_fill_tensor", np.zeros(x.shape, x.dtype), share, mask=mask)
 
 # --- more reductions ---------------------------------------------------------------------------
-PROD = rule("prod", "ProdBackward0", lambda a: np.prod(a),
+PROD = rule("prod", "ProdBackward0", lambda a: np.prod(a, dtype=_int_acc(a)),
             (lambda F, g, result, self: _prod_grad(F, g, self, result),), ("grad * result / self",))
 PROD_DIM = rule(
-    "prod_dim", "ProdBackward1", lambda a, dim, keepdim=False: np.prod(a, axis=dim, keepdims=keepdim),
+    "prod_dim", "ProdBackward1",
+    lambda a, dim, keepdim=False: np.prod(a, axis=dim, keepdims=keepdim, dtype=_int_acc(a)),
     (lambda F, g, dim, keepdim, result, self: _prod_grad(F, g, self, result, dim, keepdim),),
     ("grad * result / self (along dim)",), defaults={"keepdim": False})
 def _var_backward(F: Any, g: Any, self: Any, dim: Any, correction: Any, keepdim: bool) -> Any:
@@ -1279,7 +1287,10 @@ def _along(fn: Any) -> Any:
 
     def forward(a: Any, dim: int) -> Any:
         x = _wide(a)
-        out = fn(x, axis=dim) if np.ndim(a) else fn(np.reshape(x, (1,)), axis=0).reshape(())
+        acc = _int_acc(a)
+        if not np.ndim(a):
+            return fn(np.reshape(x, (1,)), axis=0, dtype=acc).reshape(()).astype(a.dtype)
+        out = fn(x, axis=dim, dtype=acc)
         return out.astype(a.dtype) if x is not a else out
 
     return forward
@@ -4066,6 +4077,11 @@ def _unique(a: Any, dim: Any = None, consecutive: bool = False) -> tuple:
     x = np.asarray(a)
     if consecutive:
         return _unique_consecutive(x, dim)
+    if dim is None and x.dtype.kind == "f" and np.isnan(x).any():  # each NaN is a value of its own
+        perm = np.argsort(x.reshape(-1), kind="stable")
+        values, inverse, counts = _unique_consecutive(x.reshape(-1)[perm], None)
+        inverse[perm] = inverse.copy()
+        return values, inverse.reshape(x.shape), counts
     values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True, axis=dim)
     inverse = inverse.reshape(-1) if dim is not None else inverse.reshape(x.shape)
     return values, inverse.astype(np.int64), counts.astype(np.int64)

@@ -247,16 +247,18 @@ class Module:
     register_module = add_module
 
     # --- traversal ------------------------------------------------------------------------
-    def named_modules(self, memo: set | None = None, prefix: str = "") -> Iterator[tuple[str, "Module"]]:
+    def named_modules(self, memo: set | None = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, "Module"]]:
         memo = set() if memo is None else memo
         if id(self) in memo:
             return
-        memo.add(id(self))
+        if remove_duplicate:
+            memo.add(id(self))
         yield prefix, self
         for name, module in self._modules.items():
             if module is None:
                 continue
-            yield from module.named_modules(memo, prefix + ("." if prefix else "") + name)
+            yield from module.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
 
     def modules(self) -> Iterator["Module"]:
         for _, m in self.named_modules():
@@ -705,7 +707,32 @@ def _module_index(idx: Any, size: int) -> int:
     return idx
 
 
-class Sequential(Module):
+class _IndexedModules:
+    """Item assignment, deletion, insert and pop shared by Sequential and ModuleList (keys "0".."n-1")."""
+
+    _modules: dict
+
+    def __setitem__(self, idx: int, module: Any) -> None:
+        setattr(self, str(_module_index(idx, len(self._modules)) % len(self._modules)), module)
+
+    def __delitem__(self, idx: Any) -> None:
+        keys = list(self._modules)
+        for key in (keys[idx] if isinstance(idx, slice) else [keys[_module_index(idx, len(keys))]]):
+            delattr(self, key)
+        self._modules = OrderedDict((str(i), m) for i, m in enumerate(self._modules.values()))
+
+    def pop(self, key: Any) -> Any:
+        v = self[key]  # type: ignore[index]
+        del self[key]
+        return v
+
+    def _insert(self, index: int, module: Any) -> None:
+        for i in range(len(self._modules), index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
+
+
+class Sequential(_IndexedModules, Module):
     def __init__(self, *args: Any) -> None:
         super().__init__()
         if len(args) == 1 and isinstance(args[0], OrderedDict):
@@ -744,8 +771,22 @@ class Sequential(Module):
         self.add_module(str(len(self)), module)
         return self
 
+    def insert(self, index: int, module: Module) -> "Sequential":
+        if not isinstance(module, Module):
+            raise AssertionError("module should be of type: <class 'torch.nn.modules.module.Module'>")
+        n = len(self._modules)
+        if not (-n <= index <= n):
+            raise IndexError(f"Index out of range: {index}")
+        self._insert(index + n if index < 0 else index, module)
+        return self
 
-class ModuleList(Module):
+    def extend(self, sequential: Any) -> "Sequential":
+        for layer in sequential:
+            self.append(layer)
+        return self
+
+
+class ModuleList(_IndexedModules, Module):
     def __init__(self, modules: Any = None) -> None:
         super().__init__()
         for m in modules or ():
@@ -759,6 +800,18 @@ class ModuleList(Module):
         for m in modules:
             self.append(m)
         return self
+
+    def insert(self, index: int, module: Module) -> None:
+        self._insert(index, module)
+
+    def __iadd__(self, modules: Any) -> "ModuleList":
+        return self.extend(modules)
+
+    def __add__(self, other: Any) -> "ModuleList":
+        combined = ModuleList()
+        for i, module in enumerate([*self, *other]):
+            combined.add_module(str(i), module)
+        return combined
 
     def __getitem__(self, idx: int) -> Any:
         mods = list(self._modules.values())

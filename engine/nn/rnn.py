@@ -415,6 +415,9 @@ class RNNBase(Module):
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
 
+    def flatten_parameters(self) -> None:
+        """Packs weights for cuDNN in PyTorch; nothing to do on the CPU."""
+
     @property
     def all_weights(self) -> list:
         return [[getattr(self, name) for name in names] for names in self._all_weights]
