@@ -3254,15 +3254,7 @@ def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Ten
     if y._data.shape[d] == 0:
         return zeros_like(sum(y, d))
     if isinstance(x, Tensor):
-        if x._data.ndim == 1:
-            if x._data.shape[0] != y._data.shape[d]:
-                raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
-            shape = [1] * y._data.ndim
-            shape[d] = x._data.shape[0]
-            x = view(x, *shape)
-        elif x._data.ndim < y._data.ndim:
-            x = view(x, *((1,) * (y._data.ndim - x._data.ndim) + x._data.shape))
-        spacing = sub(_slice(x, d, 1, INT64_MAX, 1), _slice(x, d, 0, -1, 1))
+        spacing = _sample_spacing("trapezoid", y, x, d)
         left, right = _slice(y, d, 0, -1, 1), _slice(y, d, 1, INT64_MAX, 1)
         return apply(ops.DIV_SCALAR, (sum(mul(add(left, right), spacing), d),), {"other": 2.0})
     step = 1.0 if dx is None and x is None else float(dx if dx is not None else x)
@@ -3286,16 +3278,21 @@ def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int =
     if x is None:
         step = 1.0 if dx is None else dx
         return cumsum(apply(ops.MUL_SCALAR, (pairs,), {"other": step / 2.0}), d)
+    spacing = _sample_spacing("cumulative_trapezoid", y, x, d)
+    return apply(ops.DIV_SCALAR, (cumsum(mul(pairs, spacing), d),), {"other": 2.0})
+
+
+def _sample_spacing(name: str, y: Tensor, x: Tensor, d: int) -> Tensor:
+    """x[i+1] - x[i] along dim d of y, for sample points x given along d (1-d) or broadcasting with y."""
     if x._data.ndim == 1:
         if x._data.shape[0] != y._data.shape[d]:
-            raise RuntimeError("cumulative_trapezoid: There must be one `x` value for each sample point")
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
         shape = [1] * y._data.ndim
         shape[d] = x._data.shape[0]
         x = view(x, *shape)
     elif x._data.ndim < y._data.ndim:
         x = view(x, *((1,) * (y._data.ndim - x._data.ndim) + x._data.shape))
-    spacing = sub(_slice(x, d, 1, INT64_MAX, 1), _slice(x, d, 0, -1, 1))
-    return apply(ops.DIV_SCALAR, (cumsum(mul(pairs, spacing), d),), {"other": 2.0})
+    return sub(_slice(x, d, 1, INT64_MAX, 1), _slice(x, d, 0, -1, 1))
 
 
 def _unique_outputs(outputs: tuple, return_inverse: bool, return_counts: bool) -> Any:
