@@ -195,14 +195,14 @@ from engine.nn.more_functional import pdist  # noqa: E402
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
-          generator: Any = None) -> Tensor:
+          generator: object = None) -> Tensor:
     from engine.nn import more_functional
 
     return more_functional.rrelu(input, lower, upper, training, generator=generator)
 
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
-           generator: Any = None) -> Tensor:
+           generator: object = None) -> Tensor:
     from engine.nn import more_functional
 
     return more_functional.rrelu(input, lower, upper, training, True, generator)
