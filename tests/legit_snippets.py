@@ -1322,3 +1322,16 @@ sn.load_state_dict(sn.state_dict())
 nn.utils.remove_spectral_norm(sn)
 print(sorted(n for n, _ in sn.named_parameters()))
 """)
+
+
+snippet("format_builtin_and_init_fans", """
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+layer = nn.Linear(3, 5)
+fan_in, fan_out = nn.init._calculate_fan_in_and_fan_out(layer.weight)
+print(fan_in, fan_out, nn.init._calculate_correct_fan(layer.weight, "fan_out"))
+x = torch.tensor([0.1, 0.2])
+print(format(x[1].item(), ".1%"), format(3, "05d"), format(x.sum(), ".3f"), format(x.sum().item(), "e"))
+""")

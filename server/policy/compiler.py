@@ -42,7 +42,7 @@ IMPORTS_ALLOWED = ("only torch (and its submodules), numpy, math, warnings, io, 
 # from the run-time builtins, so a reference that slips through is a NameError).
 FORBIDDEN_BUILTINS = frozenset({
     "delattr", "vars", "globals", "locals", "dir", "eval", "exec", "compile",
-    "open", "input", "breakpoint", "help", "memoryview", "format", "classmethod", "property",
+    "open", "input", "breakpoint", "help", "memoryview", "classmethod", "property",
     "exit", "quit", "copyright", "credits", "license", "bytearray",
 })
 
@@ -50,7 +50,7 @@ FORBIDDEN_BUILTINS = frozenset({
 PRIVATE_ATTR_ALLOWED = re.compile(
     r"^(_saved_[A-Za-z0-9_]+|_version|_sequence_nr|_is_view|_nnz|_base|__getitem__|__setitem__|__class__"
     r"|_forward_hooks|_forward_pre_hooks|_backward_hooks|_backward_pre_hooks|_state_dict_hooks|_state_dict_pre_hooks"
-    r"|_load_state_dict_pre_hooks|_load_state_dict_post_hooks)$")
+    r"|_load_state_dict_pre_hooks|_load_state_dict_post_hooks|_calculate_fan_in_and_fan_out|_calculate_correct_fan)$")
 # A tensor's operator methods, read explicitly (`x.__iadd__(1)`, `x.__add__(y)`); the guard allows them on
 # tensors only.
 TENSOR_OPERATOR_METHODS = frozenset(f"__{op}__" for op in """add radd iadd sub rsub isub mul rmul imul truediv

@@ -176,6 +176,9 @@ CONTAINER_ITEM_METHODS = frozenset({"__getitem__", "__setitem__"})
 # `import collections`: OrderedDict (to build nn.Sequential with names); its instances are read-only.
 COLLECTIONS_NAMES = {"OrderedDict": collections.OrderedDict}
 NODE_PRIVATE_ATTRS = frozenset({"_sequence_nr"})
+# Private functions of torch modules that tutorials call (`nn.init._calculate_fan_in_and_fan_out(w)`).
+MODULE_PRIVATE_FUNCTIONS = {"nn.init": ("_calculate_fan_in_and_fan_out", "_calculate_correct_fan")}
+FACADE_PRIVATE_NAMES = frozenset(n for names in MODULE_PRIVATE_FUNCTIONS.values() for n in names)
 
 _STR_METHODS = frozenset("""capitalize casefold center count encode endswith expandtabs find index
 isalnum isalpha isascii isdecimal isdigit isidentifier islower isnumeric isprintable isspace istitle
@@ -633,6 +636,7 @@ class Policy:
         for rel in sorted(modules, key=lambda r: -r.count(".") if r else 1):
             module = modules[rel]
             attrs = self._public_values(module, rel)
+            attrs.update((name, getattr(module, name)) for name in MODULE_PRIVATE_FUNCTIONS.get(rel, ()))
             if not rel:
                 for name, sub in TOP_LEVEL_EXTRAS.items():
                     if sub in modules and hasattr(modules[sub], name):
@@ -997,6 +1001,11 @@ class Policy:
                 return self.check_value(getattr(obj, name), obj, name)
             if name in HOOK_DICT_NAMES and k == "public" and self._is_module_type(type(obj)):
                 return self.hook_dict(obj, name)
+            if k == "facade" and name in FACADE_PRIVATE_NAMES:
+                try:
+                    return facade_get(obj, name)
+                except KeyError:
+                    raise AttributeError(f"module '{facade_name(obj)}' has no attribute '{name}'") from None
             raise PolicyError(f"names starting with '_' are not allowed: {name!r}")
         if k == "ndarray":
             return arrays.array_getattr(obj, name)
@@ -1267,7 +1276,7 @@ class Policy:
     def builtins_dict(self) -> dict[str, Any]:
         b: dict[str, Any] = {}
         for name in ("abs", "all", "any", "ascii", "bin", "bool", "callable", "chr", "complex", "dict",
-                     "divmod", "enumerate", "filter", "float", "frozenset", "hash", "hex", "id", "int",
+                     "divmod", "enumerate", "filter", "float", "format", "frozenset", "hash", "hex", "id", "int",
                      "iter", "len", "list", "map", "max", "min", "next", "oct", "ord", "pow", "range",
                      "repr", "reversed", "round", "set", "slice", "sorted", "str", "sum", "tuple", "zip",
                      "staticmethod", "super", "bytes", "object"):

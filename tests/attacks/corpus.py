@@ -158,11 +158,13 @@ for i, code in enumerate([
     "print('{x.__class__}'.format_map({'x': 1}))",
     "print(f'{(1).__class__.__mro__}')",
     "s = '{:{0.__class__}}'\nprint(s.format(1))",
-    "print(format(1, ''))",
     "fmt = '{0.real.__class__}'\nprint(fmt.format(1))",
     "m = 'format_map'\nprint(getattr('{x}', m))",
 ]):
     case("format", f"format_{i:02d}", code)
+case("format", "format_builtin_ok", "print(format(0.25, '.1%'), format(3, '05d'), format(1, ''))\nraise RuntimeError('done')")
+case("format", "format_builtin_spec_is_not_a_template", "print(format(1, '{0.__class__}'))")
+case("format", "format_builtin_tensor_template", "import torch\nprint(format(torch.ones(2), '{0.__class__}'))")
 case("format", "format_plain_ok", "print('{:.3f} {} {x}'.format(3.14159, 2, x=3))\nraise RuntimeError('done')")
 
 # --- frames, generators, tracebacks ---------------------------------------------------------------------
