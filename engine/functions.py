@@ -927,7 +927,7 @@ def fill_(self: Tensor, value: Any) -> Tensor:
 
 def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     if isinstance(src, Tensor) and src.is_meta and not self.is_meta:
-        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        raise NotImplementedError(messages.META_NO_DATA)
     return _inplace(self, ops.COPY, (src,))
 
 

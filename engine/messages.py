@@ -196,3 +196,6 @@ REGISTER_HOOKS_FREED = (
     "backward through the graph a second time or if you need to access saved variables after calling "
     "backward."
 )
+
+# Reading the values of a meta tensor (tolist, cpu, to("cpu"), copying one into a real tensor).
+META_NO_DATA = "Cannot copy out of meta tensor; no data!"

@@ -14,7 +14,6 @@ from engine import dtypes
 from engine.tensor import Tensor, TensorExtras
 
 META = dtypes.device("meta")
-NO_DATA = "Cannot copy out of meta tensor; no data!"
 
 
 class MetaExtras(TensorExtras):
@@ -32,6 +31,13 @@ def is_meta_device(device: Any) -> bool:
     if device is None or isinstance(device, (int, bool)):
         return False
     return (device if isinstance(device, dtypes.device) else dtypes.device(device)).type == "meta"
+
+
+def devices_named(args: tuple, kwargs: dict) -> list:
+    """The devices a `.to(...)` call names (positionally or as device=), None for no device keyword."""
+    from engine import devices
+
+    return [a for a in args if devices.is_device(a)] + [kwargs.get("device")]
 
 
 def mark(t: Tensor) -> Tensor:
@@ -78,8 +84,7 @@ def to_meta(t: Tensor, np_dtype: Any = None) -> Tensor:
 def to_meta_in_place(module: Any) -> None:
     """A module's parameters and buffers become meta tensors (Module.to('meta'), a module made on 'meta')."""
     for t in (*module.parameters(), *module.buffers()):
-        t._data = np.zeros(t._data.shape, t._data.dtype)
-        mark(t)
+        emptied(t)
 
 
 def creating(fn: Callable, like: bool = False) -> Callable:
@@ -108,7 +113,7 @@ def creating(fn: Callable, like: bool = False) -> Callable:
 
 
 def emptied(t: Tensor) -> Tensor:
-    """A new tensor t as a meta tensor."""
+    """t as a meta tensor: its values replaced by zeros of its shape and dtype."""
     t._data = np.zeros(t._data.shape, t._data.dtype)
     return mark(t)
 

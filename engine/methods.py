@@ -8,7 +8,7 @@ import numpy as np
 
 from engine import bitwise as _bitwise
 from engine import creation as _creation
-from engine import devices
+from engine import devices, messages
 from engine import more_math as _more_math
 from engine import extra_ops as _extra_ops
 from engine import functions as f
@@ -157,7 +157,7 @@ def _relu_(self: Tensor) -> Tensor:
 
 def _cpu(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     if self.is_meta:
-        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        raise NotImplementedError(messages.META_NO_DATA)
     return self
 
 
@@ -171,13 +171,13 @@ def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     if self.is_meta or any(devices.is_device(a) for a in args) or kwargs.get("device") is not None:
         from engine import meta
 
-        target = [a for a in args if devices.is_device(a)] + [kwargs.get("device")]
+        target = meta.devices_named(args, kwargs)
         if any(meta.is_meta_device(d) for d in target):
             out = f.to(self, *[a for a in args if not devices.is_device(a)],
                        **{k: v for k, v in kwargs.items() if k != "device"})
             return meta.to_meta(self if out is self else out)
         if self.is_meta and any(d is not None for d in target):
-            raise NotImplementedError(meta.NO_DATA)
+            raise NotImplementedError(messages.META_NO_DATA)
     return f.to(self, *args, **kwargs)
 
 

@@ -70,13 +70,12 @@ def _warn_scalar_of_grad(t: "Tensor") -> None:
         )
 
 
-def _keep_conj_bit(source: "Tensor", t: "Tensor") -> None:
-    from engine.rules import _keep_conj_bit as keep
+def _keep_flags(source: "Tensor", t: "Tensor") -> None:
+    """t, sharing source's data (detach, .data), keeps source's conjugate bit and meta device."""
+    if source._data.dtype.kind == "c":
+        from engine.rules import _keep_conj_bit
 
-    keep(source, (t,))
-
-
-def _keep_meta(source: "Tensor", t: "Tensor") -> None:
+        _keep_conj_bit(source, (t,))
     if source._extra is not None and source._extra.meta:
         from engine.meta import mark
 
@@ -350,9 +349,7 @@ class Tensor(metaclass=_TorchClass):
         t = Tensor._make(self._data, None, self._vc)  # shares storage and the version counter
         if t._inference != self._inference:  # inference-ness follows the source, as for views
             t._inference = self._inference
-        if self._data.dtype.kind == "c":
-            _keep_conj_bit(self, t)
-        _keep_meta(self, t)
+        _keep_flags(self, t)
         _observe_new(t, self)
         return t
 
@@ -400,9 +397,7 @@ class Tensor(metaclass=_TorchClass):
     def data(self) -> "Tensor":
         # Shares storage but not the version counter: changes through .data go unnoticed.
         t = Tensor._make(self._data)
-        if self._data.dtype.kind == "c":
-            _keep_conj_bit(self, t)
-        _keep_meta(self, t)
+        _keep_flags(self, t)
         _observe_new(t, self)
         return t
 
@@ -455,7 +450,7 @@ class Tensor(metaclass=_TorchClass):
 
     def tolist(self) -> Any:
         if self._extra is not None and self._extra.meta:
-            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+            raise NotImplementedError(messages.META_NO_DATA)
         return self._data.tolist()
 
     def numpy(self, force: bool = False) -> np.ndarray:

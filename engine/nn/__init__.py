@@ -478,7 +478,7 @@ class Module:
                     b._data = dtypes.cast(b._data, target.np)
         from engine import meta
 
-        if any(meta.is_meta_device(d) for d in (*filter(devices.is_device, args), kwargs.get("device"))):
+        if any(meta.is_meta_device(d) for d in meta.devices_named(args, kwargs)):
             meta.to_meta_in_place(self)
         return self
 
