@@ -192,15 +192,21 @@ def _inferred_with_big_ints(data: Any, array: np.ndarray) -> np.ndarray:
 def _fitted_ints(data: Any, np_dtype: np.dtype) -> np.ndarray:
     """Python ints into an integer dtype as PyTorch converts them: an error for one beyond int64 or outside the
     dtype's range (negative values down to -max wrap around in an unsigned dtype)."""
-    info = np.iinfo(np_dtype)
-    low = info.min if info.min else -int(info.max)
+    low, high = _int_bounds(np_dtype)
     for x in _leaves(data):
         if type(x) is int:
             if not -2 ** 63 <= x < 2 ** 63:
                 raise ValueError(_OVERFLOW)
-            if not low <= x <= info.max:
+            if not low <= x <= high:
                 raise RuntimeError(f"value cannot be converted to type {np_dtype.name} without overflow")
     return np.array(_unwrap(data), dtype=np.int64).astype(np_dtype)
+
+
+def _int_bounds(np_dtype: np.dtype) -> tuple[int, int]:
+    """The Python ints PyTorch accepts for an integer dtype: its range, and for an unsigned one negative values
+    down to -max too (they wrap around)."""
+    info = np.iinfo(np_dtype)
+    return (int(info.min) or -int(info.max)), int(info.max)
 
 
 def _raise_data_error(data: Any, final: bool = True) -> None:
@@ -341,8 +347,8 @@ def scalar_int(value: int, np_dtype: np.dtype) -> Any:
     if value >= 2 ** 64:
         raise OverflowError("int too big to convert")
     if np_dtype.kind in "iu":
-        info = np.iinfo(np_dtype)
-        if not (info.min or -int(info.max)) <= value <= info.max:
+        low, high = _int_bounds(np_dtype)
+        if not low <= value <= high:
             raise RuntimeError(f"value cannot be converted to type {_C_INT_NAMES.get(np_dtype.name, np_dtype.name)} "
                                "without overflow")
         return np.array(value).astype(np_dtype)

@@ -1399,11 +1399,18 @@ def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     return _meta_like(_constant(np.argmin(input._data, axis=dim, keepdims=keepdim).astype(np.int64)), input)
 
 
-def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def _accumulating(input: Tensor, dtype: Any) -> Tensor:
+    """input in the dtype a product, scan or trace computes in: dtype if given, else int64 for bool and integer
+    tensors, as in PyTorch."""
     if dtype is not None:
-        input = input.to(dtype)
-    elif input._data.dtype.kind in "biu" and input._data.dtype != np.int64:
-        input = input.to(dtypes.int64)  # integer products are int64, as in PyTorch
+        return input.to(dtype)
+    if input._data.dtype.kind in "biu" and input._data.dtype != np.int64:
+        return input.to(dtypes.int64)
+    return input
+
+
+def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    input = _accumulating(input, dtype)
     if dim is None:
         return apply(ops.PROD, (input,))
     _wrap_dim(dim, input._data.ndim)
@@ -1424,9 +1431,9 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
         unbiased, dim = dim, None
     _check_std_var(input, "std and var")
     dims = _optional_dims(dim, input._data.ndim)
-    _warn_no_dof("var", input, dims, _correction(unbiased, correction))
-    return apply(ops.VAR, (input,), {"dim": dims, "correction": _correction(unbiased, correction),
-                                     "keepdim": keepdim})
+    correction = _correction(unbiased, correction)
+    _warn_no_dof("var", input, dims, correction)
+    return apply(ops.VAR, (input,), {"dim": dims, "correction": correction, "keepdim": keepdim})
 
 
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
@@ -1435,9 +1442,9 @@ def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
         unbiased, dim = dim, None
     _check_std_var(input, "std and var")
     dims = _optional_dims(dim, input._data.ndim)
-    _warn_no_dof("std", input, dims, _correction(unbiased, correction))
-    return apply(ops.STD, (input,), {"dim": dims, "correction": _correction(unbiased, correction),
-                                     "keepdim": keepdim})
+    correction = _correction(unbiased, correction)
+    _warn_no_dof("std", input, dims, correction)
+    return apply(ops.STD, (input,), {"dim": dims, "correction": correction, "keepdim": keepdim})
 
 
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
@@ -1475,9 +1482,9 @@ def _stat_mean(rule: Rule, input: Tensor, dim: Any, unbiased: Any, keepdim: bool
         unbiased, dim = dim, None
     _check_std_var(input, "var_mean" if rule is ops.VAR_MEAN else "std_mean")
     dims = _optional_dims(dim, input._data.ndim)
-    _warn_no_dof("var_mean" if rule is ops.VAR_MEAN else "std_mean", input, dims, _correction(unbiased, correction))
-    return tuple(apply(rule, (input,), {"dim": dims, "correction": _correction(unbiased, correction),
-                                        "keepdim": keepdim}))
+    correction = _correction(unbiased, correction)
+    _warn_no_dof("var_mean" if rule is ops.VAR_MEAN else "std_mean", input, dims, correction)
+    return tuple(apply(rule, (input,), {"dim": dims, "correction": correction, "keepdim": keepdim}))
 
 
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
@@ -1499,10 +1506,7 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 
 
 def _scan(rule: Rule, input: Tensor, dim: int, dtype: Any) -> Tensor:
-    if dtype is not None:
-        input = input.to(dtype)
-    elif input._data.dtype.kind in "biu" and input._data.dtype != np.int64:
-        input = input.to(dtypes.int64)  # integer scans accumulate in int64, as in PyTorch
+    input = _accumulating(input, dtype)
     wrapped = _wrap_dim(dim, input._data.ndim)
     return apply(rule, (input,), {"dim": dim if input._data.ndim else wrapped})
 
@@ -2076,9 +2080,7 @@ def _diagonal_dims(ndim: int, dim1: int, dim2: int) -> None:
 def trace(input: Tensor) -> Tensor:
     if input._data.ndim != 2:
         raise RuntimeError("trace: expected a matrix, but got tensor with dim " + str(input._data.ndim))
-    if input._data.dtype.kind in "biu":
-        input = input.to(dtypes.int64)  # integer traces are int64, as in PyTorch
-    return apply(ops.TRACE, (input,))
+    return apply(ops.TRACE, (_accumulating(input, None),))
 
 
 def broadcast_shapes(*shapes: Any) -> Any:

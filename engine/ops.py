@@ -276,7 +276,7 @@ def reduction_axes(dim: Any, ndim: int) -> Any:
 def _int_acc(a: Any) -> Any:
     """The dtype an integer sum/product/scan keeps: NumPy would widen int8..int32 and uint8 to (u)int64;
     PyTorch computes in the tensor's own dtype (callers convert to int64 first unless dtype= is given)."""
-    dt = np.asarray(a).dtype
+    dt = a.dtype if type(a) is np.ndarray else np.asarray(a).dtype  # (every sum passes here: no asarray call)
     return dt if dt.kind in "iu" else None
 
 
