@@ -1,4 +1,8 @@
-"""Arrays to JSON-safe trace values (NaN and infinities as strings, big arrays summarised) and back."""
+"""Arrays to trace values (NaN and infinities as strings, big arrays summarised) and back.
+
+Finite float32 values stay NumPy float32 scalars and arrays, which orjson writes itself (see
+server.sandbox.traces.encode) in their shortest exact form; other floats are rounded to 7 significant
+digits here."""
 
 from __future__ import annotations
 
@@ -46,8 +50,13 @@ def dtype_name(dtype: np.dtype) -> str:
     return name
 
 
-def numbers(flat: np.ndarray) -> list:
-    """number() of each element of a 1-d array."""
+def numbers(flat: np.ndarray) -> Any:
+    """number() of each element of a 1-d array: a copy of it when all are finite float32 numbers."""
+    if flat.dtype is _F32:
+        square = flat.dot(flat)  # finite exactly when every element is (or overflows: the slow path)
+        if square - square == 0:
+            return flat.copy()
+        return [v if v - v == 0 else number(v) for v in flat]
     data = flat.tolist()
     if flat.dtype.kind == "f":
         total = sum(data)
@@ -96,11 +105,11 @@ def array(a: Any, cap: int) -> dict:
 def value(a: Any, cap: int) -> Any:
     """A Value: the bare number for a 0-d float32 array (or NumPy float32), else an ArrayValue."""
     kind = type(a)
-    if kind is _F32S:
-        a = float(a)
-        return _parse(_ROUNDED % a) if a - a == 0 else number(a)
     if kind is np.ndarray and not a.shape and a.dtype is _F32:
-        return number(a.item())
+        a = a[()]
+        kind = _F32S
+    if kind is _F32S:
+        return a if a - a == 0 else number(a)
     return array(a, cap)
 
 

@@ -55,7 +55,7 @@ class InProcessRunner:
 
     async def run(self, code: str) -> bytes:
         async with self._lock:  # the engine's grad mode and observer are process-wide
-            trace = await asyncio.to_thread(trace_code, code, limits=self.limits)
+            trace = await asyncio.to_thread(trace_code, code, limits=self.limits, native=True)
         return traces.encode(trace)
 
     def close(self) -> None:

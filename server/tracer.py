@@ -26,6 +26,7 @@ from engine.tensor import Tensor
 from server import encode
 from server.limits import TRACE_VERSION, LimitReached, Limits
 from server.naming import NAME_HOOK, add_name_hooks
+from server.sandbox import traces
 
 SNIPPET = "<snippet>"
 
@@ -709,7 +710,7 @@ def _buffer_key(data: np.ndarray) -> int:
 
 def _json_size(records: Any) -> int:
     try:
-        return len(orjson.dumps(records))
+        return len(orjson.dumps(records, option=orjson.OPT_SERIALIZE_NUMPY))
     except (orjson.JSONEncodeError, TypeError):  # lone surrogates in names or printed text: near enough
         return len(repr(records))
 
@@ -914,8 +915,12 @@ class recording:  # noqa: N801 - used like a function: `with recording() as r:`
 
 
 def trace_code(code: str, *, limits: Limits | None = None, restricted: bool = True,
-               keep: list | None = None) -> dict:
+               keep: list | None = None, native: bool = False) -> dict:
     """Run `code` (a PyTorch snippet) on the engine and return its trace (see server/schema.py).
+
+    With `native`, float32 values stay NumPy values, for a caller that writes the trace as JSON with
+    server.sandbox.traces.encode (much faster than making them Python floats first); else the trace
+    holds plain JSON types.
 
     `keep`, when given, receives the run's recorder and namespace instead of them being freed on
     return: a sandbox child exits right after, and letting the process end frees a large graph far
@@ -929,7 +934,7 @@ def trace_code(code: str, *, limits: Limits | None = None, restricted: bool = Tr
         status = "limit"
         error = {"type": "LimitReached",
                  "message": f"source size limit ({limits.max_source_bytes // 1024} KiB) exceeded"}
-        return _finish(recorder, code, status, error)
+        return _finish(recorder, code, status, error, native)
     previous_mode = (grad_mode.state.enabled, grad_mode.state.inference)
     previous_observer = observe.attach(recorder)
     recorder.pause_collector()
@@ -958,7 +963,7 @@ def trace_code(code: str, *, limits: Limits | None = None, restricted: bool = Tr
             keep.append((recorder, namespace))
             gc.freeze()  # what the caller keeps until it exits is left out of every later collection
         recorder.resume_collector()
-    return _finish(recorder, code, status, error)
+    return _finish(recorder, code, status, error, native)
 
 
 _CAPTION = re.compile(r"#\s*step:\s*(.*\S)", re.IGNORECASE)
@@ -997,11 +1002,11 @@ def captions(code: str) -> list[dict]:
     return [{"line": line, "text": " ".join(texts)} for line, texts in sorted(found.items())]
 
 
-def _finish(recorder: Recorder, code: str, status: str, error: dict | None) -> dict:
+def _finish(recorder: Recorder, code: str, status: str, error: dict | None, native: bool = False) -> dict:
     recorder.record_final_values()
     if error is not None:
         recorder.events.append({"kind": "error", "error": error})
-    return {
+    trace = {
         "version": TRACE_VERSION,
         "status": status,
         "code": code,
@@ -1014,4 +1019,5 @@ def _finish(recorder: Recorder, code: str, status: str, error: dict | None) -> d
         "notes": recorder.notes,
         "captions": captions(code),
     }
+    return trace if native else traces.plain(trace)
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import gc
 import math
 
+import numpy as np
 import pytest
 
 from server.limits import Limits
+from server.sandbox import traces
 from server.schema import Trace
 from server.tracer import trace_code
 
@@ -96,6 +98,31 @@ def test_nan_and_infinity_are_encoded_explicitly() -> None:
     trace = trace_code(code)
     q = next(t for t in trace["tensors"] if t["names"] == ["q"])
     assert q["value"]["data"] == ["-Infinity", 0.0]
+
+
+def test_float32_values_read_back_exactly() -> None:
+    """A float32 number in the trace is the tensor's own value, not one rounded to fewer digits."""
+    code = ("import torch\nx = torch.tensor([1 / 3, 0.1, -2e-7, 12345.678], requires_grad=True)\n"
+            "s = torch.tensor(2 / 3)\ny = (x * s).sum()\n")
+    trace = trace_code(code)
+    values = {name: t["value"] for t in trace["tensors"] for name in t["names"]}
+    x = np.array([1 / 3, 0.1, -2e-7, 12345.678], np.float32)
+    assert values["x"]["data"] == [float(str(v)) for v in x] == [0.33333334, 0.1, -2e-7, 12345.678]
+    assert np.array_equal(np.array(values["x"]["data"], np.float32), x)
+    assert values["s"] == 0.6666667 and np.float32(values["s"]) == np.float32(2 / 3)
+    assert np.float32(values["y"]) == (x * np.float32(2 / 3)).sum()
+
+
+def test_native_trace_encodes_to_the_same_json(seed_code: str) -> None:
+    """The sandbox writes the recorder's NumPy values itself (native=True): the same JSON as a plain trace,
+    also on the careful path taken for text orjson refuses (a lone surrogate in the printed output)."""
+    code = seed_code + "print(chr(0xD800))\n"
+    for snippet in (seed_code, code, "import torch\nz = torch.tensor([0.0, 1.0], requires_grad=True).log()\n"):
+        native = trace_code(snippet, native=True)
+        plain = trace_code(snippet)
+        assert traces.encode(native) == traces.encode(plain)
+        assert traces.plain(native) == plain
+    assert "\ud800" in trace_code(code)["stdout"]
 
 
 def test_same_snippet_gives_identical_trace(seed_code: str) -> None:

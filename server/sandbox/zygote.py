@@ -181,6 +181,8 @@ class Zygote:
         # Keyword arguments for each run: the configured limits, and a list that keeps the run's
         # objects alive until the child exits (freeing them one by one would only delay the answer).
         self.tracer_kwargs: dict = {"keep": self.retained} if "keep" in accepted else {}
+        if "native" in accepted:  # NumPy values, written by traces.encode below
+            self.tracer_kwargs["native"] = True
         if "limits" in accepted and self.cfg.get("limits"):
             try:
                 from server.limits import Limits
