@@ -20,12 +20,14 @@ import orjson
 
 import engine
 from engine import grad_mode, observe
+from engine import random as engine_random
 from engine.node import AccumulateGrad, SavedTensor
 from engine.rules import SCALAR_PLANS, ArrayMath, ScalarPlan, expand_compact, input_gradient
 from engine.tensor import Tensor
 from server import encode
 from server.limits import TRACE_VERSION, LimitReached, Limits
 from server.naming import NAME_HOOK, add_name_hooks
+from server.policy import stdfacade
 
 SNIPPET = "<snippet>"
 
@@ -931,6 +933,8 @@ def trace_code(code: str, *, limits: Limits | None = None, restricted: bool = Tr
                  "message": f"source size limit ({limits.max_source_bytes // 1024} KiB) exceeded"}
         return _finish(recorder, code, status, error)
     previous_mode = (grad_mode.state.enabled, grad_mode.state.inference)
+    engine_random.forget_entropy_read()
+    stdfacade.forget_clock_or_entropy()
     previous_observer = observe.attach(recorder)
     recorder.pause_collector()
     try:
@@ -1001,7 +1005,7 @@ def _finish(recorder: Recorder, code: str, status: str, error: dict | None) -> d
     recorder.record_final_values()
     if error is not None:
         recorder.events.append({"kind": "error", "error": error})
-    return {
+    trace = {
         "version": TRACE_VERSION,
         "status": status,
         "code": code,
@@ -1014,4 +1018,7 @@ def _finish(recorder: Recorder, code: str, status: str, error: dict | None) -> d
         "notes": recorder.notes,
         "captions": captions(code),
     }
+    if engine_random.entropy_read() or stdfacade.clock_or_entropy_read():
+        trace["nondeterministic"] = True  # the same code may print something else next time: never cached
+    return trace
 
