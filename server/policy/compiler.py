@@ -61,6 +61,8 @@ contains getitem setitem""".split())
 # Attributes refused at compile time with a dedicated message (the guard refuses them too).
 # (`.numpy()` itself is allowed: the guard hands out a plain view of the tensor's memory, see arrays.py.)
 NUMPY_ATTRS = frozenset({"__array__", "__array_interface__", "__array_struct__"})
+# A class's place in the hierarchy (`type(x).__mro__`, which tutorials print): the way to `object` and all classes.
+CLASS_HIERARCHY_ATTRS = frozenset({"__mro__", "__bases__", "__base__", "__subclasses__"})
 
 # The special methods a snippet's class may define: a constructor and the container protocol a Dataset needs.
 CLASS_SPECIAL_METHODS = frozenset({"__init__", "__len__", "__getitem__", "__iter__"})
@@ -236,6 +238,9 @@ class PolicyChecker(ast.NodeVisitor):
         elif attr in NUMPY_ATTRS:
             self.fail(node, f"'.{attr}' is not allowed: a tensor never hands out its NumPy array "
                             "(use .tolist() or .item())", at_end=span)
+        elif attr in CLASS_HIERARCHY_ATTRS:
+            self.fail(node, f"'.{attr}' is not allowed: class hierarchies are not available in gradstep "
+                            "(type(x).__name__, isinstance() and issubclass() work)", at_end=span)
         elif attr.startswith("_") and attr != "_" and not special_private_attribute(node):
             self.fail(node, f"names starting with '_' are not allowed: {attr!r}", at_end=span)
         elif attr in INSPECT_ATTRIBUTES:
