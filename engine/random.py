@@ -21,6 +21,9 @@ DEFAULT_SEED = 67280421310721
 _MASK24 = (1 << 24) - 1
 _MASK53 = (1 << 53) - 1
 _TWO_PI = 2.0 * math.pi
+# Whether this process read a generator seeded from the OS's entropy (see Generator.from_entropy): what such a
+# run prints may differ the next time the same code runs.
+_entropy_read = False
 
 # torch's CPUGeneratorImplState (ATen/CPUGeneratorImpl.cpp), byte for byte: the legacy POD (initial
 # seed, mt19937 left/seeded/next, 624 state words widened to 64 bits, the double normal cache)
@@ -53,18 +56,38 @@ class Generator:
         self._next_double: float | None = None
         self._next_float: float | None = None
         self._fresh = True  # seeded, nothing drawn yet (torch's next index is 0, not 624)
+        self._from_entropy = False
         return self
 
     def initial_seed(self) -> int:
+        self._note_entropy()
         return self._seed
 
     def seed(self) -> int:
+        seed = self.from_entropy()
+        self._note_entropy()
+        return seed
+
+    def from_entropy(self) -> int:
+        """Seeds from the OS's entropy, as torch seeds its default generator when a process starts; reading
+        the generator from then on (a draw, its seed or state) until it is seeded again notes that the run
+        read entropy."""
         seed = int.from_bytes(os.urandom(8), "little") & ((1 << 63) - 1)
         self.manual_seed(seed)
+        self._from_entropy = True
         return seed
+
+    def _note_entropy(self) -> None:
+        global _entropy_read
+        if self._from_entropy:
+            _entropy_read = True
 
     def get_state(self) -> Any:
         """torch's CPUGeneratorImplState as a uint8 tensor of 5056 bytes, laid out as torch lays it."""
+        self._note_entropy()
+        return self._state()
+
+    def _state(self) -> Any:
         from engine.tensor import Tensor
 
         state = np.zeros((), _STATE)
@@ -107,6 +130,7 @@ class Generator:
         self._fresh = left == 1 and nxt == 0
         self._next_double = float(state["normal_y"]) if state["normal_is_valid"] else None
         self._next_float = float(state["float_sample"]) if state["float_valid"] else None
+        self._from_entropy = False  # a state the program holds: what follows is known
         return self
 
     # --- raw draws -------------------------------------------------------------------------
@@ -114,6 +138,7 @@ class Generator:
         if not n:
             return np.zeros(0, np.uint64)
         self._fresh = False
+        self._note_entropy()
         return self._bits.random_raw(n).astype(np.uint64)
 
     def random64(self, n: int) -> np.ndarray:
@@ -261,6 +286,17 @@ def _avx_sincos(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 default_generator = Generator()
 
 
+def entropy_read() -> bool:
+    """Whether this process read a generator seeded from entropy (Generator.from_entropy) since
+    forget_entropy_read()."""
+    return _entropy_read
+
+
+def forget_entropy_read() -> None:
+    global _entropy_read
+    _entropy_read = False
+
+
 def manual_seed(seed: Any) -> Generator:
     return default_generator.manual_seed(seed)
 
@@ -288,11 +324,12 @@ def fork_rng(devices: Any = None, enabled: bool = True, _caller: str = "fork_rng
     if not enabled:
         yield
         return
-    state = default_generator.get_state()
+    state, from_entropy = default_generator._state(), default_generator._from_entropy
     try:
         yield
     finally:
         default_generator.set_state(state)
+        default_generator._from_entropy = from_entropy
 
 
 # --- exponential_, geometric_, cauchy_, log_normal_: torch's serial CPU kernels, one double each ---------

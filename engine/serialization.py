@@ -63,7 +63,10 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *, weights
         raise TypeError(f"load(): the file's read() returned {type(data).__name__}, not bytes")
     if not data:
         raise EOFError("")  # an exhausted file (often a missing buf.seek(0)), as PyTorch reports it
-    return _Decoder(bytes(data), _location(map_location), weights_only).load()
+    decoder = _Decoder(bytes(data), _location(map_location), weights_only)
+    if callable(map_location):
+        decoder.map_storage = map_location
+    return decoder.load()
 
 
 def _file_method(f: Any, name: str, op: str) -> Any:
@@ -76,7 +79,8 @@ def _file_method(f: Any, name: str, op: str) -> Any:
 
 
 def _location(map_location: Any) -> str:
-    """Where loaded tensors go: only the CPU exists (callables are taken to keep storages where they are)."""
+    """Where loaded tensors go: only the CPU exists (a callable is called with each storage, see
+    UntypedStorage, and what it returns is taken to keep the storage where it is)."""
     if map_location is None or callable(map_location):
         return "cpu"
     if isinstance(map_location, dict):
@@ -238,6 +242,35 @@ class _Bad(Exception):
     """A malformed buffer (reported as UnpicklingError)."""
 
 
+class UntypedStorage:
+    """What a map_location callable receives for each storage, as torch.load calls it (`storage, 'cpu'`): the
+    storage's device and size in bytes, never its memory."""
+
+    __slots__ = ("_nbytes",)
+
+    def __init__(self, nbytes: int) -> None:
+        self._nbytes = nbytes
+
+    @property
+    def device(self) -> dtypes.device:
+        return dtypes.device("cpu")
+
+    def nbytes(self) -> int:
+        return self._nbytes
+
+    def size(self) -> int:
+        return self._nbytes
+
+    def cpu(self) -> "UntypedStorage":
+        return self
+
+    def __len__(self) -> int:
+        return self._nbytes
+
+    def __repr__(self) -> str:
+        return f"[torch.storage.UntypedStorage(device=cpu) of size {self._nbytes}]"
+
+
 class _Decoder:
     def __init__(self, data: bytes, location: str, weights_only: bool) -> None:
         self.data = data
@@ -245,6 +278,7 @@ class _Decoder:
         self.weights_only = weights_only
         self.memo: dict[int, Any] = {}
         self.storages: list[np.ndarray] = []
+        self.map_storage: Any = None  # a map_location callable
 
     def load(self) -> Any:
         try:
@@ -283,7 +317,22 @@ class _Decoder:
             offset += nbytes
         if offset != len(data):
             raise _Bad("its size does not match its header")
+        if self.map_storage is not None:
+            for storage in self.storages:
+                self._map(storage)
         return self.decode(header["root"], 0)
+
+    def _map(self, storage: np.ndarray) -> None:
+        """Calls the map_location callable with a storage: it may keep it (return it or None) on the CPU."""
+        result = self.map_storage(UntypedStorage(storage.nbytes), "cpu")
+        if result is not None and type(result) is not UntypedStorage:
+            raise TypeError("TypedStorage.__init__ received an invalid combination of arguments. "
+                            "Expected one of:\n"
+                            " * (*, torch.device device, torch.dtype dtype)\n"
+                            " * (int size, *, torch.device device, torch.dtype dtype)\n"
+                            " * (Sequence data, *, torch.device device, torch.dtype dtype)\n"
+                            " * (*, UntypedStorage wrap_storage, torch.dtype dtype)\n"
+                            f"Argument 'wrap_storage' must be UntypedStorage, but got {type(result)}")
 
     def decode(self, node: Any, depth: int) -> Any:
         if depth > _MAX_DEPTH:

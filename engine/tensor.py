@@ -232,6 +232,8 @@ class Tensor(metaclass=_TorchClass):
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if type(value) is not bool:
+            raise RuntimeError("requires_grad must be a bool")
         # the attribute refuses any change on a non-leaf (requires_grad_(True) lets it pass)
         if self.grad_fn is not None:
             raise RuntimeError(messages.REQUIRES_GRAD_NON_LEAF if not value else messages.LEAF_FLAGS_ONLY)

@@ -284,3 +284,6 @@ class Trace(Model):
     events: list[Event] = []
     notes: list[str] = []
     captions: list[Caption] = []
+    # The run read the clock or the OS's entropy (an unseeded generator, torch.seed()): running the same code
+    # again may print something else, so its trace is never cached.
+    nondeterministic: bool = False

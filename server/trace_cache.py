@@ -2,7 +2,8 @@
 
 A class that opens the same example, or a page that embeds one, asks for the same trace again and
 again; those requests are answered from here without a sandbox run. Only runs that ended on their
-own are kept (`ok`, or an error the snippet raised itself); time and memory limits, crashes and
+own are kept (`ok`, or an error the snippet raised itself), and of those only runs that read neither the clock
+nor the OS's entropy (`nondeterministic` in the trace); time and memory limits, crashes and
 sandbox failures depend on the moment and always run again. Least recently used entries go first
 once the cache holds `max_bytes`.
 """
@@ -19,8 +20,8 @@ TRANSIENT_ERRORS = frozenset({"SandboxError", "Crash", "InternalError"})
 
 def repeatable(trace: Any) -> bool:
     """Whether a parsed trace is one the same code would give again: status ok, or an error raised
-    by the snippet."""
-    if not isinstance(trace, dict):
+    by the snippet, from a run that read neither the clock nor the OS's entropy."""
+    if not isinstance(trace, dict) or trace.get("nondeterministic"):
         return False
     status = trace.get("status")
     if status == "ok":

@@ -20,12 +20,14 @@ import orjson
 
 import engine
 from engine import grad_mode, observe
+from engine import random as engine_random
 from engine.node import AccumulateGrad, SavedTensor
 from engine.rules import SCALAR_PLANS, ArrayMath, ScalarPlan, expand_compact, input_gradient
 from engine.tensor import Tensor
 from server import encode
 from server.limits import TRACE_VERSION, LimitReached, Limits
 from server.naming import NAME_HOOK, add_name_hooks
+from server.policy import stdfacade
 from server.sandbox import traces
 
 SNIPPET = "<snippet>"
@@ -936,6 +938,8 @@ def trace_code(code: str, *, limits: Limits | None = None, restricted: bool = Tr
                  "message": f"source size limit ({limits.max_source_bytes // 1024} KiB) exceeded"}
         return _finish(recorder, code, status, error, native)
     previous_mode = (grad_mode.state.enabled, grad_mode.state.inference)
+    engine_random.forget_entropy_read()
+    stdfacade.forget_clock_or_entropy()
     previous_observer = observe.attach(recorder)
     recorder.pause_collector()
     try:
@@ -1019,5 +1023,7 @@ def _finish(recorder: Recorder, code: str, status: str, error: dict | None, nati
         "notes": recorder.notes,
         "captions": captions(code),
     }
+    if engine_random.entropy_read() or stdfacade.clock_or_entropy_read():
+        trace["nondeterministic"] = True  # the same code may print something else next time: never cached
     return trace if native else traces.plain(trace)
 

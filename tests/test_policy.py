@@ -153,6 +153,9 @@ REFUSED = [
     ("try:\n    pass\nexcept* ValueError:\n    pass", 1, 1, "not allowed"),
     ("async def f():\n    pass", 1, 1, "async"),
     ("x = 'é'; y = x.__sizeof__", 1, 16, "'__sizeof__'"),
+    ("import torch\nprint(type(torch.ones(1)).__mro__)", 2, 27, "class hierarchies are not available in gradstep"),
+    ("print(int.__subclasses__())", 1, 11, "'.__subclasses__' is not allowed: class hierarchies"),
+    ("print((1).__class__.__bases__)", 1, 21, "type(x).__name__, isinstance() and issubclass() work"),
 ]
 
 

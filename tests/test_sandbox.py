@@ -210,3 +210,16 @@ def test_timeout_keeps_partial_output(sb):
     t = trace_of(sb.run("print('before')\nwhile True:\n    pass"))
     assert t["status"] == "timeout"
     assert t["stdout"] == "before\n"
+
+
+def test_each_run_starts_from_its_own_random_seed_as_a_new_pytorch_process_does(sb):
+    # The warm-up traces seeded examples before forking: a run must not start from the state they left
+    # (torch.initial_seed() was 0 and unseeded draws were the same in every run).
+    code = "import torch\nprint(torch.initial_seed(), torch.rand(3).tolist())"
+    first, second = (trace_of(sb.run(code)) for _ in range(2))
+    assert first["status"] == second["status"] == "ok"
+    assert first["stdout"] != second["stdout"] and not first["stdout"].startswith("0 "), first["stdout"]
+    assert first["nondeterministic"] and second["nondeterministic"]
+    seeded = trace_of(sb.run("import torch\ntorch.manual_seed(3)\n"
+                             "print(torch.initial_seed(), torch.rand(1))"))
+    assert seeded["stdout"] == "3 tensor([0.0043])\n" and "nondeterministic" not in seeded, seeded

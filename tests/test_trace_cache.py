@@ -109,3 +109,11 @@ def test_a_trace_over_an_eighth_of_the_cache_is_not_kept() -> None:
     cache = TraceCache(max_bytes=8000)
     cache.put("big", _trace("ok", stdout="x" * 1100))
     assert cache.get("big") is None and len(cache) == 0
+
+
+def test_a_run_that_read_the_clock_or_entropy_runs_again() -> None:
+    # time.time(), an unseeded generator or torch.seed(): the same code may print something else next time
+    nondeterministic = orjson.dumps({**orjson.loads(_trace("ok")), "nondeterministic": True})
+    assert not cacheable(nondeterministic) and not checked_trace(nondeterministic).repeatable
+    _post(runner := CountingRunner(nondeterministic))
+    assert runner.calls == 2

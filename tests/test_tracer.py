@@ -261,3 +261,42 @@ def test_cycle_collection_pauses_while_passes_are_recorded_in_full() -> None:
     assert gc.isenabled()
     trace_code("import torch\nraise ValueError('boom')\n")
     assert gc.isenabled()
+
+
+@pytest.mark.parametrize("code, nondeterministic", [
+    ("import time\nt = time.perf_counter()", True),
+    ("import time\nt = time.time", False),  # named, not called
+    ("import random\nprint(random.random())", True),
+    ("import random\nrandom.seed(1)\nprint(random.random(), random.choice([1, 2]))", False),
+    ("import random\nrandom.seed(1)\nrandom.seed()\nprint(random.randint(0, 9))", True),
+    ("import torch\nprint(torch.seed() > 0)", True),
+    ("import torch\ng = torch.Generator()\ng.seed()\ng.manual_seed(2)\nprint(torch.rand(2, generator=g))",
+     True),
+    ("import torch\ng = torch.Generator()\nprint(g.initial_seed(), torch.randn(2, generator=g))", False),
+    ("import torch\ntorch.manual_seed(0)\nprint(torch.rand(2), torch.nn.Linear(2, 2).weight)", False),
+    ("import torch\nwith torch.random.fork_rng():\n    torch.manual_seed(1)\n    print(torch.rand(1))",
+     False),
+])
+def test_runs_that_read_the_clock_or_entropy_are_marked(code: str, nondeterministic: bool) -> None:
+    trace = trace_code(code)
+    assert trace["status"] == "ok", trace["error"]
+    assert trace.get("nondeterministic", False) is nondeterministic
+    Trace.model_validate(trace)
+
+
+def test_a_generator_seeded_from_entropy_marks_the_runs_that_read_it() -> None:
+    import engine
+
+    generator = engine.random.default_generator
+    state = generator.get_state()
+    try:
+        generator.from_entropy()  # as each sandbox run starts
+        assert "nondeterministic" not in trace_code("import torch\nprint(torch.ones(2))")
+        for read in ("torch.rand(1)", "torch.initial_seed()", "torch.get_rng_state()",
+                     "torch.nn.Linear(2, 2)", "torch.randperm(3)", "torch.ones(4).bernoulli_()"):
+            assert trace_code(f"import torch\nx = {read}")["nondeterministic"], read
+        seeded = trace_code("import torch\ntorch.manual_seed(1)\nprint(torch.rand(1), torch.initial_seed())")
+        assert "nondeterministic" not in seeded, seeded
+        assert seeded["stdout"] == "tensor([0.7576]) 1\n", seeded["stdout"]
+    finally:
+        generator.set_state(state)

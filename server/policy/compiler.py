@@ -48,7 +48,8 @@ FORBIDDEN_BUILTINS = frozenset({
 
 # Private attributes PyTorch tutorials legitimately read; the run-time guard re-checks the type.
 PRIVATE_ATTR_ALLOWED = re.compile(
-    r"^(_saved_[A-Za-z0-9_]+|_version|_sequence_nr|_is_view|_nnz|_base|__getitem__|__setitem__|__class__"
+    r"^(_saved_[A-Za-z0-9_]+|_raw_saved_[A-Za-z0-9_]+|_version|_sequence_nr|_is_view|_nnz|_base"
+    r"|__getitem__|__setitem__|__class__"
     r"|_forward_hooks|_forward_pre_hooks|_backward_hooks|_backward_pre_hooks|_state_dict_hooks|_state_dict_pre_hooks"
     r"|_load_state_dict_pre_hooks|_load_state_dict_post_hooks|_calculate_fan_in_and_fan_out|_calculate_correct_fan)$")
 # A tensor's operator methods, read explicitly (`x.__iadd__(1)`, `x.__add__(y)`); the guard allows them on
@@ -60,6 +61,8 @@ contains getitem setitem""".split())
 # Attributes refused at compile time with a dedicated message (the guard refuses them too).
 # (`.numpy()` itself is allowed: the guard hands out a plain view of the tensor's memory, see arrays.py.)
 NUMPY_ATTRS = frozenset({"__array__", "__array_interface__", "__array_struct__"})
+# A class's place in the hierarchy (`type(x).__mro__`, which tutorials print): the way to `object` and all classes.
+CLASS_HIERARCHY_ATTRS = frozenset({"__mro__", "__bases__", "__base__", "__subclasses__"})
 
 # The special methods a snippet's class may define: a constructor and the container protocol a Dataset needs.
 CLASS_SPECIAL_METHODS = frozenset({"__init__", "__len__", "__getitem__", "__iter__"})
@@ -120,7 +123,8 @@ def _is_super_call(node: ast.AST) -> bool:
 
 def special_private_attribute(node: ast.Attribute) -> bool:
     """The few `_`-names allowed as attribute *reads*: `x.__name__`, `x.__class__`, `super().__init__`,
-    `d.__setitem__`, `grad_fn._saved_self`, `t._version`, `grad_fn._sequence_nr`, `t.__iadd__`, `m._forward_hooks`."""
+    `d.__setitem__`, `grad_fn._saved_self`, `grad_fn._raw_saved_self`, `t._version`, `grad_fn._sequence_nr`,
+    `t.__iadd__`, `m._forward_hooks`."""
     if not isinstance(node.ctx, ast.Load):
         return False
     if node.attr == "__name__":
@@ -234,6 +238,9 @@ class PolicyChecker(ast.NodeVisitor):
         elif attr in NUMPY_ATTRS:
             self.fail(node, f"'.{attr}' is not allowed: a tensor never hands out its NumPy array "
                             "(use .tolist() or .item())", at_end=span)
+        elif attr in CLASS_HIERARCHY_ATTRS:
+            self.fail(node, f"'.{attr}' is not allowed: class hierarchies are not available in gradstep "
+                            "(type(x).__name__, isinstance() and issubclass() work)", at_end=span)
         elif attr.startswith("_") and attr != "_" and not special_private_attribute(node):
             self.fail(node, f"names starting with '_' are not allowed: {attr!r}", at_end=span)
         elif attr in INSPECT_ATTRIBUTES:

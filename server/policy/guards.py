@@ -2,7 +2,8 @@
 
 Everything the snippet reaches goes through these guards:
 - `_getattr_`: a per-type allowlist. Builtin types have explicit method lists; engine tensors expose
-  their public API except `numpy`; graph nodes expose a tiny explicit set plus `_saved_*`; other
+  their public API except `numpy`; graph nodes expose a tiny explicit set plus `_saved_*` and `_raw_saved_*`
+  (SavedTensors, which show only `register_hooks`); other
   engine objects, user classes (subclasses of torch.autograd.Function / torch.nn.Module) and
   facades expose public names only. Every value handed back is checked: modules, NumPy objects
   (arrays, dtypes, ufuncs, scalar types), frames, code and tracebacks are refused.
@@ -146,6 +147,10 @@ ENGINE_CLASS_ATTRS = {
     "iinfo": frozenset({"bits", "max", "min", "dtype"}),
     "memory_format": frozenset(),
 }
+# The same for engine classes a snippet reaches without naming them, by module: a node's
+# `_raw_saved_<slot>` is a SavedTensor, whose slots (`tensor`, `packed`) bypass the version check and hold
+# the hooks' closures.
+ENGINE_MODULE_CLASS_ATTRS = {"node": {"SavedTensor": frozenset({"register_hooks"})}}
 # Engine functions returning the class of their argument (PyTorch returns the class itself): a snippet gets
 # the name tag type() gives, never the class (for a class argument that is the metaclass `type`, which makes
 # classes past build_class: one with an `__array_interface__` NumPy would read memory through).
@@ -563,6 +568,10 @@ class Policy:
         self._scheduler_base = getattr(schedulers, "LRScheduler", None)
         self.allowlists = {cls: names for name, names in ENGINE_CLASS_ATTRS.items()
                            if isinstance(cls := getattr(torch_module, name, None), type)}
+        for rel, classes in ENGINE_MODULE_CLASS_ATTRS.items():
+            module = sys.modules.get(f"{self.engine_prefix}.{rel}")
+            self.allowlists.update((cls, names) for name, names in classes.items()
+                                   if isinstance(cls := getattr(module, name, None), type))
         self.facades = self._build_facades()
         self.torch = self.facades["torch"]
         # the importable modules besides torch (compiler.SINGLE_MODULE_ROOTS), each a facade
@@ -995,7 +1004,7 @@ class Policy:
                 return getattr(obj, name)
             if k == "tensor" and name in TENSOR_PRIVATE_ATTRS:
                 return self.check_value(getattr(obj, name), obj, name)
-            if k == "node" and (name.startswith("_saved_") or name in NODE_PRIVATE_ATTRS):
+            if k == "node" and (name.startswith(("_saved_", "_raw_saved_")) or name in NODE_PRIVATE_ATTRS):
                 return self.check_value(getattr(obj, name), obj, name)
             if k == "public" and self._is_node_type(type(obj)) and name.startswith("_saved_"):
                 return self.check_value(getattr(obj, name), obj, name)

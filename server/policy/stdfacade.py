@@ -18,7 +18,10 @@ Each is a Facade holding an explicit list of names (never the real module), buil
   names they are given), nor lru_cache/cache/cached_property/singledispatch/total_ordering (decorators,
   which the compiler refuses anyway). A partial's attributes (`func`, `args`) stay unreadable: the guards
   themselves hand out partials of internal callables (str.format, checked super().__init__).
-- `time`: time and perf_counter. `typing`: names for annotations (no NamedTuple/TypedDict/NewType/TypeVar/
+- `time`: time and perf_counter.
+- Reading the clock, or a `random` draw before `random.seed(x)` (the generator starts from the OS's
+  entropy), is noted (clock_or_entropy_read): the same code may print something else the next time, so
+  its trace is not cached. `typing`: names for annotations (no NamedTuple/TypedDict/NewType/TypeVar/
   Generic/Protocol, which make classes past the class-statement check).
 """
 
@@ -48,6 +51,28 @@ RANDOM_NUMBERS = ("seed", "random", "uniform", "randint", "randrange", "getrandb
                   "paretovariate", "weibullvariate", "triangular")
 # Class attributes a snippet may read on these stdlib classes (everything else on them is refused).
 CLASS_ATTRS: dict[type, frozenset[str]] = {itertools.chain: frozenset({"from_iterable"})}
+_read = {"clock_or_entropy": False}
+
+
+def clock_or_entropy_read() -> bool:
+    """Whether this process read the clock or drew from an unseeded `random` since
+    forget_clock_or_entropy()."""
+    return _read["clock_or_entropy"]
+
+
+def forget_clock_or_entropy() -> None:
+    _read["clock_or_entropy"] = False
+
+
+def _noting(fn: Callable[..., Any], name: str, when: Callable[[], bool] = lambda: True) -> Callable[..., Any]:
+    """`fn` as a snippet calls it: each call first notes the read when `when()` holds."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if when():
+            _read["clock_or_entropy"] = True
+        return fn(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    return call
 
 
 def _module_attrs(module: Any, names: tuple[str, ...]) -> dict[str, Any]:
@@ -63,7 +88,7 @@ def functools_attrs() -> dict[str, Any]:
 
 
 def time_attrs() -> dict[str, Any]:
-    return _module_attrs(time, TIME_NAMES)
+    return {n: _noting(fn, n) for n, fn in _module_attrs(time, TIME_NAMES).items()}
 
 
 def typing_attrs() -> dict[str, Any]:
@@ -94,7 +119,17 @@ def random_attrs(check: Callable[[Any, Any, str], Any],
                  check_setitem: Callable[[Any, Any], None]) -> dict[str, Any]:
     """The functions of a fresh `random.Random` (one per run)."""
     gen = random.Random()
-    attrs = {n: getattr(gen, n) for n in RANDOM_NUMBERS}
+    unseeded = [True]  # seeded from the OS's entropy until the snippet calls seed(x)
+
+    def seed(a: Any = None, version: int = 2) -> None:
+        gen.seed(a, version)
+        unseeded[0] = a is None
+
+    def unpredictable() -> bool:
+        return unseeded[0]
+
+    attrs = {n: _noting(getattr(gen, n), n, unpredictable) for n in RANDOM_NUMBERS if n != "seed"}
+    attrs["seed"] = seed
 
     def choice(seq: Any) -> Any:
         return check(gen.choice(seq), seq, "[]")
@@ -111,8 +146,7 @@ def random_attrs(check: Callable[[Any, Any, str], Any],
         gen.shuffle(x)
 
     for fn in (choice, sample, choices, shuffle):
-        fn.__qualname__ = fn.__name__
-        attrs[fn.__name__] = fn
+        attrs[fn.__name__] = _noting(fn, fn.__name__, unpredictable)
     return attrs
 
 

@@ -78,6 +78,15 @@ def _restart_hook_ids() -> None:
         node._handle_ids = itertools.count()
 
 
+def _seed_from_entropy() -> None:
+    """Each run's default generator starts from a seed of the OS's entropy, as a new PyTorch process's does
+    (the warm-up left one seeded state to every child); see engine.random.Generator.from_entropy."""
+    random = sys.modules.get("engine.random")
+    generator = getattr(random, "default_generator", None)
+    if generator is not None and hasattr(generator, "from_entropy"):
+        generator.from_entropy()
+
+
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -318,6 +327,7 @@ class Zygote:
         mem_msg = f"the run was stopped: memory limit ({self.memory_mb} MiB) exceeded"
         try:
             try:
+                _seed_from_entropy()
                 trace = self.tracer(code, **self.tracer_kwargs)
                 self.retained.append(trace)
             finally:

@@ -1098,8 +1098,8 @@ for i, code in enumerate([
     "import torch\nprint(torch.nn.Parameter(torch.ones(1)).__reduce_ex__)",
     "import torch\nprint(torch.ones(1).grad_fn.__getitem__)",
     "import torch\nx = torch.ones(2, requires_grad=True)\nprint((x * 2).grad_fn.__call__)",
-    "import torch\nx = torch.ones(2, requires_grad=True)\nprint(getattr((x * 2).grad_fn, '_raw_saved_other'))",
-    "import torch\nx = torch.ones(2, requires_grad=True)\nprint(getattr((x * x).grad_fn, '_raw_saved_self').__class__)",
+    "import torch\nx = torch.ones(2, requires_grad=True)\nprint(getattr((x * 2).grad_fn, '_raw_saved_other').tensor)",
+    "import torch\nx = torch.ones(2, requires_grad=True)\nprint(getattr((x * x).grad_fn, '_raw_saved_self').__class__.__init__)",
     "import torch\nx = torch.ones(2, requires_grad=True)\nprint((x * x).grad_fn._saved_self._data)",
     "import torch\nx = torch.ones(2, requires_grad=True)\nprint((x * x).grad_fn._sv)",
     "import torch\nx = torch.ones(2, requires_grad=True)\nprint(getattr((x * x).grad_fn, '_saved'))",
@@ -1959,3 +1959,57 @@ for i, code in enumerate([
     "import torch\ndef g():\n    with torch.autograd.graph.saved_tensors_hooks(lambda t: 0, lambda p: p):\n        yield 1\nit = g()\nnext(it)\nkeep = [it]",
 ]):
     case("persistence", f"engine_state_{i:02d}", code, ANY)
+
+# --- round 11: SavedTensors, map_location storages, flags that take only a bool, the vetted stdlib's wrappers ---------
+_RAW = "import torch\nx = torch.ones(2, requires_grad=True)\ny = x * x\nr = y.grad_fn._raw_saved_self\n"
+for i, code in enumerate([
+    _RAW + "print(r.tensor)",  # the saved tensor itself, past the version check
+    _RAW + "print(r.packed)",  # the pack hook's result and the engine's unpack closure
+    _RAW + "r.register_hooks(lambda t: t, lambda t: t)\nprint(r.packed[1].__closure__)",
+    _RAW + "print(r.placeholder(torch.ones(1)).tensor)",
+    _RAW + "print(r.version, r.is_output)",
+    _RAW + "r.tensor = torch.zeros(2)",
+    _RAW + "print(getattr(r, 'tens' + 'or'))",
+    _RAW + "print(r.__class__.placeholder)",
+    _RAW + "print(r.__slots__)",
+    "import torch\ny = torch.ones(2, requires_grad=True).exp()\nprint(y.grad_fn._raw_saved_result.tensor._data)",
+]):
+    case("redteam11", f"raw_saved_{i:02d}", code)
+case("redteam11", "raw_saved_control", _RAW + "r.register_hooks(lambda t: t * 2, lambda t: t)\ny.sum().backward()\n"
+     "print(type(r).__name__, x.grad, hasattr(r, 'tensor'))", OK)
+for i, code in enumerate([
+    "import torch\nx = torch.ones(2)\nx.requires_grad = print",
+    "import torch\nx = torch.ones(2)\nx.requires_grad = [1]\nprint(x.requires_grad)",
+    "import torch\nx = torch.ones(2)\nsetattr(x, 'requires_grad', torch.ones)",
+    "import torch\np = torch.nn.Parameter(torch.ones(2))\np.requires_grad = 'yes'",
+]):
+    case("redteam11", f"requires_grad_bool_{i:02d}", code)
+_SAVED = "import torch, io\nb = io.BytesIO()\ntorch.save({'w': torch.ones(2)}, b)\nb.seek(0)\n"
+for i, code in enumerate([
+    _SAVED + "torch.load(b, map_location=lambda s, loc: print(s._nbytes))",
+    _SAVED + "torch.load(b, map_location=lambda s, loc: print(s.__class__.__init__))",
+    _SAVED + "keep = []\ntorch.load(b, map_location=lambda s, loc: keep.append(s))\nkeep[0].nbytes = print",
+    _SAVED + "torch.load(b, map_location=lambda s, loc: print(s.numpy()))",
+    _SAVED + "torch.load(b, map_location=lambda s, loc: print(s.data_ptr()))",
+    _SAVED + "print(torch.load(b, map_location=lambda s, loc: torch.zeros(2)))",
+    _SAVED + "torch.load(b, map_location=lambda s, loc: open('@MARKER@', 'w'))",
+]):
+    case("redteam11", f"map_location_{i:02d}", code)
+case("redteam11", "map_location_control", _SAVED + "seen = []\n"
+     "w = torch.load(b, map_location=lambda s, loc: seen.append((str(s.device), s.nbytes(), loc)))['w']\n"
+     "print(w, seen)\nassert seen == [('cpu', 8, 'cpu')]", OK)
+for i, code in enumerate([
+    "import time\nprint(time.time.__closure__)",
+    "import time\nprint(time.time.__wrapped__)",
+    "import time\nprint(time.perf_counter.__globals__)",
+    "import random\nprint(random.random.__closure__[0].cell_contents)",
+    "import random\nprint(random.seed.__closure__)",
+    "import random\nprint(random.choice.__code__)",
+    "import random\nprint(random.seed.__defaults__)",
+    "import random\nrandom.random.x = 1",
+    "import random\nprint(random.random.__kwdefaults__)",
+]):
+    case("redteam11", f"stdlib_wrappers_{i:02d}", code)
+case("redteam11", "stdlib_wrappers_control", "import time, random\nt0 = time.perf_counter()\nrandom.seed(3)\n"
+     "print(random.random(), random.choice([1, 2, 3]), time.time() > 0, time.perf_counter() >= t0, "
+     "time.time.__name__)", OK)
