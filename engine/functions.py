@@ -27,6 +27,12 @@ def as_tensor(x: Any) -> Tensor:
     return tensor(x)
 
 
+def _require_tensor(fn: str, value: Any, position: int = 2) -> None:
+    """PyTorch's argument parser for functions whose `other` is a Tensor only (no Python number)."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{fn}(): argument 'other' (position {position}) must be Tensor, not {type(value).__name__}")
+
+
 def _check_broadcast(a: Any, b: Any) -> None:
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         sa, sb = a._data.shape, b._data.shape
@@ -697,6 +703,7 @@ def _compare(np_fn: Any, ordering: str | None = None) -> Any:
     def fn(input: Tensor, other: Any) -> Tensor:
         if not isinstance(other, (Tensor, *Number, complex)):
             return NotImplemented
+        _check_broadcast(input, other)
         b = other._data if isinstance(other, Tensor) else other
         if ordering is not None:
             complex_ops.check_ordered(ordering, input._data, b)
@@ -1147,6 +1154,7 @@ def fmod(input: Tensor, other: Any) -> Tensor:
 def floor_divide(input: Any, other: Any) -> Tensor:
     """`a // b`: no derivative in PyTorch (a NotImplemented node when an input requires grad)."""
     _check_integer_divisor(input, other)
+    _check_broadcast(input, other)
     arrays = [_raw(input), _raw(other)]
     promoted = promoted_arrays(arrays)
     if promoted is not None:
@@ -1167,6 +1175,7 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         lo = min if isinstance(min, Tensor) or min is None else as_tensor(min)
         hi = max if isinstance(max, Tensor) or max is None else as_tensor(max)
+        _check_broadcast_all(input, lo, hi)
         return apply(ops.CLAMP_TENSOR, (input, lo, hi))
     return apply(ops.CLAMP, (input,), {"min": min, "max": max})
 
@@ -1183,11 +1192,13 @@ def clamp_max(input: Tensor, max: Any) -> Tensor:  # noqa: A002
 
 
 def maximum(input: Tensor, other: Tensor) -> Tensor:
+    _require_tensor("maximum", other)
     _check_broadcast(input, other)
     return apply(ops.MAXIMUM, (input, other))
 
 
 def minimum(input: Tensor, other: Tensor) -> Tensor:
+    _require_tensor("minimum", other)
     _check_broadcast(input, other)
     return apply(ops.MINIMUM, (input, other))
 
@@ -1195,6 +1206,7 @@ def minimum(input: Tensor, other: Tensor) -> Tensor:
 def masked_fill(input: Tensor, mask: Any, value: Any) -> Tensor:
     m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
     check_mask(m)
+    _check_broadcast(mask, input)  # PyTorch names the mask tensor a
     if isinstance(value, Tensor):
         _check_fill_value(value)
         return apply(ops.MASKED_FILL_TENSOR, (input, value), {"mask": m})
@@ -1981,15 +1993,20 @@ def isfinite(input: Tensor) -> Tensor:
 
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
+    _require_tensor("allclose", other)
+    _check_broadcast(input, other)
     return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
+    _require_tensor("isclose", other)
+    _check_broadcast(input, other)
     return _constant(np.isclose(input._data, _raw(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def equal(input: Tensor, other: Tensor) -> bool:
+    _require_tensor("equal", other)
     return input._data.shape == other._data.shape and bool(np.array_equal(input._data, other._data))
 
 
@@ -2006,10 +2023,14 @@ def logical_not(input: Tensor) -> Tensor:
 
 
 def logical_and(input: Tensor, other: Tensor) -> Tensor:
+    _require_tensor("logical_and", other)
+    _check_broadcast(input, other)
     return _meta_like(_constant(np.logical_and(input._data, _raw(other))), input, other)
 
 
 def logical_or(input: Tensor, other: Tensor) -> Tensor:
+    _require_tensor("logical_or", other)
+    _check_broadcast(input, other)
     return _meta_like(_constant(np.logical_or(input._data, _raw(other))), input, other)
 
 
@@ -2563,14 +2584,18 @@ def lerp_(input: Tensor, end: Tensor, weight: Any) -> Tensor:
 
 
 def atan2(input: Tensor, other: Tensor) -> Tensor:
+    _require_tensor("atan2", other)
     _check_broadcast(input, other)
     return apply(ops.ATAN2, (input, other))
 
 
-arctan2 = atan2
+def arctan2(input: Tensor, other: Tensor) -> Tensor:
+    _require_tensor("arctan2", other)
+    return atan2(input, other)
 
 
 def hypot(input: Tensor, other: Tensor) -> Tensor:
+    _require_tensor("hypot", other)
     _check_broadcast(input, other)
     return apply(ops.HYPOT, (input, other))
 

@@ -298,6 +298,9 @@ METHODS.update(_extra_ops.METHODS)
 from engine import compare_ops as _compare_ops  # noqa: E402
 
 METHODS.update(_compare_ops.METHODS)  # lt_, eq_..., gcd, lcm, nextafter
+for _name in ("maximum", "minimum", "fmax", "fmin", "atan2", "arctan2", "hypot", "logical_and", "logical_or",
+              "logical_xor", "isclose", "allclose", "equal"):  # `other` must be a Tensor (position 1 in a method)
+    METHODS[_name] = _compare_ops._method_other(METHODS[_name], _name)
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
