@@ -52,6 +52,27 @@ show(lambda: torch.maximum(m, torch.tensor(0.0)))
 show(lambda: m.arctan2(m.flip(0)))
 show(lambda: torch.equal(m, m.clone()))
 """,
+    "loss_gradients_for_ignored_targets_and_soft_targets": SHOW + """
+for kw in ({}, {"reduction": "sum"}, {"reduction": "none"}, {"label_smoothing": 0.1},
+           {"weight": torch.tensor([1.0, 2.0, 0.5])}):
+    x = m.clone().requires_grad_()
+    loss = F.cross_entropy(x, torch.tensor([0, -100]), **kw)
+    loss.sum().backward()
+    print(loss, x.grad)
+x = m.clone().requires_grad_()
+F.nll_loss(x, torch.tensor([2, 0]), ignore_index=0, reduction="none").sum().backward()
+print(x.grad)
+x = m.clone().requires_grad_()
+F.nll_loss(F.log_softmax(x, 1), torch.tensor([-100, -100])).backward()
+print(x.grad)
+probs = torch.tensor([[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]])
+for kw in ({}, {"reduction": "sum"}, {"reduction": "none"}, {"reduction": "sum", "label_smoothing": 0.1}):
+    x = m.clone().requires_grad_()
+    loss = F.cross_entropy(x, probs, **kw)
+    print(loss, loss.grad_fn.next_functions[0][0].name() if kw.get("reduction") != "none" else "")
+    loss.sum().backward()
+    print(x.grad)
+""",
 }
 
 
