@@ -186,8 +186,10 @@ def _unary(rule: Any) -> Any:
     def fn(input: Tensor) -> Tensor:
         return apply(rule, (input if type(input) is Tensor else as_tensor(input),))
 
-    fn.__name__ = rule.name
-    return fn if rule.scalar is None else scalar_unary_op(rule, fn)
+    fn.__name__ = fn.__qualname__ = rule.name  # Python's argument errors name the function as PyTorch's do
+    out = fn if rule.scalar is None else scalar_unary_op(rule, fn)
+    out.__name__ = out.__qualname__ = rule.name
+    return out
 
 
 exp = _unary(ops.EXP)
@@ -1396,6 +1398,8 @@ def _check_arg_reduction(name: str, input: Tensor, dim: Any) -> None:
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     if input._data.dtype.kind == "c":
         raise RuntimeError("argmax(): does not support complex input")
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("argmax(): does not support bool input")
     _check_arg_reduction("argmax", input, dim)
     if dim is None:
         return _meta_like(_constant(np.asarray(np.argmax(input._data), np.int64)), input)
@@ -1405,6 +1409,8 @@ def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     if input._data.dtype.kind == "c":
         raise RuntimeError("argmin(): does not support complex input")
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("argmin(): does not support bool input")
     _check_arg_reduction("argmin", input, dim)
     if dim is None:
         return _meta_like(_constant(np.asarray(np.argmin(input._data), np.int64)), input)
@@ -1893,6 +1899,8 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
 
 
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    if not tensor._data.ndim:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     dim = _wrap_dim(dim, tensor._data.ndim)
     if isinstance(split_size_or_sections, (list, tuple)):
         sizes = tuple(int(s) for s in split_size_or_sections)
@@ -1920,8 +1928,12 @@ def _check_chunks(chunks: int) -> None:
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    if not input._data.ndim:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     _check_chunks(chunks)
     size = input._data.shape[_wrap_dim(dim, input._data.ndim)]
+    if not size:
+        return split(input, [0] * chunks, dim)  # `chunks` empty pieces, as in PyTorch
     split_size = -(-size // chunks) if chunks else 0
     return split(input, builtins.max(split_size, 1) if size else 0, dim)
 

@@ -73,6 +73,16 @@ for kw in ({}, {"reduction": "sum"}, {"reduction": "none"}, {"reduction": "sum",
     loss.sum().backward()
     print(x.grad)
 """,
+    "bool_argmax_split_of_scalars_reflected_matmul_names": SHOW + """
+s = torch.tensor(2.5)
+for f in (lambda: mask.argmax(), lambda: torch.argmax(mask, 1), lambda: mask.argmin(dim=5), lambda: (m > 0).argmax(0),
+          lambda: torch.split(s, 1), lambda: s.split([1]), lambda: torch.chunk(s, 2), lambda: s.chunk(0),
+          lambda: torch.zeros(2, 0).chunk(3, 1), lambda: torch.zeros(0).chunk(2), lambda: m.chunk(2, dim=1),
+          lambda: 2 @ m, lambda: 2.5 @ a, lambda: True @ a, lambda: m @ 2,
+          lambda: torch.relu(m, out=torch.empty(0)), lambda: torch.exp(m, dim=1), lambda: torch.sigmoid(s, foo=1)):
+    show(f)
+show(lambda: (m > 0).float().argmax(1))
+""",
 }
 
 
