@@ -70,6 +70,7 @@ def invert(input: Tensor) -> Tensor:
 def logical_xor(input: Tensor, other: Tensor) -> Tensor:
     if not isinstance(other, Tensor):
         raise TypeError(f"logical_xor(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    _check_broadcast(input, other)
     return _constant(np.logical_xor(input._data, other._data))
 
 

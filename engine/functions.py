@@ -27,6 +27,12 @@ def as_tensor(x: Any) -> Tensor:
     return tensor(x)
 
 
+def _require_tensor(fn: str, value: Any, position: int = 2) -> None:
+    """PyTorch's argument parser for functions whose `other` is a Tensor only (no Python number)."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{fn}(): argument 'other' (position {position}) must be Tensor, not {type(value).__name__}")
+
+
 def _check_broadcast(a: Any, b: Any) -> None:
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         sa, sb = a._data.shape, b._data.shape
@@ -180,8 +186,10 @@ def _unary(rule: Any) -> Any:
     def fn(input: Tensor) -> Tensor:
         return apply(rule, (input if type(input) is Tensor else as_tensor(input),))
 
-    fn.__name__ = rule.name
-    return fn if rule.scalar is None else scalar_unary_op(rule, fn)
+    fn.__name__ = fn.__qualname__ = rule.name  # Python's argument errors name the function as PyTorch's do
+    out = fn if rule.scalar is None else scalar_unary_op(rule, fn)
+    out.__name__ = out.__qualname__ = rule.name
+    return out
 
 
 exp = _unary(ops.EXP)
@@ -697,6 +705,7 @@ def _compare(np_fn: Any, ordering: str | None = None) -> Any:
     def fn(input: Tensor, other: Any) -> Tensor:
         if not isinstance(other, (Tensor, *Number, complex)):
             return NotImplemented
+        _check_broadcast(input, other)
         b = other._data if isinstance(other, Tensor) else other
         if ordering is not None:
             complex_ops.check_ordered(ordering, input._data, b)
@@ -1147,6 +1156,7 @@ def fmod(input: Tensor, other: Any) -> Tensor:
 def floor_divide(input: Any, other: Any) -> Tensor:
     """`a // b`: no derivative in PyTorch (a NotImplemented node when an input requires grad)."""
     _check_integer_divisor(input, other)
+    _check_broadcast(input, other)
     arrays = [_raw(input), _raw(other)]
     promoted = promoted_arrays(arrays)
     if promoted is not None:
@@ -1167,6 +1177,7 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         lo = min if isinstance(min, Tensor) or min is None else as_tensor(min)
         hi = max if isinstance(max, Tensor) or max is None else as_tensor(max)
+        _check_broadcast_all(input, lo, hi)
         return apply(ops.CLAMP_TENSOR, (input, lo, hi))
     return apply(ops.CLAMP, (input,), {"min": min, "max": max})
 
@@ -1183,11 +1194,13 @@ def clamp_max(input: Tensor, max: Any) -> Tensor:  # noqa: A002
 
 
 def maximum(input: Tensor, other: Tensor) -> Tensor:
+    _require_tensor("maximum", other)
     _check_broadcast(input, other)
     return apply(ops.MAXIMUM, (input, other))
 
 
 def minimum(input: Tensor, other: Tensor) -> Tensor:
+    _require_tensor("minimum", other)
     _check_broadcast(input, other)
     return apply(ops.MINIMUM, (input, other))
 
@@ -1195,6 +1208,7 @@ def minimum(input: Tensor, other: Tensor) -> Tensor:
 def masked_fill(input: Tensor, mask: Any, value: Any) -> Tensor:
     m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
     check_mask(m)
+    _check_broadcast(mask, input)  # PyTorch names the mask tensor a
     if isinstance(value, Tensor):
         _check_fill_value(value)
         return apply(ops.MASKED_FILL_TENSOR, (input, value), {"mask": m})
@@ -1384,6 +1398,8 @@ def _check_arg_reduction(name: str, input: Tensor, dim: Any) -> None:
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     if input._data.dtype.kind == "c":
         raise RuntimeError("argmax(): does not support complex input")
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("argmax(): does not support bool input")
     _check_arg_reduction("argmax", input, dim)
     if dim is None:
         return _meta_like(_constant(np.asarray(np.argmax(input._data), np.int64)), input)
@@ -1393,6 +1409,8 @@ def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     if input._data.dtype.kind == "c":
         raise RuntimeError("argmin(): does not support complex input")
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("argmin(): does not support bool input")
     _check_arg_reduction("argmin", input, dim)
     if dim is None:
         return _meta_like(_constant(np.asarray(np.argmin(input._data), np.int64)), input)
@@ -1881,6 +1899,8 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
 
 
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    if not tensor._data.ndim:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     dim = _wrap_dim(dim, tensor._data.ndim)
     if isinstance(split_size_or_sections, (list, tuple)):
         sizes = tuple(int(s) for s in split_size_or_sections)
@@ -1908,8 +1928,12 @@ def _check_chunks(chunks: int) -> None:
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    if not input._data.ndim:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     _check_chunks(chunks)
     size = input._data.shape[_wrap_dim(dim, input._data.ndim)]
+    if not size:
+        return split(input, [0] * chunks, dim)  # `chunks` empty pieces, as in PyTorch
     split_size = -(-size // chunks) if chunks else 0
     return split(input, builtins.max(split_size, 1) if size else 0, dim)
 
@@ -1981,15 +2005,20 @@ def isfinite(input: Tensor) -> Tensor:
 
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
+    _require_tensor("allclose", other)
+    _check_broadcast(input, other)
     return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
+    _require_tensor("isclose", other)
+    _check_broadcast(input, other)
     return _constant(np.isclose(input._data, _raw(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def equal(input: Tensor, other: Tensor) -> bool:
+    _require_tensor("equal", other)
     return input._data.shape == other._data.shape and bool(np.array_equal(input._data, other._data))
 
 
@@ -2006,10 +2035,14 @@ def logical_not(input: Tensor) -> Tensor:
 
 
 def logical_and(input: Tensor, other: Tensor) -> Tensor:
+    _require_tensor("logical_and", other)
+    _check_broadcast(input, other)
     return _meta_like(_constant(np.logical_and(input._data, _raw(other))), input, other)
 
 
 def logical_or(input: Tensor, other: Tensor) -> Tensor:
+    _require_tensor("logical_or", other)
+    _check_broadcast(input, other)
     return _meta_like(_constant(np.logical_or(input._data, _raw(other))), input, other)
 
 
@@ -2563,14 +2596,18 @@ def lerp_(input: Tensor, end: Tensor, weight: Any) -> Tensor:
 
 
 def atan2(input: Tensor, other: Tensor) -> Tensor:
+    _require_tensor("atan2", other)
     _check_broadcast(input, other)
     return apply(ops.ATAN2, (input, other))
 
 
-arctan2 = atan2
+def arctan2(input: Tensor, other: Tensor) -> Tensor:
+    _require_tensor("arctan2", other)
+    return atan2(input, other)
 
 
 def hypot(input: Tensor, other: Tensor) -> Tensor:
+    _require_tensor("hypot", other)
     _check_broadcast(input, other)
     return apply(ops.HYPOT, (input, other))
 

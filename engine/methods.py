@@ -23,6 +23,14 @@ def _reflected(fn: Any) -> Any:
     return method
 
 
+def _reflected_tensor(fn: Any) -> Any:
+    """A reflected operator that takes Tensors only (`2 @ x` is Python's TypeError, as in PyTorch)."""
+    def method(self: Tensor, other: Any) -> Any:
+        return fn(other, self) if isinstance(other, Tensor) else NotImplemented
+
+    return method
+
+
 def _inplace_binary(rule: Any, attr: str | None = None) -> Any:
     def method(self: Tensor, other: Any, **attrs: Any) -> Tensor:
         if attr is not None:
@@ -190,7 +198,7 @@ METHODS = {
     "__add__": f.add_op, "__radd__": f.add_op, "__sub__": f.sub_op, "__rsub__": f.rsub,
     "__mul__": f.mul, "__rmul__": f.mul, "__truediv__": f.div_op, "__rtruediv__": _reflected(f.div_op),
     "__neg__": f.neg, "__pos__": lambda self: self, "__pow__": f.pow, "__rpow__": _reflected(f.pow),
-    "__matmul__": f.matmul, "__rmatmul__": _reflected(f.matmul), "__abs__": f.abs,
+    "__matmul__": f.matmul, "__rmatmul__": _reflected_tensor(f.matmul), "__abs__": f.abs,
     "__mod__": f.remainder, "__rmod__": _reflected(f.remainder), "__floordiv__": f.floor_divide,
     "__rfloordiv__": _reflected(f.floor_divide),
     "__lt__": f.lt, "__le__": f.le, "__gt__": f.gt, "__ge__": f.ge, "__eq__": f.eq, "__ne__": f.ne,
@@ -298,6 +306,9 @@ METHODS.update(_extra_ops.METHODS)
 from engine import compare_ops as _compare_ops  # noqa: E402
 
 METHODS.update(_compare_ops.METHODS)  # lt_, eq_..., gcd, lcm, nextafter
+for _name in ("maximum", "minimum", "fmax", "fmin", "atan2", "arctan2", "hypot", "logical_and", "logical_or",
+              "logical_xor", "isclose", "allclose", "equal"):  # `other` must be a Tensor (position 1 in a method)
+    METHODS[_name] = _compare_ops._method_other(METHODS[_name], _name)
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)

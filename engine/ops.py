@@ -735,7 +735,8 @@ def _nll_grad(F: Any, g: Any, ignore_index: int, reduction: int, self: Any, targ
     wt = np.where(valid, w[safe], 0).astype(a.dtype)
     # d loss_i / d self[i, t_i] = -w_{t_i}; one-hot along the class dimension.
     onehot = np.zeros(a2.shape, a.dtype)
-    np.put_along_axis(onehot, np.expand_dims(safe, 1), np.expand_dims(-wt, 1), axis=1)
+    # an ignored target leaves +0 (PyTorch writes nothing there), not -0
+    np.put_along_axis(onehot, np.expand_dims(safe, 1), np.expand_dims(np.where(valid, -wt, 0), 1), axis=1)
     if squeeze:
         onehot = onehot[0]
     if reduction == 0:

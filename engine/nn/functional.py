@@ -1081,11 +1081,13 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         if label_smoothing > 0:
             t = f.add(f.mul(target, 1 - label_smoothing), label_smoothing / classes)
         terms = f.mul(logp, t) if weight is None else f.mul(f.mul(logp, t), _class_view(weight, input))
-        loss = f.neg(f.sum(terms, class_dim))
+        if r == 0:
+            return f.neg(f.sum(terms, class_dim))
+        loss = f.neg(f.sum(terms))  # PyTorch negates the sum over all elements
         if r == 1:  # a division by a number (div.Scalar: DivBackward1), as in PyTorch
             count = input._data.size // classes if input._data.ndim > 1 else 1
-            return apply(ops.DIV_SCALAR, (f.sum(loss),), {"other": count})
-        return f.sum(loss) if r == 2 else loss
+            return apply(ops.DIV_SCALAR, (loss,), {"other": count})
+        return loss
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing <= 0:
         return nll

@@ -1,0 +1,92 @@
+"""Argument forms learners use (Python numbers for `other`, shapes that do not broadcast, dims as tuples,
+empty dims...) run with torch and with the engine: printed results and error messages must match."""
+
+from __future__ import annotations
+
+import pytest
+
+import engine
+from tests.engine.programs import run_program as _run
+
+torch = pytest.importorskip("torch")
+
+SHOW = """
+F = torch.nn.functional
+def show(f):
+    try:
+        r = f()
+        print(tuple(r) if isinstance(r, tuple) else r)
+    except Exception as e:
+        print(type(e).__name__ + ":", str(e).split("\\n")[0])
+a = torch.tensor([1.0, 2.0, 3.0])
+b = torch.tensor([1.0, 2.0])
+m = torch.tensor([[1.5, -2.0, 0.0], [3.25, -0.5, 4.0]])
+i = torch.tensor([[1, -2, 0], [3, 5, -4]])
+mask = torch.tensor([[True, False, True], [False, False, True]])
+"""
+
+PROGRAMS = {
+    "shapes_that_do_not_broadcast": SHOW + """
+for f in (lambda: a == b, lambda: a < b, lambda: a >= b, lambda: torch.eq(a, b), lambda: a.ne(b),
+          lambda: torch.gt(m, a[:2]), lambda: torch.logical_and(a, b), lambda: torch.logical_or(a, b),
+          lambda: torch.logical_xor(a, b), lambda: a // b, lambda: torch.floor_divide(i, a[:2]),
+          lambda: torch.isclose(a, b), lambda: torch.allclose(a, b), lambda: torch.clamp(a, min=b),
+          lambda: torch.clamp(a, max=b), lambda: torch.clamp(a, min=torch.zeros(2, 1), max=b),
+          lambda: a.masked_fill(torch.tensor([True, False]), 0.0), lambda: torch.zeros(2, 0).masked_fill(mask, 1),
+          lambda: torch.zeros(2, 3, 4).masked_fill(mask, 1)):
+    show(f)
+show(lambda: a == torch.zeros(2, 1))
+show(lambda: torch.zeros(3).masked_fill(mask, 1))
+show(lambda: torch.clamp(a, max=torch.zeros(2, 1)))
+show(lambda: (m.argmax(1) == torch.tensor([0, 2])).float().mean())
+""",
+    "tensor_only_other": SHOW + """
+for f in (lambda: torch.maximum(m, 0), lambda: m.maximum(0.5), lambda: torch.minimum(m, True), lambda: m.minimum(None),
+          lambda: torch.fmax(m, 1), lambda: m.fmin(1), lambda: torch.atan2(m, 2), lambda: m.atan2(2),
+          lambda: torch.arctan2(m, 2), lambda: m.arctan2(2.0), lambda: torch.hypot(m, 2), lambda: m.hypot(2),
+          lambda: torch.logical_and(mask, True), lambda: mask.logical_and(1), lambda: mask.logical_or(0),
+          lambda: mask.logical_xor(1), lambda: torch.isclose(m, 2), lambda: m.isclose(2), lambda: torch.allclose(m, 1.5),
+          lambda: m.allclose(1.5), lambda: torch.equal(m, 2), lambda: m.equal(2)):
+    show(f)
+show(lambda: torch.maximum(m, torch.tensor(0.0)))
+show(lambda: m.arctan2(m.flip(0)))
+show(lambda: torch.equal(m, m.clone()))
+""",
+    "loss_gradients_for_ignored_targets_and_soft_targets": SHOW + """
+for kw in ({}, {"reduction": "sum"}, {"reduction": "none"}, {"label_smoothing": 0.1},
+           {"weight": torch.tensor([1.0, 2.0, 0.5])}):
+    x = m.clone().requires_grad_()
+    loss = F.cross_entropy(x, torch.tensor([0, -100]), **kw)
+    loss.sum().backward()
+    print(loss, x.grad)
+x = m.clone().requires_grad_()
+F.nll_loss(x, torch.tensor([2, 0]), ignore_index=0, reduction="none").sum().backward()
+print(x.grad)
+x = m.clone().requires_grad_()
+F.nll_loss(F.log_softmax(x, 1), torch.tensor([-100, -100])).backward()
+print(x.grad)
+probs = torch.tensor([[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]])
+for kw in ({}, {"reduction": "sum"}, {"reduction": "none"}, {"reduction": "sum", "label_smoothing": 0.1}):
+    x = m.clone().requires_grad_()
+    loss = F.cross_entropy(x, probs, **kw)
+    print(loss, loss.grad_fn.next_functions[0][0].name() if kw.get("reduction") != "none" else "")
+    loss.sum().backward()
+    print(x.grad)
+""",
+    "bool_argmax_split_of_scalars_reflected_matmul_names": SHOW + """
+s = torch.tensor(2.5)
+for f in (lambda: mask.argmax(), lambda: torch.argmax(mask, 1), lambda: mask.argmin(dim=5), lambda: (m > 0).argmax(0),
+          lambda: torch.split(s, 1), lambda: s.split([1]), lambda: torch.chunk(s, 2), lambda: s.chunk(0),
+          lambda: torch.zeros(2, 0).chunk(3, 1), lambda: torch.zeros(0).chunk(2), lambda: m.chunk(2, dim=1),
+          lambda: 2 @ m, lambda: 2.5 @ a, lambda: True @ a, lambda: m @ 2,
+          lambda: torch.relu(m, out=torch.empty(0)), lambda: torch.exp(m, dim=1), lambda: torch.sigmoid(s, foo=1)):
+    show(f)
+show(lambda: (m > 0).float().argmax(1))
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_argmatrix_program_matches_torch(name: str) -> None:
+    code = PROGRAMS[name]
+    assert _run(engine, code) == _run(torch, code)
