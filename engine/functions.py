@@ -569,8 +569,10 @@ def _viewable(array: np.ndarray, shape: tuple) -> bool:
 
 
 def view(input: Tensor, *size: Any) -> Tensor:
-    if len(size) == 1 and not isinstance(size[0], (tuple, list, int)) and size[0] is not None:
-        return input.to(size[0])  # view(dtype)
+    if size and not isinstance(size[0], (tuple, list, int, np.integer, Tensor)):
+        from engine.dtype_view import view_dtype
+
+        return view_dtype(input, *size)
     shape = _infer_shape(input, size)
     if not _viewable(input._data, shape):
         raise RuntimeError(
@@ -1947,7 +1949,7 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
 
     target = kwargs.get("dtype")
     for a in args:
-        if isinstance(a, dtypes.dtype) or a in (float, int, bool):
+        if isinstance(a, dtypes.dtype) or a in (float, int, bool, complex):
             target = a
         elif isinstance(a, Tensor):
             target = a.dtype
