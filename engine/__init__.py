@@ -214,3 +214,6 @@ _refuse_writes()  # t.shape = ... raises as in PyTorch; t.my_name = ... is a pro
 from engine import meta as _meta  # noqa: E402
 
 _meta.install(globals())  # torch.empty(2, 3, device='meta'), torch.empty_like(x, device='meta')
+from engine import dtype_args as _dtype_args  # noqa: E402
+
+_dtype_args.install(globals())  # torch.zeros(2, dtype=np.float32) raises PyTorch's TypeError

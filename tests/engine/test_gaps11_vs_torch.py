@@ -1,0 +1,118 @@
+"""view(dtype) bit reinterpretation, NumPy dtypes given to torch, missing-argument errors, einsum's sublist
+form, eig/eigvals, is_neg, int64 wrap-around and a second backward through scatter; programs run with torch
+and with the engine print the same."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.engine.programs import RUN, assert_matches_torch
+
+torch = pytest.importorskip("torch")
+
+PRELUDE = RUN + """
+def walk(fn, d=0):
+    if fn is None:
+        return
+    print(" " * d + fn.name())
+    for n, _ in fn.next_functions:
+        walk(n, d + 2)
+"""
+
+SNIPPETS = {
+    "view_dtype_reinterprets_bits": """
+x = torch.tensor([[1.0, -2.0], [0.5, 3.0]])
+for d in [torch.int32, torch.int8, torch.uint8, torch.int16, torch.float16, torch.bfloat16, torch.float64,
+          torch.int64, torch.complex64, torch.float32]:
+    run(str(d), lambda: (x.view(d), x.view(d).shape, x.view(d).stride()))
+run("dtype kw", lambda: x.view(dtype=torch.int32))
+run("c->f", lambda: torch.tensor([1+2j, 3j]).view(torch.float32))
+run("c->f64", lambda: torch.tensor([1+2j, 3j]).view(torch.float64))
+run("i8->i32", lambda: torch.tensor([1, 2, 3, 4], dtype=torch.int8).view(torch.int32))
+run("i8->i16", lambda: torch.tensor([[1, 2, 3, 4]], dtype=torch.int8).view(torch.int16))
+run("u8->bool", lambda: torch.tensor([0, 1, 1], dtype=torch.uint8).view(torch.bool))
+run("bool->u8", lambda: torch.tensor([True, False]).view(torch.uint8))
+run("i64->f64", lambda: torch.tensor([1, 2]).view(torch.float64))
+run("bf16->i16", lambda: torch.tensor([1.0, -2.0], dtype=torch.bfloat16).view(torch.int16))
+run("i16->bf16", lambda: torch.tensor([16256, 16448], dtype=torch.int16).view(torch.bfloat16))
+run("bf16->f32", lambda: torch.tensor([1.5, 2.0], dtype=torch.bfloat16).view(torch.float32))
+run("0d same", lambda: torch.tensor(1.0).view(torch.int32))
+run("t same", lambda: (x.t().view(torch.int32), x.t().view(torch.int32).stride()))
+run("slice", lambda: torch.arange(8, dtype=torch.int8)[2:6].view(torch.int16))
+run("cols", lambda: torch.arange(16, dtype=torch.int8).view(4, 4)[:, :2].view(torch.int16))
+run("rows", lambda: torch.arange(8.).view(4, 2)[::2].view(torch.float64))
+run("expanded", lambda: (torch.ones(2, 2).expand(3, 2, 2).view(torch.int8).shape,
+                         torch.ones(2, 2).expand(3, 2, 2).view(torch.int8).stride()))
+run("empty", lambda: (torch.empty(0, 4).view(torch.float64), torch.empty(0).view(torch.float64)))
+run("empty strides", lambda: (torch.empty(0, 4).stride(), torch.empty(3, 0).stride(), torch.empty(0).stride()))
+# PyTorch's checks
+run("odd", lambda: torch.ones(3).view(torch.float64))
+run("0d", lambda: torch.tensor(1.0).view(torch.float64))
+run("0d small", lambda: torch.tensor(1.0).view(torch.int8))
+run("t big", lambda: x.t().view(torch.float64))
+run("t small", lambda: x.t().view(torch.int8))
+run("t4", lambda: torch.ones(4, 4).t().view(torch.float64))
+run("step", lambda: torch.ones(6)[::2].view(torch.float64))
+run("offset", lambda: torch.arange(8, dtype=torch.int8)[1:5].view(torch.int16))
+run("offset2", lambda: torch.arange(16, dtype=torch.int8).view(4, 4)[:, 1:3].view(torch.int16))
+run("empty cols", lambda: torch.empty(3, 0).view(torch.float64))
+run("half", lambda: torch.ones(1, dtype=torch.float16).view(torch.float32))
+run("str", lambda: x.view("float"))
+run("none", lambda: x.view(None))
+run("float", lambda: x.view(2.0))
+run("two dtypes", lambda: x.view(torch.int32, torch.int8))
+""",
+    "view_dtype_is_not_differentiable_and_shares_memory": """
+y = torch.tensor([1.0, 2.0], requires_grad=True)
+z = y * 2
+for d in [torch.int32, torch.float16, torch.float32, torch.complex64, torch.float64]:
+    run(str(d), lambda: (y.view(d), z.view(d), z.view(d).requires_grad, z.view(d).grad_fn, z.view(d).is_leaf))
+run("base", lambda: (z.view(torch.int32)._base, z.view(torch.float32)._is_view()))
+u = torch.zeros(2)
+vi = u.view(torch.int32)
+vi[0] = 1065353216
+print(u)
+vi.add_(5)
+print(u, u._version, vi._version)
+b = torch.zeros(2, 2)
+b8 = b.view(torch.uint8)
+b8[1, 3] = 63
+b8[1, 2] = 128
+print(b)
+with torch.no_grad():
+    run("no_grad", lambda: y.view(torch.float64))
+""",
+    "numpy_dtypes_are_refused_as_pytorch_refuses_them": """
+import numpy as np
+torch.manual_seed(0)
+x = torch.tensor([1.5, 2.5])
+run("to np.int64", lambda: x.to(np.int64))
+run("to np.dtype", lambda: x.to(np.dtype('int64')))
+run("to dtype=np", lambda: x.to(dtype=np.float32))
+run("to dtype=str", lambda: x.to(dtype='float32'))
+run("to copy", lambda: x.to(np.int32, copy=True))
+run("to cpu np", lambda: x.to('cpu', np.int64))
+run("to python types", lambda: (x.to(float), x.to(int), x.to(bool), x.to(complex)))
+for name, fn in [("zeros", lambda d: torch.zeros(2, dtype=d)), ("ones", lambda d: torch.ones(2, 3, dtype=d)),
+                 ("empty", lambda d: torch.empty(2, dtype=d).shape), ("full", lambda d: torch.full((2,), 1, dtype=d)),
+                 ("tensor", lambda d: torch.tensor([1, 2], dtype=d)), ("as_tensor", lambda d: torch.as_tensor([1], dtype=d)),
+                 ("scalar_tensor", lambda d: torch.scalar_tensor(1, dtype=d)),
+                 ("zeros_like", lambda d: torch.zeros_like(x, dtype=d)), ("ones_like", lambda d: torch.ones_like(x, dtype=d)),
+                 ("full_like", lambda d: torch.full_like(x, 2, dtype=d)), ("new_zeros", lambda d: x.new_zeros(2, dtype=d)),
+                 ("new_ones", lambda d: x.new_ones(2, dtype=d)), ("new_full", lambda d: x.new_full((2,), 1, dtype=d)),
+                 ("new_tensor", lambda d: x.new_tensor([1], dtype=d)), ("cumsum", lambda d: x.cumsum(0, dtype=d)),
+                 ("torch.cumsum", lambda d: torch.cumsum(x, 0, dtype=d)), ("softmax", lambda d: x.softmax(0, dtype=d)),
+                 ("arange", lambda d: torch.arange(3, dtype=d)), ("linspace", lambda d: torch.linspace(0, 1, 3, dtype=d)),
+                 ("randn", lambda d: torch.randn(2, dtype=d)), ("rand", lambda d: torch.rand(2, 2, dtype=d))]:
+    for d in [np.float32, np.dtype('float64'), 'float32', torch.float64, float]:
+        run(name + " " + str(d), lambda: fn(d))
+for a in [np.float32, np.int64, np.dtype('int64'), 'torch.float32', 'torch.FloatTensor', 'float', 3, float,
+          torch.int64, torch.LongTensor]:
+    run("type " + str(a), lambda: x.type(a))
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SNIPPETS))
+def test_program_output_matches_torch(name: str) -> None:
+    assert_matches_torch(PRELUDE + SNIPPETS[name], show_warnings=False)
