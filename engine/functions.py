@@ -284,8 +284,10 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = No
     keepdim = keepdims if keepdims is not None else keepdim
     if dtype is None and input._data.dtype.kind in "biu" and input._data.dtype != np.int64:
         dtype = np.dtype(np.int64)  # integers sum in int64
-    if dim is None:
+    if dim is None and not keepdim:
         return _reduce_in(ops.SUM, input, None, dtype)
+    if dim is None:  # x.sum(None, keepdim=True): every dim, kept
+        dim = tuple(range(input._data.ndim))
     return _reduce_in(ops.SUM_DIM, input, {"dim": _dim_tuple(dim, input._data.ndim), "keepdim": keepdim}, dtype)
 
 
@@ -304,8 +306,10 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = N
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
             f"complex dtype. Got: {input.dtype.legacy}"
         )
-    if dim is None:
+    if dim is None and not keepdim:
         return _reduce_in(ops.MEAN, input, None, dtype)
+    if dim is None:  # x.mean(None, keepdim=True): every dim, kept
+        dim = tuple(range(input._data.ndim))
     return _reduce_in(ops.MEAN_DIM, input, {"dim": _dim_tuple(dim, input._data.ndim), "keepdim": keepdim}, dtype)
 
 
@@ -1388,7 +1392,8 @@ def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
         raise RuntimeError("argmax(): does not support complex input")
     _check_arg_reduction("argmax", input, dim)
     if dim is None:
-        return _meta_like(_constant(np.asarray(np.argmax(input._data), np.int64)), input)
+        flat = np.asarray(np.argmax(input._data), np.int64)
+        return _meta_like(_constant(flat.reshape((1,) * input._data.ndim) if keepdim else flat), input)
     return _meta_like(_constant(np.argmax(input._data, axis=dim, keepdims=keepdim).astype(np.int64)), input)
 
 
@@ -1397,7 +1402,8 @@ def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
         raise RuntimeError("argmin(): does not support complex input")
     _check_arg_reduction("argmin", input, dim)
     if dim is None:
-        return _meta_like(_constant(np.asarray(np.argmin(input._data), np.int64)), input)
+        flat = np.asarray(np.argmin(input._data), np.int64)
+        return _meta_like(_constant(flat.reshape((1,) * input._data.ndim) if keepdim else flat), input)
     return _meta_like(_constant(np.argmin(input._data, axis=dim, keepdims=keepdim).astype(np.int64)), input)
 
 

@@ -110,6 +110,33 @@ for a in [np.float32, np.int64, np.dtype('int64'), 'torch.float32', 'torch.Float
           torch.int64, torch.LongTensor]:
     run("type " + str(a), lambda: x.type(a))
 """,
+    "missing_arguments_raise_pytorchs_type_errors": """
+import torch.nn.functional as F
+x = torch.arange(6.).view(2, 3)
+i = torch.tensor([[0, 1, 0], [1, 0, 1]])
+for c in ["torch.cumsum(x)", "x.cumsum()", "torch.cumprod(x)", "x.cumprod()", "torch.softmax(x)", "x.softmax()",
+          "F.softmax(x)", "F.log_softmax(x)", "torch.log_softmax(x)", "x.log_softmax()",
+          "torch.gather(x)", "torch.gather(x, 1)", "x.gather(1)", "x.gather()", "torch.index_select(x, 0)", "x.index_select(0)",
+          "x.index_select()", "torch.transpose(x)", "torch.transpose(x, 0)", "x.transpose(0)", "x.transpose()", "torch.permute(x)", "x.permute()",
+          "x.view()", "x.reshape()", "torch.reshape(x)", "torch.argmax(x, keepdim=True)", "x.argmax(keepdim=True)",
+          "torch.topk(x)", "x.topk()", "torch.narrow(x, 0, 0)", "x.narrow(0, 0)", "x.narrow()", "torch.narrow(x)",
+          "torch.cat()", "torch.stack()", "x.unsqueeze()", "torch.unsqueeze(x)", "x.squeeze()", "x.flatten()",
+          "torch.matmul(x)", "x.matmul()", "torch.mm(x)", "x.expand()", "x.repeat()", "torch.sum()", "x.split()",
+          "torch.split(x)", "x.chunk()", "torch.chunk(x)", "x.masked_fill(x > 1)", "torch.where()", "torch.clamp(x)",
+          "x.scatter(0, i)", "torch.scatter(x, 0, i)", "x.scatter_(0, i)", "x.index_add(0, i[0])", "torch.add(x)", "x.add()",
+          "x.pow()", "torch.pow(x)", "x.mul()", "torch.max()", "x.max(keepdim=True)", "torch.sort()", "x.sort(descending=True)",
+          "x.flip()", "torch.flip(x)", "x.roll()", "torch.roll(x)", "x.unbind()", "x.select(0)", "torch.select(x, 0)", "x.movedim(0)",
+          "x.repeat_interleave()", "torch.einsum('ij')", "F.one_hot()", "F.cross_entropy(x)", "F.mse_loss(x)", "torch.mean()", "x.mean(keepdim=True)",
+          "x.std(keepdim=True)", "x.sum(keepdim=True)", "x.argmin(keepdim=True)", "torch.argmax(keepdim=True)", "torch.tensor()", "x.new_tensor()",
+          "torch.full((2,))", "torch.zeros()"]:
+    run(c, lambda: eval(c))
+for c in ['torch.sum(x, keepdim=True)', 'torch.mean(x, keepdim=True)', 'torch.max(x, keepdim=True)', 'x.min(keepdim=True)', 'torch.min(x, keepdim=True)', 'x.prod(keepdim=True)', 'x.sum(dim=None, keepdim=True)', 'x.mean(None, True)', 'x.sum(None, True)', 'x.sum()', 'torch.sum(x)', 'x.max()', 'torch.where(x > 2)', 'x.sort()[0]', 'torch.sort(x)[1]', 'x.masked_fill(x > 1, value=0)', 'x.narrow(0, 0, length=1)', 'x.narrow(dim=0, start=0, length=1)', 'x.scatter(0, i, value=2.0)', 'x.scatter(0, i, src=x)', 'x.pow(exponent=2)', 'torch.add(x, other=1)', 'x.movedim(0, destination=1)', 'torch.mm(x, mat2=x.t())', 'torch.cumsum(x, dim=1)', 'x.gather(dim=1, index=i)', 'torch.gather(x, 1, index=i)', 'torch.transpose(x, dim0=0, dim1=1)', 'torch.tensor(data=[1])', 'torch.cat(tensors=[x, x]).shape', 'x.topk(k=1)[0]']:
+    run(c, lambda: eval(c))
+x = torch.ones(2, 3, requires_grad=True)
+print(x.sum(None, True), x.mean(None, True), torch.tensor(3., requires_grad=True).sum(None, True))
+print(x.argmax(keepdim=True), torch.argmin(x, keepdim=True), torch.tensor(2.).argmax(keepdim=True))
+print(torch.arange(6.).split(split_size=4))
+""",
 }
 
 
