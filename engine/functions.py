@@ -2156,7 +2156,31 @@ def _triangle(rule: Rule, input: Tensor, diagonal: int) -> Tensor:
 _ELLIPSIS = "..."
 
 
-def einsum(equation: str, *operands: Any) -> Tensor:
+def _einsum_subscript(n: Any) -> str:
+    """A label of einsum's sublist form: Ellipsis, or 0-25 for A-Z and 26-51 for a-z, as torch.einsum reads them."""
+    if n is Ellipsis:
+        return "..."
+    if 0 <= n < 26:
+        return chr(ord("A") + n)
+    if 26 <= n < 52:
+        return chr(ord("a") + n - 26)
+    raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+
+
+def einsum(*args: Any) -> Tensor:
+    """torch.einsum(equation, *operands), or its sublist form einsum(a, [0, 1], b, [1, 2], [0, 2])."""
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least "
+                         "one operand and its subscripts list")
+    if not isinstance(args[0], Tensor):
+        return _einsum(*args)
+    equation = ",".join("".join(_einsum_subscript(s) for s in sub) for sub in args[1::2])
+    if len(args) % 2:
+        return _einsum(equation + "->" + "".join(_einsum_subscript(s) for s in args[-1]), *args[:-1:2])
+    return _einsum(equation, *args[::2])
+
+
+def _einsum(equation: str, *operands: Any) -> Tensor:
     """PyTorch's einsum, step for step (so the graph has its nodes): a repeated label takes a
     diagonal, every operand is permuted onto one label order, then operands are contracted left
     to right by sumproduct_pair (bmm), and leftover labels summed or viewed away."""

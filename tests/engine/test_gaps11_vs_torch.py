@@ -137,6 +137,31 @@ print(x.sum(None, True), x.mean(None, True), torch.tensor(3., requires_grad=True
 print(x.argmax(keepdim=True), torch.argmin(x, keepdim=True), torch.tensor(2.).argmax(keepdim=True))
 print(torch.arange(6.).split(split_size=4))
 """,
+    "einsum_sublist_form": """
+a = torch.arange(6., requires_grad=True).view(2, 3)
+b = torch.arange(12., requires_grad=True).view(3, 4)
+r = torch.einsum(a, [0, 1], b, [1, 2], [0, 2])
+print(r); walk(r.grad_fn)
+r.pow(2).sum().backward()
+print(a.grad if a.is_leaf else None)
+a0 = a.detach().requires_grad_()
+b0 = b.detach().requires_grad_()
+r = torch.einsum(a0, [0, 1], b0, [1, 2])
+print(r); walk(r.grad_fn); r.sum().backward(); print(a0.grad, b0.grad)
+run("trace", lambda: torch.einsum(torch.eye(3), [5, 5]))
+run("transpose", lambda: torch.einsum(a0, [30, 3], [3, 30]))
+run("upper lower", lambda: torch.einsum(a0, [27, 0], b0, [0, 40]))
+run("ellipsis", lambda: torch.einsum(torch.ones(2, 3, 4), [..., 0], torch.ones(4, 5), [0, 1], [..., 1]).shape)
+run("bad", lambda: torch.einsum(a0, [52, 1]))
+run("neg", lambda: torch.einsum(a0, [-1, 1]))
+run("one", lambda: torch.einsum(a0))
+run("str one", lambda: torch.einsum('ij'))
+run("mismatch", lambda: torch.einsum(a0, [0, 1], b0, [0, 2]))
+run("eq", lambda: torch.einsum('ij,jk->ik', a0, b0))
+run("eq list", lambda: torch.einsum('ij,jk->ik', [a0, b0]))
+run("tuple", lambda: torch.einsum(a0, (0, 1), (1,)))
+run("outer", lambda: torch.einsum(torch.tensor([1., 2.]), [0], torch.tensor([3., 4.]), [1], [0, 1]))
+""",
 }
 
 
