@@ -162,6 +162,78 @@ run("eq list", lambda: torch.einsum('ij,jk->ik', [a0, b0]))
 run("tuple", lambda: torch.einsum(a0, (0, 1), (1,)))
 run("outer", lambda: torch.einsum(torch.tensor([1., 2.]), [0], torch.tensor([3., 4.]), [1], [0, 1]))
 """,
+    "linalg_eig_eigvals_and_is_neg": """
+A = torch.tensor([[2., 1., 0.], [1., 3., 1.], [0., 1., 4.]])
+R = torch.tensor([[0., -1.], [1., 0.]])
+N = torch.tensor([[1., 2., 3.], [0., 4., 5.], [1., 0., 6.]], dtype=torch.float64)
+for M in [A, R, N]:
+    run("eigvals", lambda: torch.linalg.eigvals(M))
+    run("eig", lambda: torch.linalg.eig(M))
+run("batch", lambda: torch.linalg.eigvals(torch.stack([A, A.t() * 2])))
+run("int", lambda: torch.linalg.eigvals(torch.tensor([[1, 2], [3, 4]])))
+run("nonsq", lambda: torch.linalg.eigvals(torch.ones(2, 3)))
+run("1d", lambda: torch.linalg.eig(torch.ones(3)))
+run("complex", lambda: torch.linalg.eigvals(torch.tensor([[1+1j, 2], [0, 3j]])))
+X = N.clone().requires_grad_()
+L, V = torch.linalg.eig(X)
+print(L.grad_fn, V.grad_fn, L.grad_fn.name())
+L.abs().sum().backward()
+print((X.grad * 1e6).round() / 1e6 + 0)
+X.grad = None
+w = torch.linalg.eigvals(X)
+print(w.grad_fn)
+w.real.sum().backward()
+print((X.grad * 1e6).round() / 1e6 + 0)
+X.grad = None
+L, V = torch.linalg.eig(X)
+(V.abs().sum() + L.real.sum()).backward()
+print((X.grad * 1e6).round() / 1e6 + 0)
+run("nt", lambda: torch.linalg.eig(X).eigenvalues)
+run("is_neg", lambda: (torch.is_neg(A), A.is_neg(), torch.is_neg(A.conj())))
+i = torch.tensor([2**62, -2**63, 9223372036854775807])
+run("add", lambda: i + i)
+run("mul", lambda: i * 3)
+run("sub", lambda: i - 9223372036854775807)
+run("neg", lambda: -i)
+run("sum", lambda: i.sum())
+run("cumsum", lambda: i.cumsum(0))
+run("pow", lambda: i ** 2)
+run("abs", lambda: torch.tensor([-2**63]).abs())
+run("scalar add", lambda: i + 2**62)
+run("i32", lambda: torch.tensor([2**31 - 1], dtype=torch.int32) + 1)
+run("prod", lambda: i.prod())
+run("mm", lambda: torch.tensor([[2**62, 2**62]]) @ torch.tensor([[2], [2]]))
+run("floordiv", lambda: torch.tensor([-2**63]) // -1)
+run("dot", lambda: torch.dot(i, i))
+run("iadd", lambda: i.clone().add_(i))
+Y = torch.tensor([[0., -1.], [1., 0.5]], requires_grad=True)
+L, V = torch.linalg.eig(Y)
+print(L, V.abs())
+run("gauge", lambda: (V.real.sum() + V.imag.sum()).backward())
+Y.grad = None
+L, V = torch.linalg.eig(Y)
+(L.abs().sum() + L.imag.pow(2).sum() + V.abs().pow(3).sum()).backward()
+print((Y.grad * 1e6).round() / 1e6 + 0)
+Z = torch.tensor([[1+1j, 2], [0.5j, 3]], dtype=torch.complex128, requires_grad=True)
+L, V = torch.linalg.eig(Z)
+(L.abs().sum() + V.abs().sum()).backward()
+print(torch.view_as_real(Z.grad).mul(1e6).round() / 1e6 + 0)
+B = torch.randn(2, 3, 3, generator=torch.Generator().manual_seed(0), requires_grad=True)
+torch.linalg.eigvals(B).abs().sum().backward()
+print((B.grad * 1e4).round() / 1e4 + 0)
+""",
+    "int64_arithmetic_wraps_around": """
+i = torch.tensor([2**62, 3])
+for c in ["i * 4", "i + 2**63", "i * 2**62", "i - 2**63", "i + (-2**63)", "torch.tensor(2**62) * 4", "i.mul(2**62)",
+          "i.add(2**62, alpha=2)", "i ** 3", "torch.tensor([3]) ** 40", "i.sum() * 2", "i.square()", "i << 2", "torch.tensor([1]) << 63",
+          "torch.full((2,), 2**62) * 2", "i.mul_(4)", "torch.tensor([2**62], dtype=torch.int64) * torch.tensor(4)", "i.cumprod(0)",
+          "torch.tensor([2**31], dtype=torch.int32)", "torch.tensor([7], dtype=torch.int32) * 2**31", "torch.tensor([100], dtype=torch.int8) * 2",
+          "torch.tensor([100], dtype=torch.int8) + 200", "torch.tensor([100], dtype=torch.uint8) - 101", "torch.arange(3) * 2**62", "i.prod()",
+          "i // -1", "i.pow(2)", "torch.tensor([9223372036854775807]) + 1", "torch.tensor(9223372036854775807) + 1"]:
+    run(c, lambda: eval(c))
+for c in ['i + 2**64', 'i * 2**63', 'i + (2**64-1)', 'i + (-2**63-1)', 'i.add(2**63, alpha=2)', 'i.float() + 2**63', 'torch.tensor([1], dtype=torch.int8) + 2**63', 'torch.tensor([1], dtype=torch.int8) + 2**64', 'i.clone().add_(2**63)', 'i.float() + 2**64', 'i.float() * (-2**70)', 'i.double() + 2**63', 'torch.tensor([1], dtype=torch.uint8) + 2**63', 'torch.tensor([1], dtype=torch.uint8) * (-2**63-1)', 'torch.tensor(5) - 2**63', 'i.sub(2**63)', 'torch.add(i, 2**63)', 'torch.mul(i, 2**63)']:
+    run(c, lambda: eval(c))
+""",
 }
 
 
