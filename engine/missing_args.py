@@ -16,7 +16,7 @@ REQUIRED = {
     "unsqueeze": ("input", "dim"), "matmul": ("input", "other"), "chunk": ("input", "chunks"),
     "index_add": ("input", "dim", "index", "source"), "mul": ("input", "other"), "flip": ("input", "dims"),
     "roll": ("input", "shifts"), "select": ("input", "dim", "index"), "argmax": ("input",), "argmin": ("input",),
-    "tensor": ("data",), "new_tensor": ("input", "data"),
+    "new_tensor": ("input", "data"),
 }
 # name: (the fewest positional arguments an overload takes after input, the overloads of the function form,
 # of the method form); PyTorch lists them: `narrow() received an invalid combination of arguments - got ...`.
@@ -67,7 +67,7 @@ KEEPDIM_ONLY = {
     "max": (_MAX, _MAX_METHOD), "min": (_MAX, _MAX_METHOD),
 }
 _KEYWORDS = {"scatter": ("src", "value"), "scatter_": ("src", "value"), "pow": ("exponent",), "add": ("other",),
-             "narrow": ("dim", "start", "length"), "masked_fill": ("mask", "value"), "mm": ("mat2",),
+             "narrow": ("dim", "axis", "start", "length"), "masked_fill": ("mask", "value"), "mm": ("mat2",),
              "movedim": ("source", "destination"), "sum": ("input",), "mean": ("input",), "max": ("input",),
              "min": ("input",), "sort": ("input",), "where": ("condition",),
              "repeat_interleave": ("repeats",)}
@@ -77,7 +77,8 @@ def _required(fn: Callable, name: str, required: tuple) -> Callable:
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
         if len(args) < len(required):
-            missing = tuple(r for r in required[len(args):] if r not in kwargs)
+            missing = tuple(r for r in required[len(args):]
+                            if r not in kwargs and not (r == "dim" and "axis" in kwargs))  # NumPy's name for dim
             if missing:
                 from engine.size_keywords import _missing
 
@@ -139,9 +140,8 @@ def _tensor_split(fn: Callable) -> Callable:
 def install(namespace: dict) -> None:
     Tensor.split = _tensor_split(Tensor.split)  # type: ignore[method-assign]
     for name, required in REQUIRED.items():
-        if required[0] != "input" or name in namespace and name != "new_tensor":
-            if name in namespace:
-                namespace[name] = _required(namespace[name], name, required)
+        if name in namespace:
+            namespace[name] = _required(namespace[name], name, required)
         if required[0] == "input" and hasattr(Tensor, name):
             setattr(Tensor, name, _required(getattr(Tensor, name), name, required))
     for name, (fewest, functions, methods) in OVERLOADS.items():

@@ -919,6 +919,7 @@ def _save(node: Node, rule: Rule, mask: int, inputs: tuple, arrays: list | None,
     plan = rule._save_plans.get(mask)
     entries, freeable = plan if plan is not None else rule.save_plan(mask)
     saved: dict[str, Any] = {}
+    arrays_saved = None
     for slot, kind, ref in entries:
         if kind == _OUTPUT:
             saved[slot] = _saved_tensor(results[ref], True)
@@ -931,13 +932,16 @@ def _save(node: Node, rule: Rule, mask: int, inputs: tuple, arrays: list | None,
             fn, index = ref
             saved[slot] = fn(arrays[index])
         elif attrs is not None and slot in attrs:
-            saved[slot] = attrs[slot]
+            value = saved[slot] = attrs[slot]
+            if type(value) is _NDARRAY or (type(value) is tuple and _NDARRAY in map(type, value)):
+                # an index or mask (or the indices of x[idx]): tensors PyTorch saves, and frees
+                arrays_saved = (slot,) if arrays_saved is None else arrays_saved + (slot,)
         elif slot in rule.defaults:
             saved[slot] = rule.defaults[slot]
     node._sv = saved
     # Truthy when something backward frees was saved (wrapped Python numbers count: PyTorch saves
     # them as tensors too); the slot names themselves, so release() need not look.
-    node._was_saved = freeable
+    node._was_saved = freeable if arrays_saved is None else freeable + arrays_saved
 
 
 def _saved_tensor(t: Tensor, is_output: bool) -> SavedTensor:

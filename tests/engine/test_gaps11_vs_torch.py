@@ -127,7 +127,7 @@ for c in ["torch.cumsum(x)", "x.cumsum()", "torch.cumprod(x)", "x.cumprod()", "t
           "x.pow()", "torch.pow(x)", "x.mul()", "torch.max()", "x.max(keepdim=True)", "torch.sort()", "x.sort(descending=True)",
           "x.flip()", "torch.flip(x)", "x.roll()", "torch.roll(x)", "x.unbind()", "x.select(0)", "torch.select(x, 0)", "x.movedim(0)",
           "x.repeat_interleave()", "torch.einsum('ij')", "F.one_hot()", "F.cross_entropy(x)", "F.mse_loss(x)", "torch.mean()", "x.mean(keepdim=True)",
-          "x.std(keepdim=True)", "x.sum(keepdim=True)", "x.argmin(keepdim=True)", "torch.argmax(keepdim=True)", "torch.tensor()", "x.new_tensor()",
+          "x.std(keepdim=True)", "x.sum(keepdim=True)", "x.argmin(keepdim=True)", "torch.argmax(keepdim=True)", "x.new_tensor()",
           "torch.full((2,))", "torch.zeros()"]:
     run(c, lambda: eval(c))
 for c in ['torch.sum(x, keepdim=True)', 'torch.mean(x, keepdim=True)', 'torch.max(x, keepdim=True)', 'x.min(keepdim=True)', 'torch.min(x, keepdim=True)', 'x.prod(keepdim=True)', 'x.sum(dim=None, keepdim=True)', 'x.mean(None, True)', 'x.sum(None, True)', 'x.sum()', 'torch.sum(x)', 'x.max()', 'torch.where(x > 2)', 'x.sort()[0]', 'torch.sort(x)[1]', 'x.masked_fill(x > 1, value=0)', 'x.narrow(0, 0, length=1)', 'x.narrow(dim=0, start=0, length=1)', 'x.scatter(0, i, value=2.0)', 'x.scatter(0, i, src=x)', 'x.pow(exponent=2)', 'torch.add(x, other=1)', 'x.movedim(0, destination=1)', 'torch.mm(x, mat2=x.t())', 'torch.cumsum(x, dim=1)', 'x.gather(dim=1, index=i)', 'torch.gather(x, 1, index=i)', 'torch.transpose(x, dim0=0, dim1=1)', 'torch.tensor(data=[1])', 'torch.cat(tensors=[x, x]).shape', 'x.topk(k=1)[0]']:
@@ -136,6 +136,7 @@ x = torch.ones(2, 3, requires_grad=True)
 print(x.sum(None, True), x.mean(None, True), torch.tensor(3., requires_grad=True).sum(None, True))
 print(x.argmax(keepdim=True), torch.argmin(x, keepdim=True), torch.tensor(2.).argmax(keepdim=True))
 print(torch.arange(6.).split(split_size=4))
+print(x.softmax(axis=1), torch.cumsum(x, axis=0), x.narrow(axis=1, start=0, length=2))
 """,
     "einsum_sublist_form": """
 a = torch.arange(6., requires_grad=True).view(2, 3)
@@ -233,6 +234,64 @@ for c in ["i * 4", "i + 2**63", "i * 2**62", "i - 2**63", "i + (-2**63)", "torch
     run(c, lambda: eval(c))
 for c in ['i + 2**64', 'i * 2**63', 'i + (2**64-1)', 'i + (-2**63-1)', 'i.add(2**63, alpha=2)', 'i.float() + 2**63', 'torch.tensor([1], dtype=torch.int8) + 2**63', 'torch.tensor([1], dtype=torch.int8) + 2**64', 'i.clone().add_(2**63)', 'i.float() + 2**64', 'i.float() * (-2**70)', 'i.double() + 2**63', 'torch.tensor([1], dtype=torch.uint8) + 2**63', 'torch.tensor([1], dtype=torch.uint8) * (-2**63-1)', 'torch.tensor(5) - 2**63', 'i.sub(2**63)', 'torch.add(i, 2**63)', 'torch.mul(i, 2**63)']:
     run(c, lambda: eval(c))
+""",
+    "second_backward_through_saved_indices_raises": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+src = torch.tensor([5., 6.], requires_grad=True)
+idx = torch.tensor([0, 2])
+y = torch.zeros(3).scatter(0, idx, src) * x
+out = y.sum()
+run("first", lambda: torch.autograd.grad(out, [x, src]))
+run("second", lambda: torch.autograd.grad(out, [x, src]))
+y = x.scatter(0, idx, src)
+out = (y * y).sum()
+run("first", lambda: torch.autograd.grad(out, [x, src]))
+run("second", lambda: torch.autograd.grad(out, [x, src]))
+y = x.scatter(0, idx, 2.0)
+out = (y ** 2).sum()
+run("first", lambda: torch.autograd.grad(out, x))
+run("second", lambda: torch.autograd.grad(out, x))
+y = x.scatter_add(0, idx, src)
+out = (y ** 2).sum()
+run("first", lambda: torch.autograd.grad(out, x))
+run("second", lambda: torch.autograd.grad(out, x))
+y = x.gather(0, idx)
+out = (y ** 2).sum()
+run("first", lambda: torch.autograd.grad(out, x))
+run("second", lambda: torch.autograd.grad(out, x))
+y = torch.zeros(3).scatter(0, idx, src)
+out = y.sum()
+run("first", lambda: torch.autograd.grad(out, src))
+run("second", lambda: torch.autograd.grad(out, src))
+y = x.index_select(0, idx)
+out = (y ** 2).sum()
+run("first", lambda: torch.autograd.grad(out, x))
+run("second", lambda: torch.autograd.grad(out, x))
+y = x.scatter_reduce(0, idx, src, "amax")
+out = (y ** 2).sum()
+run("first", lambda: torch.autograd.grad(out, [x, src]))
+run("second", lambda: torch.autograd.grad(out, [x, src]))
+y = x.scatter(0, idx, src)
+out = y.sum()
+out.backward(retain_graph=False)
+run("backward twice", lambda: out.backward())
+torch.manual_seed(0)
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+src = torch.tensor([5., 6.], requires_grad=True)
+idx = torch.tensor([0, 2])
+for name, make in [("scatter_", lambda: x.clone().scatter_(0, idx, src)), ("scatter_ value", lambda: x.clone().scatter_(0, idx, 2.0)),
+                   ("index_put", lambda: x.clone().index_put((idx,), src)), ("setitem", lambda: (lambda y: (y.__setitem__(idx, src), y)[1])(x.clone())),
+                   ("masked_fill", lambda: x.masked_fill(x > 1, 0.0)), ("index_add", lambda: x.index_add(0, idx, src)),
+                   ("scatter 2d", lambda: torch.zeros(2, 3).scatter(1, torch.tensor([[0, 1], [2, 0]]), src.expand(2, 2))),
+                   ("take", lambda: x.take(idx)), ("index_fill", lambda: x.index_fill(0, idx, 1.0)), ("embedding", lambda: torch.nn.functional.embedding(idx, x.view(3, 1))),
+                   ("nll", lambda: torch.nn.functional.nll_loss(x.view(1, 3), torch.tensor([1]))),
+                   ("cross_entropy", lambda: torch.nn.functional.cross_entropy(x.view(1, 3), torch.tensor([1]))),
+                   ("getitem", lambda: x[idx]), ("dropout", lambda: torch.nn.functional.dropout(x, 0.5)), ("where", lambda: torch.where(x > 1, x, src.sum())),
+                   ("sort", lambda: x.sort()[0]), ("max dim", lambda: x.max(0)[0]), ("topk", lambda: x.topk(2)[0]), ("cumsum", lambda: x.cumsum(0)),
+                   ("repeat_interleave", lambda: x.repeat_interleave(2)), ("flip", lambda: x.flip(0)), ("unique", lambda: x.sum().view(1))]:
+    out = make().sum()
+    run(name + " first", lambda: torch.autograd.grad(out, [x, src], allow_unused=True))
+    run(name + " second", lambda: torch.autograd.grad(out, [x, src], allow_unused=True))
 """,
 }
 
