@@ -220,3 +220,4 @@ _dtype_args.install(globals())  # torch.zeros(2, dtype=np.float32) raises PyTorc
 from engine import missing_args as _missing_args  # noqa: E402
 
 _missing_args.install(globals())  # torch.cumsum(x), x.gather(1): PyTorch's missing-argument TypeErrors
+from engine import fft  # noqa: E402 - torch.fft

@@ -1,6 +1,6 @@
 """view(dtype) bit reinterpretation, NumPy dtypes given to torch, missing-argument errors, einsum's sublist
-form, eig/eigvals, is_neg, int64 wrap-around and a second backward through scatter; programs run with torch
-and with the engine print the same."""
+form, eig/eigvals, is_neg, int64 wrap-around, a second backward through scatter and torch.fft; programs run
+with torch and with the engine print the same."""
 
 from __future__ import annotations
 
@@ -292,6 +292,59 @@ for name, make in [("scatter_", lambda: x.clone().scatter_(0, idx, src)), ("scat
     out = make().sum()
     run(name + " first", lambda: torch.autograd.grad(out, [x, src], allow_unused=True))
     run(name + " second", lambda: torch.autograd.grad(out, [x, src], allow_unused=True))
+""",
+    "fft_values_and_gradients": """
+x = torch.tensor([1., 2., 0., -1.], requires_grad=True)
+for name in ["fft", "ifft", "rfft"]:
+    r = getattr(torch.fft, name)(x)
+    print(name, r, r.grad_fn.name(), [a for a in dir(r.grad_fn) if a.startswith("_saved")])
+    r.abs().sum().backward()
+    print(x.grad)
+    x.grad = None
+c = torch.tensor([1+1j, 2, -1j], requires_grad=True)
+r = torch.fft.irfft(c)
+print(r, r.grad_fn.name(), [a for a in dir(r.grad_fn) if a.startswith("_saved")])
+r.pow(2).sum().backward(); print(c.grad)
+r = torch.fft.fft(c)
+print(r, r.grad_fn.name(), [a for a in dir(r.grad_fn) if a.startswith("_saved")])
+r = torch.fft.ifft(c, n=5, norm="ortho")
+print(r, r.grad_fn.name())
+r.abs().sum().backward(); print(c.grad)
+print(torch.fft.fftfreq(5), torch.fft.fftfreq(4, d=0.5), torch.fft.rfftfreq(5), torch.fft.fftfreq(3, dtype=torch.float64))
+print(torch.fft.rfft(x, n=6, norm="forward"), torch.fft.irfft(c, n=4, norm="backward"))
+m = torch.arange(6.).view(2, 3)
+print(torch.fft.fft(m), torch.fft.fft(m, dim=0), torch.fft.rfft(m, dim=0))
+print(torch.fft.fft(torch.tensor([1, 2, 3])), torch.fft.rfft(torch.tensor([1, 2], dtype=torch.float64)))
+run("bad norm", lambda: torch.fft.fft(x, norm="bad"))
+run("n 0", lambda: torch.fft.fft(x, n=0))
+run("rfft complex", lambda: torch.fft.rfft(c))
+""",
+    "fft_graphs_double_backward_and_frequencies": """
+x = torch.tensor([1., 2., 0., -1., 3.], requires_grad=True)
+for name, fn in [("fft pad", lambda: torch.fft.fft(x, n=7)), ("fft slice", lambda: torch.fft.fft(x, n=3)),
+                 ("ifft", lambda: torch.fft.ifft(x, norm="ortho")), ("rfft pad", lambda: torch.fft.rfft(x, n=8)),
+                 ("irfft real", lambda: torch.fft.irfft(x)), ("irfft n", lambda: torch.fft.irfft(x, n=5)),
+                 ("irfft n big", lambda: torch.fft.irfft(x, n=12, norm="forward")),
+                 ("ifft complex", lambda: torch.fft.ifft(x * (1 + 2j), norm="forward"))]:
+    r = fn()
+    print(name, r)
+    walk(r.grad_fn)
+    loss = r.abs().pow(2).sum() if r.is_complex() else r.pow(2).sum()
+    g, = torch.autograd.grad(loss, x, create_graph=True)
+    print((g * 1e4).round() / 1e4 + 0)
+    gg, = torch.autograd.grad(g.sum(), x)
+    print((gg * 1e4).round() / 1e4 + 0)
+m = torch.arange(12.).view(3, 4).requires_grad_()
+r = torch.fft.rfft(m, dim=0)
+print(r); walk(r.grad_fn)
+r.abs().sum().backward(); print((m.grad * 1e4).round() / 1e4 + 0)
+print(torch.fft.fftfreq(1), torch.fft.fftfreq(6, 0.1), torch.fft.rfftfreq(6, 0.1), torch.fft.rfftfreq(7, dtype=torch.float64))
+run("freq int", lambda: torch.fft.fftfreq(4, dtype=torch.int64))
+run("freq grad", lambda: torch.fft.fftfreq(4, requires_grad=True))
+run("irfft n 0", lambda: torch.fft.irfft(torch.ones(1)))
+run("fft int", lambda: torch.fft.fft(torch.tensor([1, 2, 3, 4])))
+run("irfft int", lambda: torch.fft.irfft(torch.tensor([1, 2, 3])))
+run("fft f64", lambda: torch.fft.fft(torch.tensor([1., 2.], dtype=torch.float64)))
 """,
 }
 
