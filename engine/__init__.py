@@ -214,3 +214,10 @@ _refuse_writes()  # t.shape = ... raises as in PyTorch; t.my_name = ... is a pro
 from engine import meta as _meta  # noqa: E402
 
 _meta.install(globals())  # torch.empty(2, 3, device='meta'), torch.empty_like(x, device='meta')
+from engine import dtype_args as _dtype_args  # noqa: E402
+
+_dtype_args.install(globals())  # torch.zeros(2, dtype=np.float32) raises PyTorch's TypeError
+from engine import missing_args as _missing_args  # noqa: E402
+
+_missing_args.install(globals())  # torch.cumsum(x), x.gather(1): PyTorch's missing-argument TypeErrors
+from engine import fft  # noqa: E402 - torch.fft

@@ -91,6 +91,7 @@ TORCH_LEVEL = {
     "positive": positive, "isposinf": isposinf, "isneginf": isneginf, "isreal": isreal, "resolve_neg": resolve_neg,
     "is_nonzero": is_nonzero, "is_same_size": is_same_size, "is_signed": is_signed,
     "split_with_sizes": split_with_sizes, "svd": svd, "addr": f.addr, "addbmm": f.addbmm,
+    "is_neg": lambda input: False,  # the engine's tensors never carry PyTorch's negative bit
 }
 
 METHODS = {

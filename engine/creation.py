@@ -105,6 +105,9 @@ _BYTE_ORDER = ("given numpy array has byte order different from the native byte 
 
 
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    from engine.dtype_args import check
+
+    check("tensor", dtype)
     devices.check(device, creating=True)
     if device is not None:
         from engine import meta

@@ -292,8 +292,10 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = No
     keepdim = keepdims if keepdims is not None else keepdim
     if dtype is None and input._data.dtype.kind in "biu" and input._data.dtype != np.int64:
         dtype = np.dtype(np.int64)  # integers sum in int64
-    if dim is None:
+    if dim is None and not keepdim:
         return _reduce_in(ops.SUM, input, None, dtype)
+    if dim is None:  # x.sum(None, keepdim=True): every dim, kept
+        dim = tuple(range(input._data.ndim))
     return _reduce_in(ops.SUM_DIM, input, {"dim": _dim_tuple(dim, input._data.ndim), "keepdim": keepdim}, dtype)
 
 
@@ -312,8 +314,10 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = N
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
             f"complex dtype. Got: {input.dtype.legacy}"
         )
-    if dim is None:
+    if dim is None and not keepdim:
         return _reduce_in(ops.MEAN, input, None, dtype)
+    if dim is None:  # x.mean(None, keepdim=True): every dim, kept
+        dim = tuple(range(input._data.ndim))
     return _reduce_in(ops.MEAN_DIM, input, {"dim": _dim_tuple(dim, input._data.ndim), "keepdim": keepdim}, dtype)
 
 
@@ -577,8 +581,10 @@ def _viewable(array: np.ndarray, shape: tuple) -> bool:
 
 
 def view(input: Tensor, *size: Any) -> Tensor:
-    if len(size) == 1 and not isinstance(size[0], (tuple, list, int)) and size[0] is not None:
-        return input.to(size[0])  # view(dtype)
+    if size and not isinstance(size[0], (tuple, list, int, np.integer, Tensor)):
+        from engine.dtype_view import view_dtype
+
+        return view_dtype(input, *size)
     shape = _infer_shape(input, size)
     if not _viewable(input._data, shape):
         raise RuntimeError(
@@ -1402,7 +1408,8 @@ def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
         raise RuntimeError("argmax(): does not support bool input")
     _check_arg_reduction("argmax", input, dim)
     if dim is None:
-        return _meta_like(_constant(np.asarray(np.argmax(input._data), np.int64)), input)
+        flat = np.asarray(np.argmax(input._data), np.int64)
+        return _meta_like(_constant(flat.reshape((1,) * input._data.ndim) if keepdim else flat), input)
     return _meta_like(_constant(np.argmax(input._data, axis=dim, keepdims=keepdim).astype(np.int64)), input)
 
 
@@ -1413,7 +1420,8 @@ def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
         raise RuntimeError("argmin(): does not support bool input")
     _check_arg_reduction("argmin", input, dim)
     if dim is None:
-        return _meta_like(_constant(np.asarray(np.argmin(input._data), np.int64)), input)
+        flat = np.asarray(np.argmin(input._data), np.int64)
+        return _meta_like(_constant(flat.reshape((1,) * input._data.ndim) if keepdim else flat), input)
     return _meta_like(_constant(np.argmin(input._data, axis=dim, keepdims=keepdim).astype(np.int64)), input)
 
 
@@ -1971,7 +1979,7 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
 
     target = kwargs.get("dtype")
     for a in args:
-        if isinstance(a, dtypes.dtype) or a in (float, int, bool):
+        if isinstance(a, dtypes.dtype) or a in (float, int, bool, complex):
             target = a
         elif isinstance(a, Tensor):
             target = a.dtype
@@ -2181,7 +2189,31 @@ def _triangle(rule: Rule, input: Tensor, diagonal: int) -> Tensor:
 _ELLIPSIS = "..."
 
 
-def einsum(equation: str, *operands: Any) -> Tensor:
+def _einsum_subscript(n: Any) -> str:
+    """A label of einsum's sublist form: Ellipsis, or 0-25 for A-Z and 26-51 for a-z, as torch.einsum reads them."""
+    if n is Ellipsis:
+        return "..."
+    if 0 <= n < 26:
+        return chr(ord("A") + n)
+    if 26 <= n < 52:
+        return chr(ord("a") + n - 26)
+    raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+
+
+def einsum(*args: Any) -> Tensor:
+    """torch.einsum(equation, *operands), or its sublist form einsum(a, [0, 1], b, [1, 2], [0, 2])."""
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least "
+                         "one operand and its subscripts list")
+    if not isinstance(args[0], Tensor):
+        return _einsum(*args)
+    equation = ",".join("".join(_einsum_subscript(s) for s in sub) for sub in args[1::2])
+    if len(args) % 2:
+        return _einsum(equation + "->" + "".join(_einsum_subscript(s) for s in args[-1]), *args[:-1:2])
+    return _einsum(equation, *args[::2])
+
+
+def _einsum(equation: str, *operands: Any) -> Tensor:
     """PyTorch's einsum, step for step (so the graph has its nodes): a repeated label takes a
     diagonal, every operand is permuted onto one label order, then operands are contracted left
     to right by sumproduct_pair (bmm), and leftover labels summed or viewed away."""

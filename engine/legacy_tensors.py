@@ -90,8 +90,12 @@ def dtype_of_type(value: Any) -> Any:
         if name in _TYPES:
             return _TYPES[name]
         raise ValueError(f"invalid type: '{value}'")
-    if value in (float, int, bool, complex):  # x.type(float): PyTorch takes a Python type for its name
+    if any(value is t for t in (float, int, bool, complex)):  # x.type(float): PyTorch takes a Python type for its name
         raise ValueError(f"invalid type: '{value.__name__}'")
+    if isinstance(value, type):  # x.type(np.float32)
+        raise ValueError(f"invalid type: '{value.__module__}.{value.__name__}'")
+    if not isinstance(value, dtypes.dtype):
+        raise TypeError("dtype must be a type, str, or dtype object")
     return value
 
 

@@ -15,7 +15,7 @@ from engine.tensor import Tensor
 
 __all__ = ["LinAlgError", "cross", "det", "inv", "inv_ex", "matrix_norm", "matrix_power", "norm", "slogdet",
            "solve", "svd", "svdvals", "vector_norm", "vecdot", "cholesky", "cholesky_ex", "solve_triangular",
-           "eigh", "eigvalsh", "pinv", "matrix_exp", "multi_dot", "qr", "lstsq", "cond",
+           "eigh", "eigvalsh", "eig", "eigvals", "pinv", "matrix_exp", "multi_dot", "qr", "lstsq", "cond",
            "matrix_rank", "tensorinv", "tensorsolve",
            "lu_factor", "lu_factor_ex", "lu", "lu_solve", "solve_ex"]
 
@@ -32,6 +32,7 @@ InvExResult = f._named_result("linalg_inv_ex", ("inverse", "info"))
 SvdResult = f._named_result("linalg_svd", ("U", "S", "Vh"))
 CholeskyExResult = f._named_result("linalg_cholesky_ex", ("L", "info"))
 EighResult = f._named_result("linalg_eigh", ("eigenvalues", "eigenvectors"))
+EigResult = f._named_result("linalg_eig", ("eigenvalues", "eigenvectors"))
 QrResult = f._named_result("linalg_qr", ("Q", "R"))
 TorchQrResult = f._named_result("qr", ("Q", "R"))
 LuFactorResult = f._named_result("linalg_lu_factor", ("LU", "pivots"))
@@ -293,6 +294,30 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
     "The eigenvalues of eigh (its node, saving the eigenvectors, when A requires grad)."
     _check_eigh("linalg.eigh", A, UPLO)
     return apply(ops.LINALG_EIGH, (A,), {"UPLO": UPLO})[0]
+
+
+def _check_eig(name: str, A: Tensor) -> None:
+    """linalg.eig's checks: a float or complex dtype (it has a complex counterpart), square matrices."""
+    if A.dtype.name in ("float16", "bfloat16"):
+        raise NotImplementedError(f'"linalg_eig_out_cpu" not implemented for \'{A.dtype.legacy}\'')
+    A.dtype.to_complex()
+    if A._data.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    rows, cols = A._data.shape[-2:]
+    if rows != cols:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {rows} by {cols} matrices")
+
+
+def eig(A: Tensor) -> Any:
+    "Eigenvalues and unit eigenvectors of square matrices, complex, in LAPACK's (geev's) order."
+    _check_eig("linalg.eig", A)
+    return EigResult(*apply(ops.LINALG_EIG, (A,), {"real_input": A._data.dtype.kind != "c"}))
+
+
+def eigvals(A: Tensor) -> Tensor:
+    "The eigenvalues of eig (its node, saving the eigenvectors, when A requires grad)."
+    _check_eig("linalg.eigvals", A)
+    return apply(ops.LINALG_EIG, (A,), {"real_input": A._data.dtype.kind != "c"})[0]
 
 
 def _check_eigh(name: str, A: Tensor, UPLO: str) -> None:

@@ -175,6 +175,9 @@ def _cuda(self: Tensor, device: Any = None, non_blocking: bool = False, **kwargs
 
 
 def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    from engine.dtype_args import check_to
+
+    check_to(args, kwargs)
     devices.check_to(args, kwargs)
     if self.is_meta or any(devices.is_device(a) for a in args) or kwargs.get("device") is not None:
         from engine import meta

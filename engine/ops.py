@@ -63,11 +63,19 @@ def _via64(fn: Any) -> Any:
 # --- elementwise arithmetic ---------------------------------------------------------------------
 BINARY = ("self", "other")
 
-ADD = rule("add", "AddBackward0", lambda a, b, alpha=1: a + b if alpha == 1 else a + alpha * b,
+def _times_alpha(a: Any, b: Any, alpha: Any) -> Any:
+    """alpha * b for add/sub; Python ints whose product leaves int64 wrap around in an integer op, as in PyTorch."""
+    p = alpha * b
+    if type(p) is int and not -2 ** 63 <= p < 2 ** 63 and a.dtype.kind in "iu":
+        p = (p + 2 ** 63) % 2 ** 64 - 2 ** 63
+    return p
+
+
+ADD = rule("add", "AddBackward0", lambda a, b, alpha=1: a + b if alpha == 1 else a + _times_alpha(a, b, alpha),
            (lambda F, g: g, lambda F, g, alpha: g if alpha == 1 else g * alpha),
            ("grad", "grad * alpha"), inputs=BINARY, elementwise=True, defaults={"alpha": 1},
            scalar=operator.add, promotes=True)
-SUB = rule("sub", "SubBackward0", lambda a, b, alpha=1: a - b if alpha == 1 else a - alpha * b,
+SUB = rule("sub", "SubBackward0", lambda a, b, alpha=1: a - b if alpha == 1 else a - _times_alpha(a, b, alpha),
            (lambda F, g: g, lambda F, g, alpha: -g if alpha == 1 else -g * alpha),
            ("grad", "-grad * alpha"), inputs=BINARY, elementwise=True, defaults={"alpha": 1},
            scalar=operator.sub, promotes=True)
@@ -5215,6 +5223,47 @@ def _eigh_grad(F: Any, g: Any, eigenvalues: Any, eigenvectors: Any) -> Any:
 LINALG_EIGH = rule("linalg_eigh", "LinalgEighBackward0", _linalg_eigh, (_eigh_grad,),
                    ("V (skew(Vᴴ gV) / E + diag(gL)) Vᴴ",), inputs=("A",), outputs=2,
                    output_names=("eigenvalues", "eigenvectors"), defaults={"UPLO": "L"})
+
+
+def _linalg_eig(a: Any, real_input: bool = True) -> tuple:
+    """LAPACK's geev (as NumPy calls it): eigenvalues in its order, unit eigenvectors, both complex."""
+    a = np.asarray(a)
+    out = np.dtype(np.complex128) if a.dtype in (np.float64, np.complex128) else np.dtype(np.complex64)
+    if a.size == 0:
+        return np.zeros(a.shape[:-1], out), np.zeros(a.shape, out)
+    w, v = np.linalg.eig(a)
+    return w.astype(out), _lapack_layout(v.astype(out))
+
+
+_EIG_GAUGE = ("linalg_eig_backward: The eigenvectors in the complex case are specified up to multiplication by "
+              "e^{i phi}. The specified loss function depends on this quantity, so it is ill-defined.")
+
+
+def _eig_grad(F: Any, g: Any, eigenvalues: Any, eigenvectors: Any, real_input: bool) -> Any:
+    """linalg_eig_backward: V⁻ᴴ (VᴴgV - VᴴV diag(re(VᴴgV))) / conj(Lⱼ - Lᵢ), with gL on the diagonal) Vᴴ;
+    its real part for a real A. Computed on arrays (a constant under create_graph)."""
+    gL, gV = (np.asarray(F.raw(t)) for t in g)
+    L, V = np.asarray(F.raw(eigenvalues)), np.asarray(F.raw(eigenvectors))
+    Vh = np.conj(np.swapaxes(V, -1, -2))
+    VhgV = Vh @ gV
+    diag_im = np.imag(np.diagonal(VhgV, 0, -2, -1))
+    if not np.allclose(diag_im, 0, rtol=1e-2, atol=1e-2):
+        raise RuntimeError(_EIG_GAUGE)
+    VhgV = VhgV - Vh @ (V * np.real(np.diagonal(VhgV, 0, -2, -1))[..., None, :])
+    Lc = np.conj(L)
+    E = Lc[..., None, :] - Lc[..., :, None]
+    n = E.shape[-1]
+    E[..., np.arange(n), np.arange(n)] = 1
+    gA = VhgV / E
+    gA[..., np.arange(n), np.arange(n)] = gL
+    gA = np.linalg.solve(Vh, gA @ Vh).astype(V.dtype)
+    return _constant_grad(F, np.real(gA).copy() if real_input else gA)
+
+
+LINALG_EIG = rule("linalg_eig", "LinalgEigBackward0", _linalg_eig, (_eig_grad,),
+                  ("V⁻ᴴ ((VᴴgV - VᴴV diag(re VᴴgV)) / conj(E), gL on the diagonal) Vᴴ",), inputs=("self",),
+                  outputs=2, output_names=("eigenvalues", "eigenvectors"), exact_dtype=True)
+LINALG_EIG.complex_aware = True
 
 
 def _linalg_pinv(a: Any, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Any:

@@ -581,6 +581,29 @@ def apply(rule: Rule, inputs: tuple, attrs: dict | None = None) -> Any:
     return result
 
 
+_I64_END = 2 ** 63
+
+
+class _BigInt(int):
+    """A Python int in [2**63, 2**64) given to an op: PyTorch reads it as uint64 and, in an integer
+    op, uses its int64 bits (i + 2**63 wraps around)."""
+
+    bits: int
+
+
+def _int64_bits(a: int) -> int:
+    """A Python int operand checked as PyTorch's parser checks it (int64 or uint64 range)."""
+    if -_I64_END <= a < _I64_END:
+        return a
+    if a < 0:
+        raise OverflowError("can't convert negative int to unsigned")
+    if a >= 2 * _I64_END:
+        raise OverflowError("int too big to convert")
+    big = _BigInt(a)
+    big.bits = a - 2 * _I64_END
+    return big
+
+
 def promoted_arrays(arrays: Sequence) -> tuple[list, bool] | None:
     """The operands of an elementwise op cast to PyTorch's result type, and whether that type is
     float64; None when NumPy's own promotion already agrees: operands of one dtype, with Python
@@ -591,6 +614,7 @@ def promoted_arrays(arrays: Sequence) -> tuple[list, bool] | None:
     first = None
     mixed = False
     ints = False
+    big = False
     for a in arrays:
         if type(a) is _NDARRAY:
             d = a.dtype
@@ -600,7 +624,11 @@ def promoted_arrays(arrays: Sequence) -> tuple[list, bool] | None:
                 mixed = True
         elif type(a) is int:
             ints = True
-    if not mixed and not (ints and first is not None and first.kind in "iu" and first != _I64):
+            if not -_I64_END <= a < _I64_END:
+                big = True
+    if big:
+        arrays = [_int64_bits(a) if type(a) is int else a for a in arrays]
+    if not mixed and not big and not (ints and first is not None and first.kind in "iu" and first != _I64):
         return None
     target = _dtypes.result_type_np(arrays)
     out = []
@@ -610,6 +638,8 @@ def promoted_arrays(arrays: Sequence) -> tuple[list, bool] | None:
                 a = a.astype(target)
         elif type(a) is int and target.kind in "iu":
             a = np.array(a, np.int64).astype(target)  # wraps like a C cast
+        elif type(a) is _BigInt:
+            a = int(a) if target.kind in "fc" else np.array(a.bits, np.int64).astype(target)
         out.append(a)
     return out, target == _F64 or target == _C128
 
@@ -889,6 +919,7 @@ def _save(node: Node, rule: Rule, mask: int, inputs: tuple, arrays: list | None,
     plan = rule._save_plans.get(mask)
     entries, freeable = plan if plan is not None else rule.save_plan(mask)
     saved: dict[str, Any] = {}
+    arrays_saved = None
     for slot, kind, ref in entries:
         if kind == _OUTPUT:
             saved[slot] = _saved_tensor(results[ref], True)
@@ -901,13 +932,16 @@ def _save(node: Node, rule: Rule, mask: int, inputs: tuple, arrays: list | None,
             fn, index = ref
             saved[slot] = fn(arrays[index])
         elif attrs is not None and slot in attrs:
-            saved[slot] = attrs[slot]
+            value = saved[slot] = attrs[slot]
+            if type(value) is _NDARRAY or (type(value) is tuple and _NDARRAY in map(type, value)):
+                # an index or mask (or the indices of x[idx]): tensors PyTorch saves, and frees
+                arrays_saved = (slot,) if arrays_saved is None else arrays_saved + (slot,)
         elif slot in rule.defaults:
             saved[slot] = rule.defaults[slot]
     node._sv = saved
     # Truthy when something backward frees was saved (wrapped Python numbers count: PyTorch saves
     # them as tensors too); the slot names themselves, so release() need not look.
-    node._was_saved = freeable
+    node._was_saved = freeable if arrays_saved is None else freeable + arrays_saved
 
 
 def _saved_tensor(t: Tensor, is_output: bool) -> SavedTensor:

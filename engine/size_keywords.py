@@ -18,7 +18,8 @@ METHODS = {"view": ("size", ()), "reshape": ("shape", ()), "expand": ("size", ()
            "new_empty": ("size", ()), "new_full": ("size", ("fill_value",)), "sum_to_size": ("size", ()),
            "resize_": ("size", ())}
 _OVERLOADS = {"rand": _RAND_SIGNATURES, "randn": _RAND_SIGNATURES,
-              "view": " * (torch.dtype dtype)\n * (tuple of ints size)\n"}
+              "view": " * (torch.dtype dtype)\n * (tuple of ints size)\n",
+              "to": None}  # engine.dtype_args.TO_OVERLOADS
 
 
 def _keywords(fn: Callable) -> tuple[set, bool]:
@@ -40,6 +41,8 @@ def _combination(name: str, args: tuple, kwargs: dict, details: str = "") -> Typ
     got = [_name(a) for a in args] + [f"{k}={_name(v)}" for k, v in reversed(kwargs.items())]
     text = ", ".join(got) + (", " if kwargs and not args else "")
     overloads = _OVERLOADS[name]
+    if overloads is None:
+        from engine.dtype_args import TO_OVERLOADS as overloads
     if details:
         lines = overloads.splitlines(keepends=True)
         overloads = "".join(line + d for line, d in zip(lines, details))

@@ -197,6 +197,8 @@ class Tensor(metaclass=_TorchClass):
     def stride(self, dim: int | None = None) -> Any:
         itemsize = self._data.itemsize or 1
         strides = tuple(s // itemsize for s in self._data.strides)
+        if not self._data.size and not any(strides):  # NumPy's empty arrays: PyTorch's contiguous strides
+            strides = tuple(int(np.prod(np.maximum(self._data.shape[i + 1:], 1))) for i in range(self._data.ndim))
         return strides if dim is None else strides[dim]
 
     def data_ptr(self) -> int:

@@ -726,6 +726,12 @@ CASES: list[tuple[str, str, tuple, dict]] = [
     ("eigh", "L, V = T.linalg.eigh(a + a.mT)\nout = L * V.abs()", ((3, 3),), {}),
     ("eigh_upper_batched", "out = T.linalg.eigh(a + a.mT, UPLO='U').eigenvectors.abs()", ((2, 3, 3),), {}),
     ("eigvalsh", "out = T.linalg.eigvalsh(a + a.mT)", ((3, 3),), {}),
+    ("eig", "L, V = T.linalg.eig(a)\nout = L.abs() * V.abs() + T.linalg.eigvals(b).real", ((3, 3), (3, 3)), {}),
+    ("fft_rfft", "out = T.view_as_real(T.fft.rfft(a, n=6, norm='ortho')) * T.view_as_real(T.fft.fft(a)).sum()",
+     ((5,),), {}),
+    ("fft_irfft", "out = T.fft.irfft(T.complex(a, b), n=7) * T.fft.irfft(T.complex(b, a), dim=0).sum()",
+     ((4,), (4,)), {}),
+    ("fft_ifft_complex", "out = T.view_as_real(T.fft.ifft(T.complex(a, b) ** 2, norm='forward'))", ((2, 3), (2, 3)), {}),
     ("eigh_grad", f"out = {GRAD}(T.linalg.eigh(a + a.mT)[1].abs().sum() + T.linalg.eigvalsh(a + a.mT).pow(3).sum(), a, "
      "create_graph=True)[0]", ((3, 3),), {}),
     ("pinv", "out = T.linalg.pinv(a)", ((3, 4),), {}),
