@@ -28,6 +28,15 @@ def t(f):
     except Exception as e:
         print(type(e).__name__ + ":", e)
 """
+# Prints a graph from a node down, one node name per line, indented by depth.
+WALK = """
+def walk(fn, d=0):
+    if fn is None:
+        return
+    print(" " * d + fn.name())
+    for n, _ in fn.next_functions:
+        walk(n, d + 2)
+"""
 # Prints a graph from a tensor or node down, one node per line with its `_saved_*` attribute names.
 CHAIN = """
 def chain(t, depth=0, seen=None):

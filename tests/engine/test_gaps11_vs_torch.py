@@ -6,18 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.engine.programs import RUN, assert_matches_torch
+from tests.engine.programs import RUN, WALK, assert_matches_torch
 
 torch = pytest.importorskip("torch")
 
-PRELUDE = RUN + """
-def walk(fn, d=0):
-    if fn is None:
-        return
-    print(" " * d + fn.name())
-    for n, _ in fn.next_functions:
-        walk(n, d + 2)
-"""
+PRELUDE = RUN + WALK
 
 SNIPPETS = {
     "view_dtype_reinterprets_bits": """
