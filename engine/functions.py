@@ -1506,9 +1506,12 @@ def _stat_mean(rule: Rule, input: Tensor, dim: Any, unbiased: Any, keepdim: bool
 
 
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
-    ord = 2 if p in ("fro", None) else p
-    dims = _optional_dims(dim, input._data.ndim)
-    return apply(ops.NORM, (input,), {"ord": ord, "dim": dims, "keepdim": keepdim})
+    "torch.norm: linalg's vector norm, or its nuclear matrix norm for p='nuc'."
+    from engine import linalg
+
+    if isinstance(p, str) and p == "nuc":
+        return linalg.matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
+    return linalg.vector_norm(input, 2 if p in ("fro", None) else p, dim, keepdim, dtype=dtype)
 
 
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:

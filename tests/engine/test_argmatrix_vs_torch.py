@@ -83,6 +83,20 @@ for f in (lambda: mask.argmax(), lambda: torch.argmax(mask, 1), lambda: mask.arg
     show(f)
 show(lambda: (m > 0).float().argmax(1))
 """,
+    "integer_and_bool_norms": SHOW + """
+v = torch.tensor([1, 2])
+x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+for f in (lambda: torch.norm(i), lambda: i.norm(dim=1), lambda: i.norm(1), lambda: i.norm(0), lambda: mask.norm(2, 1),
+          lambda: torch.norm(i, p=float("inf")), lambda: torch.norm(i, dtype=torch.float32), lambda: torch.norm(i, "nuc"),
+          lambda: torch.norm(i.int(), p="fro", dim=(0, 1)), lambda: torch.linalg.vector_norm(i),
+          lambda: torch.linalg.vector_norm(mask, 1), lambda: torch.linalg.vector_norm(i, dtype=torch.float64),
+          lambda: torch.linalg.norm(i), lambda: torch.linalg.norm(i, dim=1), lambda: torch.linalg.norm(i, "fro"),
+          lambda: torch.linalg.norm(i, ord=2), lambda: torch.linalg.matrix_norm(i), lambda: torch.linalg.matrix_norm(v),
+          lambda: torch.linalg.norm(v, 2), lambda: torch.norm(v, "nuc"), lambda: torch.norm(x, "nuc"),
+          lambda: torch.norm(x, p="nuc", keepdim=True), lambda: torch.norm(x, dtype=torch.float64),
+          lambda: torch.norm(x.double(), dtype=torch.float32), lambda: torch.norm(m, 1, 1), lambda: m.norm(dim=0)):
+    show(f)
+""",
 }
 
 
