@@ -214,3 +214,6 @@ _refuse_writes()  # t.shape = ... raises as in PyTorch; t.my_name = ... is a pro
 from engine import meta as _meta  # noqa: E402
 
 _meta.install(globals())  # torch.empty(2, 3, device='meta'), torch.empty_like(x, device='meta')
+from engine import dim_args as _dim_args  # noqa: E402
+
+_dim_args.install(globals())  # x.argmax(dim=(0, 1)), torch.cumsum(x, None): PyTorch's "must be int" errors

@@ -97,6 +97,29 @@ for f in (lambda: torch.norm(i), lambda: i.norm(dim=1), lambda: i.norm(1), lambd
           lambda: torch.norm(x.double(), dtype=torch.float32), lambda: torch.norm(m, 1, 1), lambda: m.norm(dim=0)):
     show(f)
 """,
+    "one_int_dim_arguments": SHOW + """
+import numpy as np
+calls = [("argmax", ()), ("argmin", ()), ("cumsum", ()), ("cumprod", ()), ("softmax", ()), ("log_softmax", ()),
+         ("logcumsumexp", ()), ("cummax", ()), ("cummin", ()), ("median", ()), ("nanmedian", ()), ("mode", ()),
+         ("unbind", ()), ("unsqueeze", ()), ("kthvalue", (1,)), ("topk", (1,))]
+for name, before in calls:
+    for d in ((0, 1), [1], None, 1.0, True):
+        show(lambda: getattr(torch, name)(m, *before, d))
+        show(lambda: getattr(torch, name)(m, *before, dim=d))
+        show(lambda: getattr(m, name)(*before, d))
+        show(lambda: getattr(m, name)(*before, dim=d))
+for f in (lambda: m.argmax(torch.tensor(1)), lambda: m.cumsum(np.int64(1)), lambda: m.softmax(torch.tensor(1.0)),
+          lambda: torch.argmax(m, torch.tensor([1])), lambda: m.transpose(0, 1.0), lambda: torch.transpose(m, None, 1),
+          lambda: m.transpose(dim0=0, dim1=(1,)), lambda: m.swapaxes(0, None), lambda: torch.swapdims(m, 0.5, 1),
+          lambda: m.flatten(0, None), lambda: torch.flatten(m, end_dim=1.0), lambda: m.clone().transpose_(0, [1]),
+          lambda: m.clone().cumprod_(None), lambda: m.clone().unsqueeze_((0,)), lambda: torch.select(m, None, 0),
+          lambda: m.gather((1,), i.abs() % 2), lambda: torch.index_select(m, dim=None, index=i[0].abs()),
+          lambda: F.softmax(m, (0, 1)), lambda: F.softmax(m, dim=1.0), lambda: F.log_softmax(m, (1,)),
+          lambda: F.softmin(m, 1.0), lambda: F.glu(m, None), lambda: F.glu(torch.ones(2, 4), dim=(1,)),
+          lambda: F.cosine_similarity(m, m, dim=None), lambda: F.cosine_similarity(m, m, (0, 1)),
+          lambda: m.argmax(None), lambda: F.softmax(m, None), lambda: m.cumsum(torch.tensor(-1)), lambda: m.t().flatten()):
+    show(f)
+""",
 }
 
 
