@@ -120,6 +120,40 @@ for f in (lambda: m.argmax(torch.tensor(1)), lambda: m.cumsum(np.int64(1)), lamb
           lambda: m.argmax(None), lambda: F.softmax(m, None), lambda: m.cumsum(torch.tensor(-1)), lambda: m.t().flatten()):
     show(f)
 """,
+    "empty_dim_lists_reduce_every_dim": SHOW + """
+for name in ("sum", "mean", "std", "var", "nansum", "nanmean", "count_nonzero", "norm", "amin", "amax", "std_mean",
+             "var_mean", "all", "any", "logsumexp"):
+    for d in ((), []):
+        show(lambda: getattr(torch, name)(m, dim=d))
+        show(lambda: getattr(torch, name)(m, d, keepdim=True) if name != "count_nonzero" else None)
+show(lambda: torch.linalg.vector_norm(m, dim=()))
+show(lambda: torch.linalg.vector_norm(m, 1, []))
+show(lambda: torch.linalg.norm(m, dim=()))
+show(lambda: torch.sum(i, ()))
+show(lambda: m.std(dim=(), correction=0))
+show(lambda: torch.tensor(2.0).logsumexp(()))
+show(lambda: torch.zeros(0, 2).amax(()))
+show(lambda: torch.zeros(0, 2).amax(None))
+for name in ("sum", "mean", "nansum", "nanmean", "norm", "amax", "amin"):
+    for d in (None, (), []):
+        x = m.clone().requires_grad_()
+        y = getattr(x, name)(dim=d)
+        y.sum().backward()
+        print(name, d, y, x.grad)
+x = m.clone().requires_grad_()
+print(x.sum(), x.sum(None, True), x.mean(), x.mean(None, True), x.sum(axis=1), x.mean(dim=None, keepdim=True))
+""",
+    "bool_kernels_torch_lacks_and_empty_kthvalue": SHOW + """
+for f in (lambda: mask.median(), lambda: mask.median(0), lambda: mask.nanmedian(), lambda: mask.median(5),
+          lambda: mask.topk(2), lambda: mask.topk(7), lambda: mask.kthvalue(1), lambda: mask.kthvalue(9),
+          lambda: mask.logcumsumexp(0), lambda: mask.logcumsumexp(5), lambda: mask.mode(), lambda: mask.sort(),
+          lambda: mask.clone().exp_(), lambda: mask.clone().sigmoid_(), lambda: torch.tensor(True).exp_(),
+          lambda: torch.tensor([1, 2], dtype=torch.int8).sqrt_(), lambda: torch.tensor([1, 2]).exp_(),
+          lambda: mask.clone().add_(0.5), lambda: torch.kthvalue(torch.tensor([]), 1),
+          lambda: torch.kthvalue(torch.zeros(2, 0), 1), lambda: torch.kthvalue(torch.zeros(2, 0), 1, 0),
+          lambda: torch.kthvalue(m, 4), lambda: torch.kthvalue(torch.tensor(2.0), 1)):
+    show(f)
+""",
 }
 
 
