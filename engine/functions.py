@@ -61,7 +61,21 @@ def _binary(rule: Any, a: Any, b: Any, attrs: dict | None = None) -> Tensor:
 # add, sub, mul, div, neg, reciprocal and the unary functions below run 0-d float32 operands
 # through their rule's scalar kernel (see rules.scalar_binary_op), everything else as written here.
 # The operators (`x + y`, `x * 0.5`) call the fast functions directly.
+def _checked_alpha(input: Any, other: Any, alpha: Any) -> Any:
+    """add/sub's alpha as PyTorch's alpha_check takes it: a bool only for a bool result (where any
+    other number counts as a bool), no float for an integer or bool result."""
+    if type(alpha) is int and alpha == 1:
+        return alpha
+    result = dtypes.result_type_np([x._data if isinstance(x, Tensor) else x for x in (input, other)])
+    if isinstance(alpha, (bool, np.bool_)) and result != np.bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if result.kind in "biu" and not isinstance(alpha, (int, np.integer, np.bool_)):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    return bool(alpha) if result == np.bool_ else alpha
+
+
 def _add(input: Any, other: Any, alpha: Any = 1) -> Tensor:
+    alpha = _checked_alpha(input, other, alpha)
     if not isinstance(input, Tensor):
         input, other = other, input
     return _binary(ops.ADD, input, other, {"alpha": alpha} if alpha != 1 else None)
@@ -94,6 +108,7 @@ def _check_bool_sub(rule: Any, operands: tuple) -> None:
 
 def _sub(input: Any, other: Any, alpha: Any = 1) -> Tensor:
     _check_bool_sub(ops.SUB, (input, other))
+    alpha = _checked_alpha(input, other, alpha)
     if not isinstance(input, Tensor):
         return apply(ops.RSUB, (other,), {"other": input, "alpha": alpha})
     return _binary(ops.SUB, input, other, {"alpha": alpha} if alpha != 1 else None)
@@ -167,6 +182,9 @@ neg = scalar_unary_op(ops.NEG, _neg)
 
 
 def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001 - PyTorch's name
+    if isinstance(exponent, Tensor) and exponent._data.dtype == np.bool_ and (
+            type(input) is bool or isinstance(input, Tensor) and input._data.dtype == np.bool_):
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
     if not isinstance(input, Tensor):
         return apply(ops.RPOW, (exponent,), {"self": input})
     if isinstance(exponent, Tensor):

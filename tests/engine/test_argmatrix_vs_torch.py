@@ -154,6 +154,23 @@ for f in (lambda: mask.median(), lambda: mask.median(0), lambda: mask.nanmedian(
           lambda: torch.kthvalue(m, 4), lambda: torch.kthvalue(torch.tensor(2.0), 1)):
     show(f)
 """,
+    "integer_and_bool_promotion": SHOW + """
+for f in (lambda: torch.xlogy(i, 2), lambda: torch.xlogy(i, i), lambda: torch.xlogy(2, i), lambda: torch.xlogy(mask, mask),
+          lambda: torch.xlogy(i.int(), 2.5), lambda: i.xlogy(3), lambda: torch.special.xlogy(i, 2),
+          lambda: torch.special.xlog1py(i, 2), lambda: torch.pow(mask, True), lambda: torch.pow(mask, 2),
+          lambda: torch.pow(mask, mask), lambda: mask ** True, lambda: mask.pow(False), lambda: torch.pow(True, mask),
+          lambda: torch.pow(2, mask), lambda: torch.add(mask, mask, alpha=2), lambda: torch.add(mask, True, alpha=2),
+          lambda: torch.add(mask, mask, alpha=0), lambda: torch.add(i, 1, alpha=0.5), lambda: torch.add(i, i, alpha=0.5),
+          lambda: torch.sub(i, 1, alpha=0.5), lambda: i.add(i, alpha=1.5), lambda: i.clone().add_(i, alpha=1.5),
+          lambda: torch.add(mask, mask, alpha=0.5), lambda: torch.add(i, 1.5, alpha=0.5), lambda: torch.add(i, i, alpha=True),
+          lambda: torch.add(i, m, alpha=0.5), lambda: mask.clone().add_(mask, alpha=2), lambda: i.clone().sub_(1, alpha=2.5),
+          lambda: torch.add(2, i, alpha=0.5), lambda: i.add(2.5, alpha=2)):
+    show(f)
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = torch.xlogy(torch.tensor([1, 2]), x)
+y.sum().backward()
+print(y, x.grad)
+""",
 }
 
 
