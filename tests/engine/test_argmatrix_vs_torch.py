@@ -171,6 +171,25 @@ y = torch.xlogy(torch.tensor([1, 2]), x)
 y.sum().backward()
 print(y, x.grad)
 """,
+    "out_dtype_mismatch_messages": SHOW + """
+import warnings
+warnings.simplefilter("ignore")
+L = lambda: torch.empty(0, dtype=torch.long)
+D = lambda: torch.empty(0, dtype=torch.float64)
+for f in (lambda: torch.abs(m, out=L()), lambda: torch.neg(m, out=D()), lambda: torch.floor(m, out=L()),
+          lambda: torch.clamp(m, 0, 1, out=L()), lambda: torch.round(m, out=D()), lambda: torch.abs(i, out=torch.empty(0)),
+          lambda: torch.exp(m, out=L()), lambda: torch.add(m, m, out=L()), lambda: torch.exp(m, out=D()),
+          lambda: torch.where(m > 0, m, m, out=D()), lambda: torch.max(m, 0, out=(L(), L())), lambda: torch.sort(m, out=(D(), L())),
+          lambda: torch.cat([m, m], out=L()), lambda: torch.stack([m, m], out=D()), lambda: torch.amax(m, 0, out=D()),
+          lambda: torch.logsumexp(m, 0, out=L()), lambda: torch.logsumexp(m, 0, out=D()),
+          lambda: torch.kthvalue(m, 1, out=(D(), L())), lambda: torch.mode(m, out=(L(), L())),
+          lambda: torch.cummax(m, 0, out=(D(), L())), lambda: torch.logcumsumexp(m, 0, out=L()),
+          lambda: torch.index_select(m, 0, torch.tensor([1, 0]), out=D()), lambda: torch.nan_to_num(m, out=L()),
+          lambda: torch.median(m, 0, out=(D(), L())), lambda: torch.sum(m * 1.7, 0, out=L()),
+          lambda: torch.cumsum(m * 1.7, 0, out=L()), lambda: torch.prod(m * 1.7, 0, out=L()), lambda: torch.sum(i, 0, out=D()),
+          lambda: torch.sum(m, 0, dtype=torch.float64, out=L()), lambda: torch.mean(m, 0, out=L())):
+    show(f)
+""",
 }
 
 
