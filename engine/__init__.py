@@ -221,3 +221,6 @@ from engine import missing_args as _missing_args  # noqa: E402
 
 _missing_args.install(globals())  # torch.cumsum(x), x.gather(1): PyTorch's missing-argument TypeErrors
 from engine import fft  # noqa: E402 - torch.fft
+from engine import dim_args as _dim_args  # noqa: E402
+
+_dim_args.install(globals())  # x.argmax(dim=(0, 1)), torch.cumsum(x, None): PyTorch's "must be int" errors

@@ -61,7 +61,21 @@ def _binary(rule: Any, a: Any, b: Any, attrs: dict | None = None) -> Tensor:
 # add, sub, mul, div, neg, reciprocal and the unary functions below run 0-d float32 operands
 # through their rule's scalar kernel (see rules.scalar_binary_op), everything else as written here.
 # The operators (`x + y`, `x * 0.5`) call the fast functions directly.
+def _checked_alpha(input: Any, other: Any, alpha: Any) -> Any:
+    """add/sub's alpha as PyTorch's alpha_check takes it: a bool only for a bool result (where any
+    other number counts as a bool), no float for an integer or bool result."""
+    if type(alpha) is int and alpha == 1:
+        return alpha
+    result = dtypes.result_type_np([x._data if isinstance(x, Tensor) else x for x in (input, other)])
+    if isinstance(alpha, (bool, np.bool_)) and result != np.bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if result.kind in "biu" and not isinstance(alpha, (int, np.integer, np.bool_)):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    return bool(alpha) if result == np.bool_ else alpha
+
+
 def _add(input: Any, other: Any, alpha: Any = 1) -> Tensor:
+    alpha = _checked_alpha(input, other, alpha)
     if not isinstance(input, Tensor):
         input, other = other, input
     return _binary(ops.ADD, input, other, {"alpha": alpha} if alpha != 1 else None)
@@ -94,6 +108,7 @@ def _check_bool_sub(rule: Any, operands: tuple) -> None:
 
 def _sub(input: Any, other: Any, alpha: Any = 1) -> Tensor:
     _check_bool_sub(ops.SUB, (input, other))
+    alpha = _checked_alpha(input, other, alpha)
     if not isinstance(input, Tensor):
         return apply(ops.RSUB, (other,), {"other": input, "alpha": alpha})
     return _binary(ops.SUB, input, other, {"alpha": alpha} if alpha != 1 else None)
@@ -167,6 +182,9 @@ neg = scalar_unary_op(ops.NEG, _neg)
 
 
 def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001 - PyTorch's name
+    if isinstance(exponent, Tensor) and exponent._data.dtype == np.bool_ and (
+            type(input) is bool or isinstance(input, Tensor) and input._data.dtype == np.bool_):
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
     if not isinstance(input, Tensor):
         return apply(ops.RPOW, (exponent,), {"self": input})
     if isinstance(exponent, Tensor):
@@ -268,13 +286,25 @@ def _dim_tuple(dim: Any, ndim: int) -> tuple:
 
 
 def _optional_dims(dim: Any, ndim: int) -> Any:
-    """None (all dims) or the checked tuple of dims."""
-    return None if dim is None else _dim_tuple(dim, ndim)
+    """None (all dims) or the checked tuple of dims; an empty list of dims reduces all of them, as
+    PyTorch's sum, mean, std, var, nansum, norm, amax... do (all and any reduce none)."""
+    if dim is None:
+        return None
+    return _dim_tuple(dim, ndim) or tuple(range(ndim))
 
 
-def _axes(dim: Any, ndim: int) -> Any:
+def _axes(dim: Any, ndim: int, empty_is_all: bool = True) -> Any:
     """NumPy's axis for a reduction over `dim` (checked): None for all; none at all for dim 0 or -1 of a 0-d tensor."""
-    return ops.reduction_axes(_optional_dims(dim, ndim), ndim)
+    dims = _optional_dims(dim, ndim) if empty_is_all or dim is None else _dim_tuple(dim, ndim)
+    return ops.reduction_axes(dims, ndim)
+
+
+_NOT_GIVEN = object()
+
+
+def _given_dim(dim: Any, axis: Any) -> Any:
+    """A reduction's dim, NumPy's axis= standing in for it; _NOT_GIVEN when neither was given."""
+    return (_NOT_GIVEN if axis is None else axis) if dim is _NOT_GIVEN or (dim is None and axis is not None) else dim
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:
@@ -286,22 +316,22 @@ def _wrap_dim(dim: int, ndim: int) -> int:
     return dim % n
 
 
-def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None,  # noqa: A001
+def sum(input: Tensor, dim: Any = _NOT_GIVEN, keepdim: bool = False, *, axis: Any = None,  # noqa: A001
         keepdims: Any = None, dtype: Any = None) -> Tensor:
-    dim = axis if dim is None else dim
+    """SumBackward0 without dim; SumBackward1 for any dim given, None (all dims) included."""
+    dim = _given_dim(dim, axis)
     keepdim = keepdims if keepdims is not None else keepdim
     if dtype is None and input._data.dtype.kind in "biu" and input._data.dtype != np.int64:
         dtype = np.dtype(np.int64)  # integers sum in int64
-    if dim is None and not keepdim:
+    if dim is _NOT_GIVEN:
         return _reduce_in(ops.SUM, input, None, dtype)
-    if dim is None:  # x.sum(None, keepdim=True): every dim, kept
-        dim = tuple(range(input._data.ndim))
-    return _reduce_in(ops.SUM_DIM, input, {"dim": _dim_tuple(dim, input._data.ndim), "keepdim": keepdim}, dtype)
+    return _reduce_in(ops.SUM_DIM, input, {"dim": _optional_dims(dim, input._data.ndim), "keepdim": keepdim}, dtype)
 
 
-def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
+def mean(input: Tensor, dim: Any = _NOT_GIVEN, keepdim: bool = False, *, axis: Any = None,
          keepdims: Any = None, dtype: Any = None) -> Tensor:
-    dim = axis if dim is None else dim
+    """MeanBackward0 without dim; MeanBackward1 for any dim given, None (all dims) included."""
+    dim = _given_dim(dim, axis)
     keepdim = keepdims if keepdims is not None else keepdim
     if dtype is not None:
         if dtypes.to_numpy(dtype).kind not in "fc":
@@ -314,11 +344,9 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = N
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
             f"complex dtype. Got: {input.dtype.legacy}"
         )
-    if dim is None and not keepdim:
+    if dim is _NOT_GIVEN:
         return _reduce_in(ops.MEAN, input, None, dtype)
-    if dim is None:  # x.mean(None, keepdim=True): every dim, kept
-        dim = tuple(range(input._data.ndim))
-    return _reduce_in(ops.MEAN_DIM, input, {"dim": _dim_tuple(dim, input._data.ndim), "keepdim": keepdim}, dtype)
+    return _reduce_in(ops.MEAN_DIM, input, {"dim": _optional_dims(dim, input._data.ndim), "keepdim": keepdim}, dtype)
 
 
 def _reduce_in(rule: Rule, input: Tensor, attrs: dict | None, dtype: Any) -> Tensor:
@@ -830,6 +858,9 @@ def _write(self: Tensor, rule: Any, others: tuple, attrs: dict | None) -> None:
     # a Python float makes NumPy compute in float64, PyTorch in float32
     wide = self._data.dtype == _F64 or builtins.any(isinstance(o, Tensor) and o._data.dtype == _F64 for o in others)
     out = _as_result(out, wide)
+    if out.dtype == np.float16 and self._data.dtype.kind in "biu" and not builtins.any(
+            isinstance(o, Tensor) and o._data.dtype == np.float16 for o in others):
+        out = out.astype(dtypes.default_float.np)  # NumPy computes bool and int8 in half, PyTorch in float
     if out.dtype is not self._data.dtype:
         _check_result_cast(rule, out, self)
     dtypes.write(self._data, out)
@@ -1327,8 +1358,10 @@ def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 
 def _median_call(rule: Rule, dim_rule: Rule, kind: str, input: Tensor, dim: Any, keepdim: bool) -> Any:
     if dim is None:
+        _no_bool_kernel(input, "median_cpu")
         return apply(rule, (input,))
     _check_reduced_dim(input, dim, "median")  # (nanmedian's message names median too)
+    _no_bool_kernel(input, "median_out")
     return _value_and_index(dim_rule, kind, input, dim, keepdim)
 
 
@@ -1365,6 +1398,12 @@ def _check_reduced_dim(input: Tensor, dim: Any, name: str) -> None:
         raise IndexError(f"{name}(): Expected reduction dim {wrapped} to have non-zero size.")
 
 
+def _no_bool_kernel(input: Tensor, kernel: str) -> None:
+    """PyTorch's error for the CPU kernels that have no bool version (median, kthvalue, logcumsumexp)."""
+    if input._data.dtype == np.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
 def _check_nonempty(input: Tensor, name: str) -> None:
     if input._data.size == 0:
         raise RuntimeError(
@@ -1382,9 +1421,9 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
 
 
 def _amax_amin(rule: Rule, name: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
-    dims = _dim_tuple(dim, input._data.ndim) if dim != () else tuple(range(input._data.ndim))
+    dims = _optional_dims(dim, input._data.ndim) or tuple(range(input._data.ndim))
     if input._data.size == 0:
-        if dim == () or dim is None or dim == []:
+        if dim is None or (isinstance(dim, (tuple, list)) and not dim):
             _check_nonempty(input, name)
         for d in (dim if isinstance(dim, (tuple, list)) else (dim,)):  # named as given, unwrapped
             if input._data.ndim and input._data.shape[_wrap_dim(d, input._data.ndim)] == 0:
@@ -1514,13 +1553,24 @@ def _stat_mean(rule: Rule, input: Tensor, dim: Any, unbiased: Any, keepdim: bool
 
 
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
-    ord = 2 if p in ("fro", None) else p
-    dims = _optional_dims(dim, input._data.ndim)
-    return apply(ops.NORM, (input,), {"ord": ord, "dim": dims, "keepdim": keepdim})
+    "torch.norm: linalg's vector norm, or its nuclear matrix norm for p='nuc'."
+    from engine import linalg
+
+    if isinstance(p, (tuple, list)):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(p).__name__}")
+    if isinstance(p, str) and p == "nuc":
+        return linalg.matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
+    return linalg.vector_norm(input, 2 if p in ("fro", None) else p, dim, keepdim, dtype=dtype)
 
 
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
-    return apply(ops.LOGSUMEXP, (input,), {"dim": _dim_tuple(dim, input._data.ndim), "keepdim": keepdim})
+    dims = _dim_tuple(dim, input._data.ndim)
+    if not dims and input._data.ndim:  # PyTorch reduces all dims but writes into a 0-d output unless keepdim
+        if not keepdim:
+            raise RuntimeError("output with shape [] doesn't match the broadcast shape "
+                               f"[{', '.join('1' * input._data.ndim)}]")
+        dims = tuple(range(input._data.ndim))
+    return apply(ops.LOGSUMEXP, (input,), {"dim": dims, "keepdim": keepdim})
 
 
 def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
@@ -2031,11 +2081,11 @@ def equal(input: Tensor, other: Tensor) -> bool:
 
 
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
-    return _meta_like(_constant(np.all(input._data, axis=_axes(dim, input._data.ndim), keepdims=keepdim)), input)
+    return _meta_like(_constant(np.all(input._data, axis=_axes(dim, input._data.ndim, False), keepdims=keepdim)), input)
 
 
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
-    return _meta_like(_constant(np.any(input._data, axis=_axes(dim, input._data.ndim), keepdims=keepdim)), input)
+    return _meta_like(_constant(np.any(input._data, axis=_axes(dim, input._data.ndim, False), keepdims=keepdim)), input)
 
 
 def logical_not(input: Tensor) -> Tensor:
@@ -2066,7 +2116,6 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     return _constant(np.asarray(np.count_nonzero(input._data, axis=axis), np.int64))
 
 
-_NOT_GIVEN = object()
 
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: Any = _NOT_GIVEN) -> ReturnType:
@@ -2084,6 +2133,8 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     size = input._data.shape[dim] if input._data.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     return ReturnType(*apply(ops.TOPK, (input,), {"k": k, "dim": dim, "largest": largest}), "topk")
 
 
@@ -3264,14 +3315,17 @@ def _scan_pair(rule: Rule, kind: str, input: Tensor, dim: int) -> ReturnType:
 
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     wrapped = _wrap_dim(dim, input._data.ndim)
+    _no_bool_kernel(input, "logcumsumexp_out_cpu")
     return apply(ops.LOGCUMSUMEXP, (input,), {"dim": dim if input._data.ndim else wrapped})
 
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> ReturnType:
     wrapped = _wrap_dim(dim, input._data.ndim)
+    _check_reduced_dim(input, dim, "kthvalue")
     size = input._data.shape[wrapped] if input._data.ndim else 1
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {wrapped}")
+    _no_bool_kernel(input, "kthvalue_cpu")
     values, indices = apply(ops.KTHVALUE, (input,), {"k": k, "dim": dim, "keepdim": keepdim})
     return ReturnType(values, indices, "kthvalue")
 

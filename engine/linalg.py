@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from engine import dtypes
 from engine import functions as f
 from engine import ops
 from engine.rules import apply
@@ -42,6 +43,13 @@ LuUnpackResult = f._named_result("lu_unpack", ("P", "L", "U"))
 LuWithInfoResult = f._named_result("_lu_with_info", ("LU", "pivots", "info"))
 SolveExResult = f._named_result("linalg_solve_ex", ("result", "info"))
 LstsqResult = f._named_result("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
+
+
+def _check_floating(name: str, A: Tensor) -> None:
+    "PyTorch's refusal of integer and bool inputs to linalg functions (norms, decompositions)."
+    if A._data.dtype.kind not in "fc":
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
+                           f"{A.dtype.legacy}")
 
 
 def _check_matrices(name: str, A: Tensor, square: bool = True) -> None:
@@ -176,11 +184,13 @@ def _svd_attrs(A: Tensor, full_matrices: bool) -> dict:
 
 def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,
                 dtype: Any = None) -> Tensor:
+    _check_floating("linalg.vector_norm", x)
     if dtype is not None:
+        wanted = dtypes.to_numpy(dtype)
+        if dtypes.promote_np(x._data.dtype, wanted) != wanted:
+            raise RuntimeError(f"linalg.vector_norm: the dtype of the input ({x.dtype.legacy}) should be "
+                               f"convertible without narrowing to the specified dtype ({dtype.legacy})")
         x = x.to(dtype)
-    if x._data.dtype.kind not in "fc":
-        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
-                           f"{x.dtype.legacy}")
     dims = f._optional_dims(dim, x._data.ndim)
     return apply(ops.NORM, (x,), {"ord": ord, "dim": dims, "keepdim": keepdim})
 
@@ -190,6 +200,7 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     "Frobenius, nuclear, 1-, inf- and 2-norms of matrices over the two dims."
     if A._data.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    _check_floating("linalg.matrix_norm", A)
     if dtype is not None:
         A = A.to(dtype)
     dims = [f._wrap_dim(d, A._data.ndim) for d in dim]

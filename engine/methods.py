@@ -33,6 +33,8 @@ def _reflected_tensor(fn: Any) -> Any:
 
 def _inplace_binary(rule: Any, attr: str | None = None) -> Any:
     def method(self: Tensor, other: Any, **attrs: Any) -> Tensor:
+        if "alpha" in attrs and (rule is ops.ADD or rule is ops.SUB):
+            attrs["alpha"] = f._checked_alpha(self, other, attrs["alpha"])
         if attr is not None:
             return f._inplace(self, rule, (), {attr: other, **attrs})
         return f._inplace(self, rule, (other,), attrs or None)

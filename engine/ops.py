@@ -143,6 +143,8 @@ NEG = rule("neg", "NegBackward0", np.negative, (lambda F, g: -g,), ("-grad",), e
 def _pow_scalar(a: Any, exponent: Any) -> Any:
     if isinstance(exponent, int) and exponent < 0 and np.asarray(a).dtype.kind in "biu":
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if type(exponent) is bool and np.asarray(a).dtype.kind == "b":  # bool ** bool stays bool in PyTorch
+        return np.array(a, copy=True) if exponent else np.ones_like(a)
     if type(exponent) is int and np.asarray(a).dtype.kind == "b":
         a = np.asarray(a, np.int64)  # bool ** int is int64 in PyTorch (NumPy would say int8)
     return _float_power_kernel(a, exponent)
@@ -3322,7 +3324,7 @@ def _xlogy(x: Any, y: Any) -> Any:
     """x * log(y), 0 where x is 0 (unless y is NaN)."""
     x, y = np.asarray(x), np.asarray(y)
     out = np.where(x == 0, 0, x * np.log(y))
-    return np.where(np.isnan(y), np.nan, out).astype(np.result_type(x, y), copy=False)
+    return np.where(np.isnan(y), np.nan, out).astype(special.float_result_type(x, y), copy=False)
 
 
 def _xlogy_self_grad(F: Any, g: Any, other: Any, self: Any) -> Any:

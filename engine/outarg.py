@@ -19,7 +19,28 @@ OP_NAMES = {
     "arctan": "atan", "arctan2": "atan2", "square": "pow", "norm": "linalg_vector_norm",
 }
 # Ops whose out must have the result's dtype (PyTorch's matrix products check it instead of casting).
-SAME_DTYPE = frozenset({"mm", "bmm", "addmm", "baddbmm", "mv", "matmul"})
+SAME_DTYPE = frozenset({"mm", "bmm", "addmm", "baddbmm", "mv", "matmul", "max", "min", "sort", "topk", "msort",
+                        "take_along_dim", "tril", "triu", "diag", "aminmax", "linalg_vector_norm", "cross", "inverse",
+                        "gather", "sum", "cumsum", "cumprod", "prod"})
+# Ops whose out must have the result's dtype, each with its own message ({r}: the result's dtype, {o}: out's).
+SAME_DTYPE_MESSAGES = {
+    **dict.fromkeys(("abs", "neg", "floor", "ceil", "round", "trunc", "frac", "sign", "sgn", "clamp"),
+                    "Found dtype {o} but expected {r}"),
+    "where": "Expected out type to be {r} but got {o}",
+    "amax": "Expected the dtype for input and out to match, but got {r} for input's dtype and {o} for out's dtype.",
+    "amin": "Expected the dtype for input and out to match, but got {r} for input's dtype and {o} for out's dtype.",
+    "kthvalue": "output values must be of same type as input",
+    "mode": "expected scalar type '{r}' but got '{o}' for values output",
+    **dict.fromkeys(("cummax", "cummin", "logcumsumexp"), "expected scalar_type {r} but found {o}"),
+    "index_select": "index_select(): self and result must have the same scalar type",
+    "masked_select": "masked_select(): self and result must have the same scalar type",
+    "nan_to_num": "nan_to_num: dtype of out: {o} should be same as input: {r}",
+    "median": "Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; but type "
+              "torch.{o}Tensor does not equal torch.{r}Tensor (while checking arguments for median)",
+}
+# Ops that compute in out's dtype (the input converted first), as with dtype=.
+IN_OUT_DTYPE = frozenset({"sum", "cumsum", "cumprod", "prod"})
+CONCATENATIONS = frozenset({"cat", "stack", "column_stack"})
 # Ops with no gradient: out= is allowed whatever requires grad.
 NOT_DIFFERENTIABLE = frozenset({
     "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not", "signbit",
@@ -87,14 +108,16 @@ def _into(fn: Callable, op: str, args: tuple, kwargs: dict, out: Any) -> Any:
             t.requires_grad for t in (*_tensors(args), *_tensors(kwargs.values()), *outs)):
         raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic differentiation, "
                            "but one of the arguments requires grad.")
+    if op in IN_OUT_DTYPE and isinstance(out, Tensor) and kwargs.get("dtype") is None:
+        kwargs["dtype"] = out.dtype
     result = fn(*args, **kwargs)
     results = tuple(result) if isinstance(result, tuple) else (result,)
     if len(results) != len(outs):
         raise TypeError(f"{op}(): expected out to be a tuple of {len(results)} Tensors, got {len(outs)}")
     if op == "matmul" and all(isinstance(a, Tensor) and a._data.ndim == 1 for a in args[:2]):
         op = "dot"  # matmul of two vectors is dot
-    for r, o in zip(results, outs):
-        _check_dtype(op, r, o)
+    for n, (r, o) in enumerate(zip(results, outs)):
+        _check_dtype(op, r, o, n)
     for r, o in zip(results, outs):
         _write(r._data, o)
     if isinstance(out, (tuple, list)):
@@ -129,10 +152,16 @@ def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
-def _check_dtype(op: str, r: Tensor, o: Tensor) -> None:
+def _check_dtype(op: str, r: Tensor, o: Tensor, n: int = 0) -> None:
     have, want = r._data.dtype, o._data.dtype
     if have == want:
         return
+    if op in SAME_DTYPE_MESSAGES and n == 0:
+        raise RuntimeError(SAME_DTYPE_MESSAGES[op].format(r=r.dtype.legacy, o=o.dtype.legacy))
+    if op in CONCATENATIONS and not dtypes.can_cast(have, want):
+        raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {o.dtype.legacy}")
+    if op == "logsumexp" and want.kind not in "fc":
+        raise RuntimeError(f"logsumexp(): Expected floating point type for result tensor, but got: {o.dtype.legacy}")
     if op in ("dot", "vdot"):
         _resize(o, r._data.shape, stacklevel=5)  # dot resizes out before it checks the dtype
         raise RuntimeError(f"result dtype {o.dtype.legacy} does not match input dtype {r.dtype.legacy}")

@@ -252,4 +252,12 @@ def xlog1py(x: Any, y: Any) -> np.ndarray:
     """x * log1p(y), 0 where x is 0 (unless y is NaN)."""
     x, y = np.asarray(x), np.asarray(y)
     out = np.where(x == 0, 0, x * np.log1p(y))
-    return np.where(np.isnan(y), np.nan, out).astype(np.result_type(x, y), copy=False)
+    return np.where(np.isnan(y), np.nan, out).astype(float_result_type(x, y), copy=False)
+
+
+def float_result_type(x: np.ndarray, y: np.ndarray) -> np.dtype:
+    """The dtype of a floating op of x and y: integers and bools give the default float dtype, as in PyTorch."""
+    from engine import dtypes
+
+    dt = np.result_type(x, y)
+    return dt if dt.kind in "fc" else dtypes.default_float.np

@@ -12,6 +12,7 @@ from engine import functions as f
 from engine import conv, grad_mode, messages, ops
 from engine import creation as _creation
 from engine.rules import apply
+from engine.dim_args import int_dim, one_int_dim
 from engine.nn import loss_checks
 from engine.tensor import Size, Tensor
 
@@ -139,6 +140,7 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
+    dim = int_dim("glu", dim, 2)
     shape = input._data.shape
     if not shape:
         raise RuntimeError("glu does not support scalars because halving size must be even")
@@ -177,15 +179,15 @@ def tanh(input: Tensor) -> Tensor:
 
 
 def softmax(input: Tensor, dim: Any = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
-    return f.softmax(input, dim, dtype)
+    return f.softmax(input, int_dim("softmax", dim, 1, True), dtype)
 
 
 def log_softmax(input: Tensor, dim: Any = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
-    return f.log_softmax(input, dim, dtype)
+    return f.log_softmax(input, int_dim("log_softmax", dim, 1, True), dtype)
 
 
 def softmin(input: Tensor, dim: Any = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
-    return f.softmax(f.neg(input), dim, dtype)
+    return f.softmax(f.neg(input), int_dim("softmax", dim, 1, True), dtype)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
@@ -610,7 +612,7 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
     gumbels = f.neg(f.log(_creation.empty_like(logits).exponential_()))
     gumbels = f.div(f.add(logits, gumbels), tau)
-    y_soft = f.softmax(gumbels, dim)
+    y_soft = f.softmax(gumbels, int_dim("softmax", dim, 1))
     if not hard:
         return y_soft
     index = f.max(y_soft, dim, keepdim=True)[1]
@@ -967,6 +969,7 @@ def _check_pool(input: Tensor, kernel: tuple, stride: tuple, padding: tuple, dil
                            "is too small")
 
 
+@one_int_dim("cosine_similarity", 2)
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """<x1, x2> / (|x1| |x2|), each divided by its norm first (norms clamped at eps without a gradient)."""
     if x1._data.shape != x2._data.shape:
