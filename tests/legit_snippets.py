@@ -1335,3 +1335,326 @@ print(fan_in, fan_out, nn.init._calculate_correct_fan(layer.weight, "fan_out"))
 x = torch.tensor([0.1, 0.2])
 print(format(x[1].item(), ".1%"), format(3, "05d"), format(x.sum(), ".3f"), format(x.sum().item(), "e"))
 """)
+
+
+# Python learners write around PyTorch: special methods on their own classes, @property and @classmethod,
+# their own decorators, nonlocal, `if __name__ == "__main__":`, their own exceptions, Counter/defaultdict/deque.
+
+snippet("learner_module_property", """
+import torch
+import torch.nn as nn
+
+class Scaler(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.log_scale = nn.Parameter(torch.zeros(1))
+
+    @property
+    def scale(self):
+        return self.log_scale.exp()
+
+    def forward(self, x):
+        return x * self.scale
+
+s = Scaler()
+y = s(torch.tensor([1.0, 2.0])).sum()
+y.backward()
+print(s.scale)
+print(s.log_scale.grad)
+""")
+
+snippet("learner_plain_class_repr_call", """
+import torch
+
+class Counter:
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, x):
+        self.calls += 1
+        return x * 2
+
+    def __repr__(self):
+        return f"Counter(calls={self.calls})"
+
+c = Counter()
+for i in range(3):
+    out = c(torch.tensor(float(i)))
+print(c)
+print(repr(c), str(c))
+print(out)
+""")
+
+snippet("learner_classmethod_staticmethod", """
+import torch
+
+class Point:
+    count = 0
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+        Point.count += 1
+
+    @classmethod
+    def origin(cls):
+        return cls(0.0, 0.0)
+
+    @staticmethod
+    def dist(a, b):
+        return ((a.x - b.x) ** 2 + (a.y - b.y) ** 2) ** 0.5
+
+    def as_tensor(self):
+        return torch.tensor([self.x, self.y])
+
+p = Point(3.0, 4.0)
+o = Point.origin()
+print(Point.dist(p, o), Point.count)
+print(p.as_tensor() - o.as_tensor())
+""")
+
+snippet("learner_dunder_methods", """
+import torch
+
+class Vec:
+    def __init__(self, *xs):
+        self.xs = list(xs)
+    def __len__(self):
+        return len(self.xs)
+    def __getitem__(self, i):
+        return self.xs[i]
+    def __iter__(self):
+        return iter(self.xs)
+    def __add__(self, other):
+        return Vec(*[a + b for a, b in zip(self, other)])
+    def __eq__(self, other):
+        return isinstance(other, Vec) and self.xs == other.xs
+    def __repr__(self):
+        return "Vec(" + ", ".join(map(str, self.xs)) + ")"
+    def __contains__(self, v):
+        return v in self.xs
+    def __bool__(self):
+        return bool(self.xs)
+
+a = Vec(1, 2, 3)
+b = Vec(10, 20, 30)
+print(a + b, len(a), a[1], 2 in a, a == Vec(1, 2, 3), bool(Vec()))
+print(torch.tensor(list(a + b)).float().mean())
+""")
+
+snippet("learner_dunder_hash_lt_sorted", """
+class Item:
+    def __init__(self, name, score):
+        self.name = name
+        self.score = score
+    def __lt__(self, other):
+        return self.score < other.score
+    def __hash__(self):
+        return hash(self.name)
+    def __eq__(self, other):
+        return self.name == other.name
+    def __repr__(self):
+        return f"Item({self.name!r}, {self.score})"
+
+items = [Item("a", 3), Item("b", 1), Item("c", 2), Item("a", 9)]
+print(sorted(items))
+print(len(set(items)))
+print(max(items), min(items))
+""")
+
+snippet("learner_str_vs_repr_override", """
+class Temp:
+    def __init__(self, c):
+        self.c = c
+    def __str__(self):
+        return f"{self.c:.1f}°C"
+    def __repr__(self):
+        return f"Temp({self.c})"
+
+t = Temp(21.456)
+print(t)
+print([t])
+print(f"{t} {t!r} {t!s}")
+print("%s / %r" % (t, t))
+""")
+
+snippet("learner_class_with_counter_registry", """
+REGISTRY = {}
+
+def register(name):
+    def deco(cls):
+        REGISTRY[name] = cls
+        return cls
+    return deco
+
+@register("sq")
+class Square:
+    def __call__(self, x):
+        return x * x
+
+@register("neg")
+class Neg:
+    def __call__(self, x):
+        return -x
+
+import torch
+x = torch.tensor([1.0, 2.0])
+for name in sorted(REGISTRY):
+    print(name, REGISTRY[name]()(x))
+""")
+
+snippet("learner_class_context_manager", """
+import torch
+
+class Track:
+    def __enter__(self):
+        print("enter")
+        return self
+    def __exit__(self, exc_type, exc, tb):
+        print("exit", exc_type.__name__ if exc_type else None)
+        return exc_type is ValueError
+
+with Track() as t:
+    print(type(t).__name__)
+with Track():
+    raise ValueError("bad")
+print("continued")
+""")
+
+snippet("learner_closures_counter", """
+import torch
+
+def make_counter():
+    count = 0
+    def inc():
+        nonlocal count
+        count += 1
+        return count
+    return inc
+
+c = make_counter()
+c(); c()
+print(c())
+
+def make_scaler(k):
+    return lambda t: t * k
+scalers = [make_scaler(k) for k in range(3)]
+print([s(torch.tensor(2.0)).item() for s in scalers])
+""")
+
+snippet("learner_decorator_with_args", """
+def repeat(n):
+    def deco(fn):
+        def wrapper(*a, **k):
+            return [fn(*a, **k) for _ in range(n)]
+        return wrapper
+    return deco
+
+@repeat(3)
+def hello(name):
+    return f"hi {name}"
+
+print(hello("ada"))
+""")
+
+snippet("learner_main_function_guard", """
+import torch
+
+def main():
+    x = torch.ones(3, requires_grad=True)
+    (x * 2).sum().backward()
+    print("grad:", x.grad)
+    return 0
+
+if __name__ == "__main__":
+    main()
+""")
+
+snippet("learner_custom_iterator_class", """
+class Countdown:
+    def __init__(self, n):
+        self.n = n
+    def __iter__(self):
+        return self
+    def __next__(self):
+        if self.n <= 0:
+            raise StopIteration
+        self.n -= 1
+        return self.n + 1
+
+print(list(Countdown(4)))
+""")
+
+snippet("learner_custom_exception", """
+class ShapeError(Exception):
+    def __init__(self, expected, got):
+        super().__init__(f"expected {expected}, got {got}")
+        self.expected = expected
+
+import torch
+
+def check(t, shape):
+    if tuple(t.shape) != shape:
+        raise ShapeError(shape, tuple(t.shape))
+    return True
+
+try:
+    check(torch.ones(2, 3), (3, 2))
+except ShapeError as e:
+    print(type(e).__name__, e, e.expected)
+print(check(torch.ones(1), (1,)))
+""")
+
+snippet("learner_deque_moving_average", """
+from collections import deque
+import torch
+window = deque(maxlen=3)
+torch.manual_seed(1)
+for step, v in enumerate(torch.rand(6).tolist()):
+    window.append(v)
+    print(step, f"{sum(window) / len(window):.4f}")
+window.rotate(1)
+print(len(window), window.maxlen)
+""")
+
+snippet("learner_early_stopping_class", """
+import torch
+
+class EarlyStopping:
+    def __init__(self, patience=2, min_delta=0.0):
+        self.patience, self.min_delta = patience, min_delta
+        self.best = float("inf")
+        self.bad = 0
+
+    def __call__(self, loss):
+        if loss < self.best - self.min_delta:
+            self.best, self.bad = loss, 0
+        else:
+            self.bad += 1
+        return self.bad >= self.patience
+
+stopper = EarlyStopping(patience=2)
+for epoch, loss in enumerate([1.0, 0.8, 0.81, 0.79, 0.8, 0.85]):
+    if stopper(loss):
+        print(f"stop at epoch {epoch}, best {stopper.best}")
+        break
+""")
+
+snippet("learner_metric_tracker_class", """
+import torch
+from collections import defaultdict
+
+class Tracker:
+    def __init__(self):
+        self.data = defaultdict(list)
+    def log(self, **kw):
+        for k, v in kw.items():
+            self.data[k].append(v.item() if isinstance(v, torch.Tensor) else v)
+    def summary(self):
+        return {k: round(sum(v) / len(v), 4) for k, v in self.data.items()}
+    def __repr__(self):
+        return f"Tracker({', '.join(sorted(self.data))})"
+
+t = Tracker()
+for i in range(3):
+    t.log(loss=torch.tensor(1.0 / (i + 1)), step=i)
+print(t, t.summary())
+""")

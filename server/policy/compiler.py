@@ -42,7 +42,7 @@ IMPORTS_ALLOWED = ("only torch (and its submodules), numpy, math, warnings, io, 
 # from the run-time builtins, so a reference that slips through is a NameError).
 FORBIDDEN_BUILTINS = frozenset({
     "delattr", "vars", "globals", "locals", "dir", "eval", "exec", "compile",
-    "open", "input", "breakpoint", "help", "memoryview", "classmethod", "property",
+    "open", "input", "breakpoint", "help", "memoryview",
     "exit", "quit", "copyright", "credits", "license", "bytearray",
 })
 
@@ -64,8 +64,19 @@ NUMPY_ATTRS = frozenset({"__array__", "__array_interface__", "__array_struct__"}
 # A class's place in the hierarchy (`type(x).__mro__`, which tutorials print): the way to `object` and all classes.
 CLASS_HIERARCHY_ATTRS = frozenset({"__mro__", "__bases__", "__base__", "__subclasses__"})
 
-# The special methods a snippet's class may define: a constructor and the container protocol a Dataset needs.
-CLASS_SPECIAL_METHODS = frozenset({"__init__", "__len__", "__getitem__", "__iter__"})
+# The special methods a snippet's class may define: a constructor, the container protocol a Dataset needs,
+# and the operator and protocol methods learners write (printing, comparing, hashing, calling, iterating,
+# `with`). Never the copy/pickle protocol, attribute access, descriptors, __del__, __new__, __init_subclass__,
+# __class_getitem__, __format__ or numeric conversions (trusted code calls those with internal objects or
+# reads their answers unchecked); the others only in classes not deriving from a PyTorch class (checked when
+# the class is made, see guards.Policy.build_class). A snippet's __exit__ is wrapped so it cannot swallow a sandbox limit.
+ENGINE_SUBCLASS_SPECIAL_METHODS = frozenset({"__init__", "__len__", "__getitem__", "__iter__"})
+CLASS_SPECIAL_METHODS = ENGINE_SUBCLASS_SPECIAL_METHODS | frozenset(
+    f"__{m}__" for m in """setitem contains next call repr str eq ne lt le gt ge hash bool enter exit
+    add radd sub rsub mul rmul truediv rtruediv matmul neg""".split())
+SPECIAL_METHODS_SHOWN = ("__init__, __repr__, __str__, __call__, __len__, __getitem__, __setitem__, __iter__, "
+                         "__next__, __contains__, __bool__, __hash__, __enter__, __exit__, comparisons and "
+                         "+ - * / @")
 
 GRAD_MODE_DECORATORS = frozenset({"no_grad", "enable_grad", "inference_mode", "set_grad_enabled"})
 
@@ -196,28 +207,21 @@ class PolicyChecker(ast.NodeVisitor):
             self.check_default(d)
 
     def check_decorator(self, dec: ast.expr, in_class: bool) -> None:
+        """`@d def f` is `f = d(f)`, which the snippet may write anyway: a decorator is a name, a dotted
+        name or a call of one (the expression itself is checked like any other)."""
         name = _dotted(dec)
-        if name is not None:
-            last = name.rsplit(".", 1)[-1]
-            if name == "staticmethod":
-                if in_class:
-                    return
-                self.fail(dec, "@staticmethod is only allowed on methods of a class")
-                return
-            if last == "once_differentiable" or last in GRAD_MODE_DECORATORS:
-                return
-        elif isinstance(dec, ast.Call):
-            fname = _dotted(dec.func)
-            if (fname is not None and fname.rsplit(".", 1)[-1] in GRAD_MODE_DECORATORS
-                    and all(isinstance(a, ast.Constant) for a in dec.args)
-                    and all(isinstance(k.value, ast.Constant) and k.arg for k in dec.keywords)):
-                return
-        self.fail(dec, "this decorator is not allowed (only @staticmethod, @torch.no_grad(), "
-                       "@torch.enable_grad() and @once_differentiable)")
+        if name == "staticmethod" and not in_class:
+            self.fail(dec, "@staticmethod is only allowed on methods of a class")
+            return
+        if name is not None or (isinstance(dec, ast.Call) and _dotted(dec.func) is not None):
+            return
+        self.fail(dec, "this decorator is not allowed (a decorator must be a name, a dotted name "
+                       "or a call of one, like @timed, @torch.no_grad() or @functools.wraps(fn))")
 
     # -- visitors -------------------------------------------------------------------------------
     def visit_Name(self, node: ast.Name) -> None:
-        self.check_identifier(node, node.id)
+        if not (node.id == "__name__" and isinstance(node.ctx, ast.Load)):  # `if __name__ == "__main__":`
+            self.check_identifier(node, node.id)
         if node.id == "printed" and isinstance(node.ctx, ast.Load):
             # RestrictedPython would turn the read into the print collector itself, not text
             self.fail(node, "the name 'printed' is reserved (what print() writes goes to the output panel)")
@@ -283,7 +287,7 @@ class PolicyChecker(ast.NodeVisitor):
             pass
         elif node.name.startswith("__") and in_class:
             self.fail(node, f"defining {node.name!r} is not allowed (of the special methods only "
-                            "__init__, __len__, __getitem__ and __iter__ may be defined)")
+                            f"{SPECIAL_METHODS_SHOWN} may be defined)")
         else:
             self.check_identifier(node, node.name)
         for dec in node.decorator_list:
@@ -317,8 +321,8 @@ class PolicyChecker(ast.NodeVisitor):
         if node.keywords:
             self.fail(node.keywords[0].value if node.keywords else node,
                       "class keywords (metaclass=...) are not allowed")
-        if node.decorator_list:
-            self.fail(node.decorator_list[0], "class decorators are not allowed")
+        for dec in node.decorator_list:
+            self.check_decorator(dec, False)
         for base in node.bases:
             if _dotted(base) is None:
                 self.fail(base, "class bases must be plain names like torch.autograd.Function "
@@ -440,7 +444,15 @@ class GradstepTransformer(RestrictingNodeTransformer):
         # methods named in CLASS_SPECIAL_METHODS (PolicyChecker allows them only in a class body)
         if allow_magic_methods and name in CLASS_SPECIAL_METHODS and getattr(node, "col_offset", 0) != 0:
             return
+        if name == "__name__" and isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            return  # the module's name ("__main__"), read from the snippet's globals
         super().check_name(node, name, allow_magic_methods)
+
+    def visit_Nonlocal(self, node: ast.Nonlocal) -> ast.AST:
+        # rebinding a variable of the enclosing function (its names are checked like any other)
+        for name in node.names:
+            self.check_name(node, name)
+        return node
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
         if special_private_attribute(node):

@@ -54,6 +54,7 @@ from .hookdicts import HOOK_DICT_METHODS, HOOK_DICT_NAMES, HookDict
 from .compiler import (
     ALLOWED_IMPORT_ROOTS,
     CLASS_SPECIAL_METHODS,
+    ENGINE_SUBCLASS_SPECIAL_METHODS,
     IMPORTS_ALLOWED,
     TENSOR_OPERATOR_METHODS,
     format_field_is_unsafe,
@@ -178,8 +179,22 @@ NODE_ATTRS = frozenset({"name", "next_functions", "metadata", "register_hook", "
 TENSOR_PRIVATE_ATTRS = frozenset({"_version", "_is_view", "_base", "_nnz"})
 # `acts.__setitem__` as a hook callback: item access methods of the snippet's own plain containers.
 CONTAINER_ITEM_METHODS = frozenset({"__getitem__", "__setitem__"})
+
+
+def _snippet_container(base: type) -> type:
+    """A subclass of `base` that only `import collections` hands out: the snippet may write into containers
+    it made itself, never into the engine's (an optimizer's `state` is a defaultdict)."""
+    cls = type(base.__name__, (base,), {"__slots__": (), "__module__": "collections"})
+    cls.__qualname__ = base.__qualname__
+    return cls
+
+
 # `import collections`: OrderedDict (to build nn.Sequential with names); its instances are read-only.
-COLLECTIONS_NAMES = {"OrderedDict": collections.OrderedDict}
+# defaultdict, Counter and deque: containers the snippet fills itself (its own, see _snippet_container; their
+# methods are read on instances only: `Counter.update(d, ...)` would write into any dict, a state dict's too).
+COLLECTIONS_NAMES = {"OrderedDict": collections.OrderedDict, "defaultdict": _snippet_container(collections.defaultdict),
+                     "Counter": _snippet_container(collections.Counter), "deque": _snippet_container(collections.deque)}
+_SNIPPET_CONTAINERS = (COLLECTIONS_NAMES["defaultdict"], COLLECTIONS_NAMES["Counter"], COLLECTIONS_NAMES["deque"])
 NODE_PRIVATE_ATTRS = frozenset({"_sequence_nr"})
 # Private functions of torch modules that tutorials call (`nn.init._calculate_fan_in_and_fan_out(w)`).
 MODULE_PRIVATE_FUNCTIONS = {"nn.init": ("_calculate_fan_in_and_fan_out", "_calculate_correct_fan")}
@@ -212,7 +227,8 @@ _MEMORY_FILE_METHODS = frozenset("""read read1 readline readlines write writelin
 close closed flush readable writable seekable isatty""".split())
 # `import io` gives only these (see Policy.io).
 IO_NAMES = {"BytesIO": io.BytesIO, "StringIO": io.StringIO}
-_IO_CLASSES = frozenset(IO_NAMES.values())  # their attributes are read on instances only
+_INSTANCE_ONLY_CLASSES = frozenset(IO_NAMES.values()) | frozenset(_SNIPPET_CONTAINERS)  # attributes read on
+# instances only
 
 BUILTIN_TYPE_ATTRS: dict[type, frozenset[str]] = {
     str: _STR_METHODS,
@@ -235,6 +251,12 @@ BUILTIN_TYPE_ATTRS: dict[type, frozenset[str]] = {
     # in-memory files (torch.save / torch.load): no getbuffer (a memoryview), readinto, fileno or detach
     io.BytesIO: _MEMORY_FILE_METHODS,
     io.StringIO: _MEMORY_FILE_METHODS | frozenset({"newlines", "line_buffering"}),
+    COLLECTIONS_NAMES["defaultdict"]: _DICT_METHODS | frozenset({"default_factory"}),
+    COLLECTIONS_NAMES["Counter"]: _DICT_METHODS | frozenset({"most_common", "elements", "subtract", "total"}),
+    COLLECTIONS_NAMES["deque"]: frozenset("""append appendleft clear copy count extend extendleft index insert pop popleft
+remove reverse rotate maxlen""".split()),
+    # @property / @x.setter in a snippet's class
+    property: frozenset({"setter", "getter", "deleter"}),
 }
 
 SAFE_EXCEPTIONS = (
@@ -545,6 +567,7 @@ class Policy:
         self.torch_module = torch_module
         self.engine_prefix = torch_module.__name__.split(".")[0]
         self.user_classes: "weakref.WeakSet[type]" = weakref.WeakSet()
+        self.plain_classes: "weakref.WeakSet[type]" = weakref.WeakSet()  # no engine class among their bases
         self.checked_classes: set[type] = set()  # facade classes that check what their engine base allows
         self._tensor_cls = getattr(torch_module, "Tensor", None)
         self._parameter_cls = getattr(torch_module, "Parameter", None) or getattr(
@@ -680,7 +703,7 @@ class Policy:
         return "ok"
 
     def _index_exposed(self) -> dict[type, str]:
-        shown: dict[type, str] = {}
+        shown: dict[type, str] = {cls: f"collections.{cls.__name__}" for cls in _SNIPPET_CONTAINERS}
         for path, f in sorted(self.facades.items(), key=lambda kv: -len(kv[0])):
             for name in dir(f):
                 v = facade_get(f, name)
@@ -913,7 +936,8 @@ class Policy:
             else:
                 kind = ("node", NODE_ATTRS)
         elif issubclass(tp, BaseException):
-            kind = ("public",) if self.is_engine_class(tp) else ("set", frozenset({"args"}))
+            user = self._is_user_class(tp) or any(self._is_user_class(b) for b in tp.__mro__)
+            kind = ("public",) if self.is_engine_class(tp) or user else ("set", frozenset({"args"}))
         elif self._is_user_class(tp) or any(self._is_user_class(b) for b in tp.__mro__):
             kind = ("public",)
         elif allowed := [names for cls, names in self.allowlists.items() if issubclass(tp, cls)]:
@@ -1107,7 +1131,7 @@ class Policy:
             raise PolicyError(f"names starting with '_' are not allowed: {name!r}")
         if name in DENIED_NAMES:
             raise PolicyError(f"'.{name}' is not allowed")
-        if cls in BUILTIN_TYPE_ATTRS and cls is not type(None) and cls not in _IO_CLASSES:
+        if cls in BUILTIN_TYPE_ATTRS and cls is not type(None) and cls not in _INSTANCE_ONLY_CLASSES:
             if name not in BUILTIN_TYPE_ATTRS[cls]:
                 raise PolicyError(f"'{cls.__name__}.{name}' is not allowed")
             if cls is str and name == "format":
@@ -1182,7 +1206,7 @@ class Policy:
 
     def check_setitem(self, obj: Any, key: Any = None) -> None:
         tp = type(obj)
-        if tp in (list, dict):
+        if tp in (list, dict) or tp in _SNIPPET_CONTAINERS:
             return
         if type(key) is str and key.startswith("_") and self._is_module_type(tp):
             # ModuleDict registers its keys as attribute names served by Module.__getattr__
@@ -1212,23 +1236,34 @@ class Policy:
         Sampler, or of the snippet's own classes."""
         for base in bases:
             ok = isinstance(base, type) and (
-                base is object or self._is_user_class(base)
+                base is object or self._is_user_class(base) or base in SAFE_EXCEPTIONS
                 or (self.is_engine_class(base) and any(issubclass(base, b) for b in self.class_bases)))
             if not ok:
                 shown = base._shown if isinstance(base, TypeName) else getattr(base, "__name__", type(base).__name__)
                 raise PolicyError(f"class {name}: deriving from {shown} is not allowed (only object, "
                                   "torch.autograd.Function, torch.nn.Module, torch.utils.data's "
-                                  "Dataset, IterableDataset and Sampler, and the snippet's own classes)")
+                                  "Dataset, IterableDataset and Sampler, Exception and the built-in "
+                                  "exceptions, and the snippet's own classes)")
+        # A class of the snippet's own (no engine class among its bases) may define the learner special methods;
+        # one deriving from an engine class (nn.Module, Function, Dataset...) only __init__ and the Dataset protocol.
+        plain = all(base is object or base in SAFE_EXCEPTIONS or base in self.plain_classes for base in bases)
         for key in namespace:
             if key.startswith("_") and key not in CLASS_SPECIAL_METHODS and key not in (
                     "__module__", "__qualname__", "__classcell__", "__doc__"):
                 raise PolicyError(f"class {name}: names starting with '_' are not allowed: {key!r}")
+            if key in CLASS_SPECIAL_METHODS and key not in ENGINE_SUBCLASS_SPECIAL_METHODS and not plain:
+                raise PolicyError(f"class {name}: defining {key!r} is not allowed in a class deriving from a "
+                                  "PyTorch class (only __init__, __len__, __getitem__ and __iter__)")
+        if "__exit__" in namespace:
+            namespace = dict(namespace, __exit__=_limit_keeping_exit(namespace["__exit__"]))
         meta = type(bases[0]) if bases else type
         for b in bases[1:]:
             if issubclass(type(b), meta):
                 meta = type(b)
         cls = meta(name, bases, namespace)
         self.user_classes.add(cls)
+        if plain:
+            self.plain_classes.add(cls)
         return cls
 
     def _class_tags(self, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -1288,7 +1323,7 @@ class Policy:
                      "divmod", "enumerate", "filter", "float", "format", "frozenset", "hash", "hex", "id", "int",
                      "iter", "len", "list", "map", "max", "min", "next", "oct", "ord", "pow", "range",
                      "repr", "reversed", "round", "set", "slice", "sorted", "str", "sum", "tuple", "zip",
-                     "staticmethod", "super", "bytes", "object"):
+                     "staticmethod", "classmethod", "property", "super", "bytes", "object"):
             b[name] = getattr(builtins, name)
         for exc in SAFE_EXCEPTIONS:
             b[exc.__name__] = exc
@@ -1307,6 +1342,18 @@ class Policy:
         b["__build_class__"] = builtins.__build_class__  # class statements always pass metaclass=__metaclass__
         self.safe_builtin_ids = {id(v) for v in b.values()}
         return b
+
+
+def _limit_keeping_exit(user_exit: Callable[..., Any]) -> Callable[..., Any]:
+    """A snippet's `__exit__` as its class gets it: it never sees a traceback, and cannot swallow anything but
+    an Exception (a sandbox limit is a BaseException, like the ones a bare `except:` must not catch)."""
+    def __exit__(self: Any, exc_type: Any, exc: Any, tb: Any) -> Any:
+        result = user_exit(self, exc_type, exc, None)
+        if exc_type is not None and not issubclass(exc_type, Exception):
+            return False
+        return result
+
+    return __exit__
 
 
 def _unwrap_classinfo(classinfo: Any) -> Any:

@@ -307,8 +307,6 @@ for i, code in enumerate([
     "class X:\n    pass\nclass Y(X, dict):\n    pass",
     "class X:\n    def __init__(self):\n        self.__secret = 1",
     "class X:\n    __slots__ = ('a',)",
-    "class X:\n    @classmethod\n    def make(cls):\n        return cls",
-    "class X:\n    @property\n    def p(self):\n        return 1",
     "class X:\n    f = print\nX().f('hi')\nprint(X.f.__self__)",
     "class X:\n    def get(self):\n        return self.get.__func__.__globals__\nprint(X().get())",
     "print(object.__subclasses__())",
@@ -317,7 +315,6 @@ for i, code in enumerate([
     "print(object().__reduce_ex__(2))",
     "o = object()\no.x = 1",
     "import torch\nclass X(torch.Tensor):\n    pass",
-    "class X(Exception):\n    pass",
     "import torch\nclass X(torch.autograd.Function):\n    def __init_subclass__(cls):\n        pass",
     "import torch\nclass X(torch.autograd.Function):\n    __slots__ = ()",
     "import torch\nclass X(torch.autograd.Function):\n    def __getattr__(self, n):\n        return n",
@@ -342,15 +339,14 @@ for i, code in enumerate([  # controls: plain helper classes, as tutorials write
 
 # --- decorators ---------------------------------------------------------------------------------------------
 for i, code in enumerate([
-    "@property\ndef f():\n    pass",
-    "@classmethod\ndef f(cls):\n    pass",
     "@(lambda f: f)\ndef g():\n    pass",
-    "@print\ndef g():\n    pass",
     "import torch\n@torch.tensor\ndef g():\n    pass",
     "@staticmethod\ndef g():\n    pass",
-    "import torch\n@torch.autograd.Function\nclass X(torch.autograd.Function):\n    pass",
 ]):
     case("decorators", f"decorators_{i:02d}", code)
+# `@d class X` is `X = d(X)`: what it makes is checked like any other value
+case("decorators", "class_decorator_engine_class",
+     "import torch\n@torch.autograd.Function\nclass X(torch.autograd.Function):\n    pass\nprint(X.__dict__)")
 
 # --- the `numpy` facade: allowlisted numeric functions, every argument and result checked -----------------
 for i, code in enumerate([
@@ -404,7 +400,8 @@ for i, code in enumerate([
     "print(getattr([].__getitem__, '__self__'))",
     "print(''.__getitem__)",
     "from collections import namedtuple\nP = namedtuple('P', 'x')",
-    "import collections\nprint(collections.defaultdict)",
+    "import torch\nimport collections\nw = torch.ones(1, requires_grad=True)\nopt = torch.optim.SGD([w], lr=0.1)\n"
+    "print(isinstance(opt.state, collections.defaultdict), opt.state.items())",
     "import collections\nprint(collections.abc)",
     "from collections import OrderedDict\nprint(OrderedDict.__init__)",
     "from collections import OrderedDict\nclass D(OrderedDict):\n    pass",
@@ -419,6 +416,8 @@ for i, code in enumerate([  # controls
     "net = torch.nn.Sequential(OrderedDict([('fc', torch.nn.Linear(2, 1)), ('act', torch.nn.ReLU())]))\nprint(net.fc)",
 ]):
     case("containers", f"containers_ok_{i:02d}", code, OK)
+case("containers", "containers_engine_defaultdict_write",
+     "import torch\nw = torch.ones(1, requires_grad=True)\nopt = torch.optim.SGD([w], lr=0.1)\nopt.state[w] = 1")
 
 # --- user classes: Function, Module, and Dataset/Sampler with the container protocol only ------------------
 _DS = "import torch\nfrom torch.utils.data import Dataset\n"
@@ -516,7 +515,6 @@ for i, code in enumerate([
     "raise SystemExit(0)",
     "raise KeyboardInterrupt",
     "match 1:\n    case 1:\n        pass",
-    "def f():\n    x = 0\n    def g():\n        nonlocal x\n        x = 1\n",
     "try:\n    pass\nexcept* Exception:\n    pass",
     "x = [1]\nx.__delitem__(0)",
     "import torch\nx = torch.ones(2)\nprint(x.__setitem__.__func__)",
@@ -1120,7 +1118,6 @@ for i, code in enumerate([
     "class X:\n    __doc__ = 1",
     "class X:\n    __module__ = 'torch.nn'",
     "class X:\n    __qualname__ = 'Tensor'",
-    "class X:\n    def __call__(self):\n        return 1",
     "class X:\n    def __class_getitem__(cls, k):\n        return k",
     "class X:\n    def __getitem__(self, k):\n        return k\nprint(X.__getitem__.__code__)",
     "class X:\n    pass\nprint(X.__dict__)",
@@ -2013,3 +2010,70 @@ for i, code in enumerate([
 case("redteam11", "stdlib_wrappers_control", "import time, random\nt0 = time.perf_counter()\nrandom.seed(3)\n"
      "print(random.random(), random.choice([1, 2, 3]), time.time() > 0, time.perf_counter() >= t0, "
      "time.time.__name__)", OK)
+
+
+# --- learner class features: special methods, @property/@classmethod, decorators, nonlocal, own exceptions ------
+for i, code in enumerate([  # controls: what learners write
+    "class X:\n    @classmethod\n    def make(cls):\n        return cls()\n    @property\n    def p(self):\n"
+    "        return 1\nprint(X.make().p)",
+    "class E(ValueError):\n    def __init__(self, msg, code):\n        super().__init__(msg)\n        self.code = code\n"
+    "try:\n    raise E('bad', 3)\nexcept E as e:\n    print(e, e.code, isinstance(e, ValueError))",
+    "def f():\n    x = 0\n    def g():\n        nonlocal x\n        x += 1\n    g()\n    return x\nprint(f())",
+    "class X:\n    def __call__(self, v):\n        return v + 1\n    def __repr__(self):\n        return 'X()'\nprint(X()(1), X())",
+    "def deco(f):\n    def w(*a):\n        return f(*a) * 2\n    return w\n@deco\ndef g(x):\n    return x\nprint(g(2))",
+    "if __name__ == '__main__':\n    print('main')",
+    "from collections import Counter, defaultdict, deque\nc = Counter('aab')\nc['z'] += 1\nd = defaultdict(list)\n"
+    "d['k'].append(1)\nq = deque([1], maxlen=2)\nq.appendleft(0)\nprint(c.most_common(1), dict(d), q)",
+]):
+    case("learner_classes", f"learner_ok_{i:02d}", code, OK)
+for i, code in enumerate([
+    # special methods trusted code calls with internal objects, or whose answers it reads unchecked
+    "class X:\n    def __deepcopy__(self, memo):\n        return memo\nimport copy\nprint(copy.deepcopy(X()))",
+    "class X:\n    def __reduce_ex__(self, p):\n        return (print, ('hi',))\nimport copy\ncopy.copy(X())",
+    "class X:\n    def __index__(self):\n        return 10 ** 9\nimport torch\nprint(torch.ones(3)[X()])",
+    "class X:\n    def __format__(self, spec):\n        return spec\nprint(f'{X():abc}')",
+    "class X:\n    def __array__(self, *a):\n        return 1\nimport numpy as np\nprint(np.asarray(X()))",
+    "class X:\n    def __get__(self, obj, tp):\n        return obj\nclass Y:\n    x = X()\nprint(Y().x)",
+    "class X:\n    def __new__(cls):\n        return 1",
+    # the learner special methods stay off classes deriving from a PyTorch class
+    "import torch\nclass M(torch.nn.Module):\n    def __eq__(self, other):\n        return True\nprint(M() == 1)",
+    "import torch\nclass F(torch.autograd.Function):\n    def __call__(self, *a):\n        return 1\nprint(F()(1))",
+    "import torch\nclass P:\n    pass\nclass M(P, torch.nn.Module):\n    def __hash__(self):\n        return 1",
+    "import torch\nclass P:\n    def __repr__(self):\n        return 'p'\nclass M(torch.nn.Module, P):\n    pass\n"
+    "class N(M):\n    def __repr__(self):\n        return 'n'\nprint(N())",
+    # __exit__ cannot swallow a sandbox limit, nor see the traceback
+    "class S:\n    def __enter__(self):\n        return self\n    def __exit__(self, *a):\n        return True\n"
+    "with S():\n    while True:\n        pass\nprint('escaped')",
+    "class S:\n    def __enter__(self):\n        return self\n    def __exit__(self, t, e, tb):\n"
+    "        print(getattr(tb, 'tb' + '_frame'))\n        return True\nwith S():\n    1 / 0",
+    "class S:\n    def __enter__(self):\n        return self\n    def __exit__(self, t, e, tb):\n"
+    "        raise ValueError(tb)\nwith S():\n    1 / 0",
+    # own exceptions: only from Exception and the built-in exceptions, no internals on them
+    "class E(Exception):\n    pass\ntry:\n    raise E()\nexcept E as e:\n    print(getattr(e, '__traceback__'))",
+    "class E(Exception):\n    pass\nprint(E.__subclasses__())",
+    "class E(Exception):\n    pass\nprint(getattr(E, 'mro')())",
+    "try:\n    raise KeyError(1)\nexcept Exception as e:\n    K = type(e)\nclass E(K):\n    pass",
+    "class E(type(GeneratorExit)):\n    pass",
+    "class E(Exception, metaclass=type):\n    pass",
+    # property and classmethod objects hand out nothing
+    "class X:\n    @property\n    def p(self):\n        return 1\nprint(X.p.fget)",
+    "class X:\n    @classmethod\n    def f(cls):\n        return 1\nprint(X.f.__func__)",
+    "p = property(print)\nprint(p.fget)",
+    "class X:\n    @classmethod\n    def f(cls):\n        return getattr(cls, '__dict__')\nprint(X.f())",
+    # decorators are checked like the calls they are
+    "@(lambda f: f.__globals__)\ndef g():\n    pass",
+    "import torch\n@getattr(torch, '__dict__')\ndef g():\n    pass",
+    "@print.__self__.open\ndef g():\n    pass",
+    "def f():\n    x = 0\n    def g():\n        nonlocal _getattr_\n",
+    "__name__ = 'x'",
+    "global __name__",
+    "print(__builtins__ if __name__ else 0)",
+    # the collections containers: methods on instances only (their unbound methods write into any dict)
+    "import torch\nimport collections\nsd = torch.nn.Linear(1, 1).state_dict()\ncollections.Counter.update(sd, {'weight': 1})\nprint(sd)",
+    "import torch\nimport collections\nsd = torch.nn.Linear(1, 1).state_dict()\ncollections.defaultdict.update(sd, a=1)",
+    "import torch\nfrom collections import defaultdict\nm = torch.nn.Linear(1, 1)\n"
+    "defaultdict.__setitem__(m.state_dict(), 'x', 1)",
+    "from collections import deque\nq = deque()\nprint(q.__reduce__())",
+    "from collections import defaultdict\nd = defaultdict(list)\nd.default_factory = print",
+]):
+    case("learner_classes", f"learner_refused_{i:02d}", code, STOPPED if i in (11,) else REFUSED)
