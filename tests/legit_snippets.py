@@ -1440,15 +1440,13 @@ print(a + b, len(a), a[1], 2 in a, a == Vec(1, 2, 3), bool(Vec()))
 print(torch.tensor(list(a + b)).float().mean())
 """)
 
-snippet("learner_dunder_hash_lt_sorted", """
+snippet("learner_dunder_eq_lt_sorted", """
 class Item:
     def __init__(self, name, score):
         self.name = name
         self.score = score
     def __lt__(self, other):
         return self.score < other.score
-    def __hash__(self):
-        return hash(self.name)
     def __eq__(self, other):
         return self.name == other.name
     def __repr__(self):
@@ -1456,7 +1454,7 @@ class Item:
 
 items = [Item("a", 3), Item("b", 1), Item("c", 2), Item("a", 9)]
 print(sorted(items))
-print(len(set(items)))
+print(items.count(Item("a", 0)), Item("b", 5) in items)
 print(max(items), min(items))
 """)
 

@@ -68,14 +68,15 @@ CLASS_HIERARCHY_ATTRS = frozenset({"__mro__", "__bases__", "__base__", "__subcla
 # and the operator and protocol methods learners write (printing, comparing, hashing, calling, iterating,
 # `with`). Never the copy/pickle protocol, attribute access, descriptors, __del__, __new__, __init_subclass__,
 # __class_getitem__, __format__ or numeric conversions (trusted code calls those with internal objects or
-# reads their answers unchecked); the others only in classes not deriving from a PyTorch class (checked when
+# reads their answers unchecked), nor __hash__ (a chosen hash would have a lookup in one of trusted code's
+# dicts hand the snippet's __eq__ the key it collides with; with __eq__ alone instances are unhashable); the others only in classes not deriving from a PyTorch class (checked when
 # the class is made, see guards.Policy.build_class). A snippet's __exit__ is wrapped so it cannot swallow a sandbox limit.
 ENGINE_SUBCLASS_SPECIAL_METHODS = frozenset({"__init__", "__len__", "__getitem__", "__iter__"})
 CLASS_SPECIAL_METHODS = ENGINE_SUBCLASS_SPECIAL_METHODS | frozenset(
-    f"__{m}__" for m in """setitem contains next call repr str eq ne lt le gt ge hash bool enter exit
+    f"__{m}__" for m in """setitem contains next call repr str eq ne lt le gt ge bool enter exit
     add radd sub rsub mul rmul truediv rtruediv matmul neg""".split())
 SPECIAL_METHODS_SHOWN = ("__init__, __repr__, __str__, __call__, __len__, __getitem__, __setitem__, __iter__, "
-                         "__next__, __contains__, __bool__, __hash__, __enter__, __exit__, comparisons and "
+                         "__next__, __contains__, __bool__, __enter__, __exit__, comparisons and "
                          "+ - * / @")
 
 GRAD_MODE_DECORATORS = frozenset({"no_grad", "enable_grad", "inference_mode", "set_grad_enabled"})

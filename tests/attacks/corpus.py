@@ -2077,3 +2077,7 @@ for i, code in enumerate([
     "from collections import defaultdict\nd = defaultdict(list)\nd.default_factory = print",
 ]):
     case("learner_classes", f"learner_refused_{i:02d}", code, STOPPED if i in (11,) else REFUSED)
+# no chosen hashes: a dict lookup in trusted code would hand the snippet's __eq__ the key its hash collides with
+case("learner_classes", "chosen_hash", "class K:\n    def __hash__(self):\n        return hash('mean')\n"
+     "    def __eq__(self, other):\n        print(other)\n        return False\nimport torch\n"
+     "print(torch.nn.functional.mse_loss(torch.ones(1), torch.ones(1), reduction=K()))")
