@@ -136,7 +136,11 @@ def _mul(input: Any, other: Any) -> Tensor:
     return _binary(ops.MUL, input, other)
 
 
-mul = scalar_binary_op(ops.MUL, _mul)
+mul_op = scalar_binary_op(ops.MUL, _mul)
+
+
+def mul(input: Any, other: Any) -> Tensor:
+    return mul_op(input, other)  # (mul_op's arguments are positional only; `x * y` calls it directly)
 
 
 def _div(input: Any, other: Any) -> Tensor:

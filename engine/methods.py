@@ -201,7 +201,7 @@ def _get_device(self: Tensor) -> int:
 METHODS = {
     # operators
     "__add__": f.add_op, "__radd__": f.add_op, "__sub__": f.sub_op, "__rsub__": f.rsub,
-    "__mul__": f.mul, "__rmul__": f.mul, "__truediv__": f.div_op, "__rtruediv__": _reflected(f.div_op),
+    "__mul__": f.mul_op, "__rmul__": f.mul_op, "__truediv__": f.div_op, "__rtruediv__": _reflected(f.div_op),
     "__neg__": f.neg, "__pos__": lambda self: self, "__pow__": f.pow, "__rpow__": _reflected(f.pow),
     "__matmul__": f.matmul, "__rmatmul__": _reflected_tensor(f.matmul), "__abs__": f.abs,
     "__mod__": f.remainder, "__rmod__": _reflected(f.remainder), "__floordiv__": f.floor_divide,

@@ -26,6 +26,13 @@ mask = torch.tensor([[True, False, True], [False, False, True]])
 """
 
 PROGRAMS = {
+    "binary_ops_by_keyword": SHOW + """
+w = a.clone().requires_grad_()
+for f in (lambda: torch.mul(w, other=a), lambda: torch.mul(input=w, other=2), lambda: w.mul(other=a),
+          lambda: torch.multiply(w, other=a), lambda: torch.add(w, other=a, alpha=2), lambda: torch.sub(w, other=a),
+          lambda: torch.div(w, other=a), lambda: torch.mul(w), lambda: torch.mul(w, a, a)):
+    show(f)
+""",
     "shapes_that_do_not_broadcast": SHOW + """
 for f in (lambda: a == b, lambda: a < b, lambda: a >= b, lambda: torch.eq(a, b), lambda: a.ne(b),
           lambda: torch.gt(m, a[:2]), lambda: torch.logical_and(a, b), lambda: torch.logical_or(a, b),
