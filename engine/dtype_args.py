@@ -78,11 +78,10 @@ def _overloaded(fn: Callable, name: str) -> Callable:
     def call(*args: Any, **kwargs: Any) -> Any:
         dtype = kwargs.get("dtype")
         if dtype is not None and not accepted(dtype):
-            from engine.creation import _RAND_SIGNATURES, _type_name
+            from engine.creation import _RAND_SIGNATURES
+            from engine.size_keywords import invalid_combination
 
-            got = ", ".join([_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()])
-            raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected "
-                            f"one of:\n{OVERLOADED[name] or _RAND_SIGNATURES}")
+            raise invalid_combination(name, args, kwargs, OVERLOADED[name] or _RAND_SIGNATURES)
         return fn(*args, **kwargs)
 
     return call

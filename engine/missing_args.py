@@ -90,17 +90,12 @@ def _required(fn: Callable, name: str, required: tuple) -> Callable:
 
 def _combination(name: str, given: tuple, kwargs: dict, overloads: tuple) -> TypeError:
     """PyTorch's error for arguments that fit none of a function's overloads."""
-    from engine.size_keywords import _name
+    from engine.size_keywords import invalid_combination, parser_got
 
-    got = ", ".join([_name(a) for a in given] + [f"{k}={_name(v)}" for k, v in kwargs.items()])
-    if kwargs and not given:
-        got += ", "
     if len(overloads) == 1:
-        return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected "
-                         f"{overloads[0]}")
-    listed = "".join(f" * {o}\n" for o in overloads)
-    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
-                     f"{listed}")
+        return TypeError(f"{name}() received an invalid combination of arguments - got ({parser_got(given, kwargs)}), "
+                         f"but expected {overloads[0]}")
+    return invalid_combination(name, given, kwargs, "".join(f" * {o}\n" for o in overloads))
 
 
 def _overloaded(fn: Callable, name: str, fewest: int, overloads: tuple, method: bool) -> Callable:

@@ -36,18 +36,27 @@ def _name(value: Any) -> str:
     return "torch.dtype" if isinstance(value, dtypes.dtype) else _type_name(value)
 
 
-def _combination(name: str, args: tuple, kwargs: dict, details: str = "") -> TypeError:
-    """PyTorch's error for arguments no overload takes (keywords listed last given first)."""
+def parser_got(args: tuple, kwargs: dict) -> str:
+    """What PyTorch's argument parser says it got: the arguments' types, then the keywords, last given first."""
     got = [_name(a) for a in args] + [f"{k}={_name(v)}" for k, v in reversed(kwargs.items())]
-    text = ", ".join(got) + (", " if kwargs and not args else "")
+    return ", ".join(got) + (", " if kwargs and not args else "")
+
+
+def invalid_combination(name: str, args: tuple, kwargs: dict, overloads: str) -> TypeError:
+    """PyTorch's error for arguments no overload takes; `overloads` is its list (" * (...)" lines)."""
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({parser_got(args, kwargs)}), "
+                     f"but expected one of:\n{overloads}")
+
+
+def _combination(name: str, args: tuple, kwargs: dict, details: str = "") -> TypeError:
+    """invalid_combination for the functions of _OVERLOADS (`details`: a line to add under each overload)."""
     overloads = _OVERLOADS[name]
     if overloads is None:
         from engine.dtype_args import TO_OVERLOADS as overloads
     if details:
         lines = overloads.splitlines(keepends=True)
         overloads = "".join(line + d for line, d in zip(lines, details))
-    return TypeError(f"{name}() received an invalid combination of arguments - got ({text}), but expected one of:\n"
-                     f"{overloads}")
+    return invalid_combination(name, args, kwargs, overloads)
 
 
 def _missing(name: str, missing: tuple) -> TypeError:

@@ -26,6 +26,13 @@ mask = torch.tensor([[True, False, True], [False, False, True]])
 """
 
 PROGRAMS = {
+    "invalid_combination_lists_keywords_last_given_first": SHOW + """
+import numpy as np
+for f in (lambda: torch.narrow(m, dim=0, start=0), lambda: m.narrow(dim=0, start=0),
+          lambda: torch.rand(2, dtype=np.float32, requires_grad=False), lambda: torch.arange(3, dtype=np.float32),
+          lambda: m.masked_fill(mask=mask)):
+    show(f)
+""",
     "binary_ops_by_keyword": SHOW + """
 w = a.clone().requires_grad_()
 for f in (lambda: torch.mul(w, other=a), lambda: torch.mul(input=w, other=2), lambda: w.mul(other=a),
